@@ -1,0 +1,53 @@
+import type { Browser, Page } from 'playwright-core';
+
+/** How to create a browser session: an account's profile, identities, and timeouts sized to the job. */
+export interface OpenSessionOptions {
+  /** Persisted profile to start from and save back to on a graceful end. */
+  profile?: { name: string; persist: boolean };
+  /** Anchor identity ids (managed authentication) to attach to the session. */
+  identityIds?: string[];
+  /** No CDP client connected for this long ends the session. Must cover the longest restart window. */
+  idleTimeoutMinutes: number;
+  /** Hard cap on the session's life. */
+  maxDurationMinutes: number;
+  /** Free-form tags stored with the session (job id, tenant). Never secrets. */
+  tags?: Record<string, string>;
+}
+
+export interface OpenedSession {
+  sessionId: string;
+  cdpUrl: string;
+  liveViewUrl?: string;
+}
+
+export interface AttachOptions {
+  /** Hostnames (exact, or `*.example.com`) the page may reach; any other request is blocked. Empty = no limit. */
+  allowedDomains: string[];
+  /** Per-attempt connect timeout. */
+  timeoutMs?: number;
+}
+
+export interface Attached {
+  sessionId: string;
+  browser: Browser;
+  /** The default context's existing page: the page the previous process left. */
+  page: Page;
+  /** True when a connection cached in this process was reused (warm). */
+  reused: boolean;
+  /** Requests blocked by the allowlist since attach (URLs, redacted of query strings). */
+  blockedRequests(): string[];
+}
+
+/**
+ * The browser layer as the engine sees it. One implementation talks to Anchor (or the local
+ * Anchor-compatible service) through the `anchorbrowser` SDK and `playwright-core`.
+ */
+export interface BrowserAdapter {
+  openSession(options: OpenSessionOptions): Promise<OpenedSession>;
+  attach(sessionId: string, options: AttachOptions): Promise<Attached>;
+  /** Disconnect this process from the session; the browser lives on. */
+  detach(sessionId: string): Promise<void>;
+  /** End the session (its profile is saved first when it was opened with `persist`). Idempotent. */
+  endSession(sessionId: string): Promise<void>;
+  isAlive(sessionId: string): Promise<boolean>;
+}

@@ -1,0 +1,164 @@
+/**
+ * The data model of the checkpoint ledger: one job item per job and an append-only list
+ * of ledger entries under the same partition, so a job and its whole history are one Query.
+ */
+
+export const JOB_STATUSES = [
+  'QUEUED',
+  'RUNNING',
+  'WAITING_APPROVAL',
+  'WAITING_MFA',
+  'WAITING_REVIEW',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+/** Which status may follow which. Anything else is refused with `IllegalTransitionError`. */
+export const LEGAL_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  QUEUED: ['RUNNING', 'FAILED', 'CANCELLED'],
+  RUNNING: ['QUEUED', 'WAITING_APPROVAL', 'WAITING_MFA', 'WAITING_REVIEW', 'SUCCEEDED', 'FAILED', 'CANCELLED'],
+  WAITING_APPROVAL: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
+  WAITING_MFA: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
+  WAITING_REVIEW: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
+  SUCCEEDED: [],
+  FAILED: [],
+  CANCELLED: [],
+};
+
+export type WaitKind = 'approval' | 'mfa' | 'review';
+
+/** A person must act before the job goes on. The task token never leaves the backend. */
+export interface PendingWait {
+  kind: WaitKind;
+  /** Step id the wait is for. */
+  step: string;
+  stepIndex: number;
+  taskToken: string;
+  /** ISO time after which the wait times out. */
+  expiresAt: string;
+  requestedAt: string;
+  /** Why the person is asked (e.g. `layout_changed`, `uncertain`, `needs_approval`). */
+  reason?: string;
+}
+
+/** What a job has cost so far, by component. All counters; money is derived from rates. */
+export interface Cost {
+  browserSeconds: number;
+  lambdaInvocations: number;
+  lambdaMs: number;
+  stateTransitions: number;
+  dynamoWrites: number;
+  proxyBytes: number;
+  modelTokens: number;
+  humanInterventions: number;
+}
+
+export const ZERO_COST: Readonly<Cost> = Object.freeze({
+  browserSeconds: 0,
+  lambdaInvocations: 0,
+  lambdaMs: 0,
+  stateTransitions: 0,
+  dynamoWrites: 0,
+  proxyBytes: 0,
+  modelTokens: 0,
+  humanInterventions: 0,
+});
+
+/** The browser session a job holds for one application (an account's profile). */
+export interface SessionRef {
+  sessionId: string;
+  profileName?: string;
+  identityId?: string;
+  openedAt: string;
+}
+
+/** What a client asks for. Hashed (`requestHash`) to tell a repeat from a conflicting reuse of a job id. */
+export interface JobRequest {
+  playbook: string;
+  inputs: Record<string, unknown>;
+  /** application name -> the tenant's connected account id to act as. */
+  accounts: Record<string, string>;
+  /** Step ids that need a person's approval before they run (in addition to the playbook's own). */
+  approvals: string[];
+  retryBudget: number;
+  deadline?: string;
+}
+
+export interface Job extends JobRequest {
+  tenantId: string;
+  jobId: string;
+  requestHash: string;
+  status: JobStatus;
+  /** Index of the next step to run (0-based); equals `stepCount` when every step is done. */
+  nextStep: number;
+  stepCount: number;
+  /** application -> the session the job holds for it. */
+  sessions: Record<string, SessionRef>;
+  /** Step failures spent from `retryBudget`. */
+  retriesUsed: number;
+  cost: Cost;
+  wait?: PendingWait;
+  /** Optimistic-lock version; every write to the job item increments it. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  failure?: { reason: string; message: string };
+  /** Epoch seconds at which a terminal job expires (DynamoDB TTL). */
+  expiresAt?: number;
+  /** Name of the latest execution coordinating the job. */
+  executionName?: string;
+}
+
+export const LEDGER_ENTRY_TYPES = [
+  'job-created',
+  'step-started',
+  'step-completed',
+  'step-failed',
+  'approval-requested',
+  'approval-recorded',
+  'session-opened',
+  'session-replaced',
+  'session-ended',
+  'reauth',
+  'mfa-requested',
+  'mfa-completed',
+  'reconciled',
+  'review-requested',
+  'review-recorded',
+  'parked',
+  'cancelled',
+  'failed',
+  'succeeded',
+] as const;
+export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
+
+/** Evidence that a step happened, as observed in the target application. Small, redacted. */
+export type Evidence = Record<string, string | number | boolean | null>;
+
+export interface LedgerEntry {
+  tenantId: string;
+  jobId: string;
+  /** Sort key suffix: time-ordered and unique within the job. */
+  entryId: string;
+  type: LedgerEntryType;
+  step?: string;
+  stepIndex?: number;
+  attempt?: number;
+  sessionId?: string;
+  identityId?: string;
+  /** The step's idempotency key (`jobId:stepId`) on intents and completions of writes. */
+  idempotencyKey?: string;
+  evidence?: Evidence;
+  /** Set instead of `evidence` when the evidence was too large to store inline. */
+  evidenceRef?: string;
+  /** Who did it (a worker, or the key id of a person). */
+  actor?: string;
+  detail?: Record<string, unknown>;
+  cost: Cost;
+  at: string;
+}

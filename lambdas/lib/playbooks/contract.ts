@@ -1,0 +1,103 @@
+import type { Page } from 'playwright-core';
+import type { z } from 'zod';
+import type { Evidence } from '../ledger/types.ts';
+
+/**
+ * The step contract. A playbook is versioned code: an ordered list of steps, each of which
+ * says whether it has a side effect, how to verify that it happened and, for writes, how to
+ * look in the target application for the effect of an attempt whose outcome is unknown.
+ */
+
+export type StepKind = 'read' | 'write';
+
+/** What the precondition saw. `wrong_page` means the step can start after `restore`. */
+export type PreconditionResult =
+  | { ok: true }
+  | { ok: false; reason: 'signed_out' | 'layout_changed' | 'wrong_page'; detail: string };
+
+/** The application's own answer to "did the uncertain write happen?". */
+export type ProbeResult =
+  | { status: 'done'; evidence: Evidence }
+  | { status: 'absent'; detail?: string }
+  | { status: 'unknown'; detail: string };
+
+export type SignInResult = { status: 'signed_in' } | { status: 'mfa_required'; detail: string };
+
+/** Credentials of an account. Never logged, never put in evidence. */
+export interface Credentials {
+  username: string;
+  password: string;
+  /** Base32 TOTP secret, for accounts with an authenticator the engine may use itself. */
+  totpSecret?: string;
+}
+
+export interface CredentialsProvider {
+  get(application: string): Promise<Credentials>;
+}
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Points inside a step where a fault injector may kill the worker (the local Lambda runner's hook). */
+export type FaultPoint = 'before-action' | 'mid-action' | 'after-action' | 'during-checkpoint';
+
+export interface StepContext<I = Record<string, unknown>> {
+  tenantId: string;
+  jobId: string;
+  stepId: string;
+  /** `jobId:stepId`: passed to the target application wherever it accepts one. */
+  idempotencyKey: string;
+  inputs: I;
+  /** application name -> its base URL (e.g. `http://127.0.0.1:8801`). */
+  apps: Record<string, { baseUrl: string }>;
+  credentials: CredentialsProvider;
+  log: Logger;
+  /** Playbooks call this between the parts of a multi-part action ('mid-action'). No-op unless a fault is armed. */
+  faultPoint(point: FaultPoint): Promise<void>;
+}
+
+export interface Step<I = Record<string, unknown>> {
+  id: string;
+  /** One line for people: what the step does. */
+  title: string;
+  kind: StepKind;
+  /** Name of the application the step works on (key of `Playbook.applications`). */
+  app: string;
+  /** A person approves before this step runs. */
+  needsApproval?: boolean;
+  /** Is the page ready for this step? Recognises a signed-out page and a changed layout. */
+  precondition(page: Page, ctx: StepContext<I>): Promise<PreconditionResult>;
+  /** Brings a fresh page (new session, or another page) to where this step starts, from server-side state. */
+  restore(page: Page, ctx: StepContext<I>): Promise<void>;
+  run(page: Page, ctx: StepContext<I>): Promise<void>;
+  /** Evidence that the step's effect is there, or null. A visible error on the page is null. */
+  verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  /** Writes only: look in the application's own state for the effect of this step's idempotency key. */
+  probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
+}
+
+/** An application a playbook works on: how to tell and restore its sign-in. */
+export interface Application {
+  name: string;
+  /** Is this page the application's sign-in (or one-time-code) form? */
+  isSignedOut(page: Page): Promise<boolean>;
+  /** Sign in with the account's credentials; TOTP is handled here, an out-of-band code is not. */
+  signIn(page: Page, ctx: StepContext): Promise<SignInResult>;
+  /** Enter a one-time code a person supplied (MFA handoff). Returns whether the sign-in is now complete. */
+  submitOneTimeCode(page: Page, ctx: StepContext, code: string): Promise<SignInResult>;
+}
+
+export interface Playbook<I = Record<string, unknown>> {
+  name: string;
+  version: number;
+  /** `name@version` */
+  id: string;
+  description: string;
+  inputSchema: z.ZodType<I>;
+  applications: Record<string, Application>;
+  steps: Step<I>[];
+}
