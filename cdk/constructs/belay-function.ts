@@ -1,0 +1,231 @@
+/**
+ * The house Lambda function: every Belay handler is one of these, so they all run, log,
+ * trace and bundle alike.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CfnResource, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { RuntimeModuleError } from '../errors.ts';
+import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
+
+/**
+ * Prepended to every ESM bundle: CommonJS dependencies bundled into ESM call `require`
+ * (for Node built-ins and externals), which ESM lacks. The alias keeps the banner clear of
+ * names a bundled module may declare; esbuild renames a bundled `require` itself.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __belayCreateRequire } from 'node:module';" +
+  'const require = __belayCreateRequire(import.meta.url);';
+
+/**
+ * `runtimeModules` for a handler that drives a browser. playwright-core (1.65) ships as a
+ * prebuilt bundle that reads its own `package.json` through `__dirname` at load time, so
+ * bundled into a handler it fails on import; shipped as files it loads as published.
+ * It has no dependencies, and electron/chromium-bidi are not required at runtime.
+ */
+export const PLAYWRIGHT_RUNTIME_MODULES: readonly string[] = Object.freeze(['playwright-core']);
+
+/** Memory for a function that does not say: browser steps drive playwright-core over CDP. */
+export const DEFAULT_MEMORY_MB = 1024;
+
+/** Props of {@link BelayFunction}. Deliberately narrow: what differs between handlers, nothing else. */
+export interface BelayFunctionProps {
+  /** Absolute path of the handler's entry file (see `handlerEntry()` in `cdk/paths.ts`). */
+  readonly entry: string;
+  /**
+   * Exported name of the handler function in `entry`.
+   * @default 'handler'
+   */
+  readonly handler?: string;
+  /**
+   * How long one invocation may run. Required: a step's time budget is a design decision
+   * (the state machine's task timeouts and retries are sized from it), never a default.
+   */
+  readonly timeout: Duration;
+  /**
+   * Memory in MB (CPU scales with it).
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Environment variables. Prefer `bindTable`/`bindStateMachine`, which set a variable
+   * together with the access it implies. `NODE_OPTIONS` given here is appended to
+   * `--enable-source-maps`.
+   * @default - only NODE_OPTIONS
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** What the function does, shown in the console. @default - none */
+  readonly description?: string;
+  /**
+   * Retention of the function's log group.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Removal policy of the function's log group. Retained logs still expire with `logRetention`.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * npm packages shipped as files in `node_modules/` next to the bundle instead of being
+   * bundled: for packages that read their own files at runtime. Each is copied from the
+   * project's `node_modules` at bundling time (offline, at the locked version) and must
+   * have no dependencies of its own.
+   * @default - none
+   * @example
+   * runtimeModules: PLAYWRIGHT_RUNTIME_MODULES
+   */
+  readonly runtimeModules?: readonly string[];
+}
+
+/**
+ * A `NodejsFunction` with the house defaults: Node 22 on ARM64, one minified ESM bundle
+ * with source maps (`NODE_OPTIONS=--enable-source-maps`), the AWS SDK v3 left to the
+ * runtime, JSON logs to an explicit log group with retention, active X-Ray tracing, and
+ * local esbuild bundling (no Docker).
+ *
+ * The function gets its own role (`<id>Role`, a sibling) holding only what it needs:
+ * writing to its own log group and X-Ray; grants from `bindTable`/`bindStateMachine` add
+ * to it. The log group is the sibling `<id>LogGroup`.
+ *
+ * @example
+ * const runStep = new BelayFunction(this, 'RunStep', {
+ *   entry: handlerEntry('run-step'),
+ *   timeout: Duration.minutes(2),
+ *   runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
+ * });
+ * bindTable(runStep, ledger, { env: 'LEDGER_TABLE', actions: LEDGER_WRITE });
+ */
+export class BelayFunction extends NodejsFunction {
+  /** The execution role (also reachable as `role`, typed as the concrete Role). */
+  readonly executionRole: iam.Role;
+
+  constructor(scope: Construct, id: string, props: BelayFunctionProps) {
+    // The type requires it; this catches casts and JavaScript callers before Lambda's 3 s default applies.
+    if (props.timeout === undefined) throw new TypeError(`BelayFunction ${id}: timeout is required`);
+    const runtimeModules = checkRuntimeModules(props.runtimeModules ?? []);
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // Our own role instead of the default one with AWSLambdaBasicExecutionRole, whose
+    // logs:* on every log group this function does not need.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+
+    const nodeOptions = ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' ');
+    super(scope, id, {
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      description: props.description,
+      environment: { ...props.environment, NODE_OPTIONS: nodeOptions },
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: LOCK_FILE,
+      bundling: {
+        format: OutputFormat.ESM,
+        // Prefer packages' ESM builds: they bundle and tree-shake better in an ESM bundle.
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces need the mappings, not the sources; this keeps the map small.
+        sourcesContent: false,
+        externalModules: ['@aws-sdk/*', ...runtimeModules],
+        forceDockerBundling: false,
+        commandHooks: runtimeModules.length > 0 ? copyModulesHook(runtimeModules) : undefined,
+      },
+    });
+    this.executionRole = role;
+    logGroup.grantWrite(role);
+    this.enableActiveTracing(role);
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node 22 is the house runtime (DESIGN.md): every function moves to the next Node major together, ' +
+        'after playwright-core and the anchorbrowser SDK are verified on it.',
+    });
+  }
+
+  /**
+   * Active X-Ray tracing, with its permissions in a policy of their own. The `tracing` prop
+   * would put them into the role's default policy, where the nag acknowledgement of their
+   * unavoidable `Resource: *` would also hide any later wildcard grant to the role.
+   */
+  private enableActiveTracing(role: iam.Role): void {
+    const cfnFunction = this.node.defaultChild as CfnFunction;
+    cfnFunction.tracingConfig = { mode: 'Active' };
+    const policy = new iam.Policy(this, 'TracingPolicy', {
+      roles: [role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+          resources: ['*'],
+        }),
+      ],
+    });
+    // Created only once the role may trace, as the tracing prop would order it.
+    cfnFunction.addResourceDependency(policy.node.defaultChild as CfnResource, 'the role may trace');
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; ' +
+        'active tracing needs Resource "*" (what the Lambda tracing prop grants too).',
+    });
+  }
+}
+
+const NPM_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+
+/** Checks each runtime module before anything is built: a valid name, installed, no dependencies. */
+function checkRuntimeModules(names: readonly string[]): readonly string[] {
+  for (const name of names) {
+    if (!NPM_NAME.test(name)) throw new RuntimeModuleError(name, 'is not an npm package name');
+    const manifest = join(REPO_ROOT, 'node_modules', name, 'package.json');
+    if (!existsSync(manifest)) {
+      throw new RuntimeModuleError(name, `is not installed at ${manifest}; add it to package.json`);
+    }
+    const { dependencies = {} } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    const deps = Object.keys(dependencies);
+    if (deps.length > 0) {
+      throw new RuntimeModuleError(
+        name,
+        `has dependencies (${deps.join(', ')}) that copying it would leave behind; bundle it instead`,
+      );
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** Copies the runtime modules into the bundle's `node_modules` after esbuild ran. */
+function copyModulesHook(names: readonly string[]): ICommandHooks {
+  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  return {
+    beforeBundling: (): string[] => [],
+    beforeInstall: (): string[] => [],
+    afterBundling: (inputDir: string, outputDir: string): string[] =>
+      names.map((name) => {
+        const target = `${outputDir}/node_modules/${name}`;
+        return (
+          `mkdir -p ${quote(target.slice(0, target.lastIndexOf('/')))} && ` +
+          `cp -R ${quote(`${inputDir}/node_modules/${name}`)} ${quote(target)}`
+        );
+      }),
+  };
+}
