@@ -20,7 +20,15 @@ export const TERMINAL_STATUSES: readonly JobStatus[] = ['SUCCEEDED', 'FAILED', '
 /** Which status may follow which. Anything else is refused with `IllegalTransitionError`. */
 export const LEGAL_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   QUEUED: ['RUNNING', 'FAILED', 'CANCELLED'],
-  RUNNING: ['QUEUED', 'WAITING_APPROVAL', 'WAITING_MFA', 'WAITING_REVIEW', 'SUCCEEDED', 'FAILED', 'CANCELLED'],
+  RUNNING: [
+    'QUEUED',
+    'WAITING_APPROVAL',
+    'WAITING_MFA',
+    'WAITING_REVIEW',
+    'SUCCEEDED',
+    'FAILED',
+    'CANCELLED',
+  ],
   WAITING_APPROVAL: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
   WAITING_MFA: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
   WAITING_REVIEW: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],

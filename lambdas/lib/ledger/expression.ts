@@ -1,0 +1,71 @@
+/**
+ * A small builder for DynamoDB update and condition expressions, so every attribute name
+ * goes through `ExpressionAttributeNames` (no reserved-word surprises: `status`, `version`)
+ * and every value through a placeholder.
+ */
+export class UpdateBuilder {
+  private readonly names: Record<string, string> = {};
+  private readonly values: Record<string, unknown> = {};
+  private readonly sets: string[] = [];
+  private readonly removes: string[] = [];
+  private readonly conditions: string[] = [];
+  private counter = 0;
+
+  /** Placeholder for an attribute name (or a dotted path of names). */
+  path(...names: string[]): string {
+    return names
+      .map((n) => {
+        const placeholder = `#${n.replace(/[^A-Za-z0-9_]/g, '_')}`;
+        this.names[placeholder] = n;
+        return placeholder;
+      })
+      .join('.');
+  }
+
+  /** Placeholder for a value. */
+  value(v: unknown): string {
+    const placeholder = `:v${this.counter++}`;
+    this.values[placeholder] = v;
+    return placeholder;
+  }
+
+  set(attribute: string, v: unknown): this {
+    this.sets.push(`${this.path(attribute)} = ${this.value(v)}`);
+    return this;
+  }
+
+  /** `SET path = path + delta`, starting from 0 when the attribute is missing. */
+  increment(names: string[], delta: number): this {
+    const p = this.path(...names);
+    this.sets.push(`${p} = if_not_exists(${p}, ${this.value(0)}) + ${this.value(delta)}`);
+    return this;
+  }
+
+  remove(attribute: string): this {
+    this.removes.push(this.path(attribute));
+    return this;
+  }
+
+  /** Adds a condition; all conditions must hold (AND). */
+  when(condition: string): this {
+    this.conditions.push(`(${condition})`);
+    return this;
+  }
+
+  build(): {
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  } {
+    const parts: string[] = [];
+    if (this.sets.length > 0) parts.push(`SET ${this.sets.join(', ')}`);
+    if (this.removes.length > 0) parts.push(`REMOVE ${this.removes.join(', ')}`);
+    return {
+      UpdateExpression: parts.join(' '),
+      ...(this.conditions.length > 0 ? { ConditionExpression: this.conditions.join(' AND ') } : {}),
+      ExpressionAttributeNames: this.names,
+      ...(Object.keys(this.values).length > 0 ? { ExpressionAttributeValues: this.values } : {}),
+    };
+  }
+}

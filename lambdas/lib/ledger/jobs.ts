@@ -1,0 +1,187 @@
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { canonicalJson, requestFields, requestHash } from './canonical.ts';
+import { type LedgerEntryInput, prepareEntry } from './entries.ts';
+import { InvalidInputError, JobConflictError, JobNotFoundError } from './errors.ts';
+import {
+  fromEntryItem,
+  fromJobItem,
+  isEntryItem,
+  isJobItem,
+  plain,
+  toEntryItem,
+  toJobItem,
+} from './items.ts';
+import { assertId, epochSeconds, isExpired, jobKey, jobPk } from './keys.ts';
+import { getLiveJob, type LedgerContext, transact } from './store.ts';
+import { translateError } from './translate.ts';
+import { type Job, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
+
+/** Creating a job, reading it with its ledger, and appending entries. */
+
+/** Upper bound of a job's request; the job item stays far below DynamoDB's 400 KB. */
+export const MAX_REQUEST_BYTES = 128 * 1024;
+
+class AlreadyCreated extends Error {}
+
+function assertRequest(request: JobRequest, stepCount: number): void {
+  const fail = (field: string, why: string): never => {
+    throw new InvalidInputError(field, why);
+  };
+  if (request === null || typeof request !== 'object') fail('request', 'must be an object');
+  if (typeof request.playbook !== 'string' || request.playbook.length === 0)
+    fail('playbook', 'must be a name@version');
+  if (request.inputs === null || typeof request.inputs !== 'object') fail('inputs', 'must be an object');
+  if (request.accounts === null || typeof request.accounts !== 'object')
+    fail('accounts', 'must be an object');
+  if (!Array.isArray(request.approvals)) fail('approvals', 'must be an array of step ids');
+  if (!Number.isInteger(request.retryBudget) || request.retryBudget < 0)
+    fail('retryBudget', 'must be an integer >= 0');
+  if (request.deadline !== undefined && typeof request.deadline !== 'string')
+    fail('deadline', 'must be an ISO time');
+  if (!Number.isInteger(stepCount) || stepCount < 0) fail('stepCount', 'must be an integer >= 0');
+  const bytes = Buffer.byteLength(canonicalJson(requestFields(request)), 'utf8');
+  if (bytes > MAX_REQUEST_BYTES)
+    fail('request', `${bytes} bytes exceeds the limit of ${MAX_REQUEST_BYTES} bytes`);
+}
+
+/**
+ * Creates the job (QUEUED, step 0, version 1) and its `job-created` entry in one
+ * transaction. A repeat with the same id and request returns the existing job with
+ * `created: false`; the same id with another request is `JobConflictError`. The id of a
+ * terminal job past its TTL is free again, as it is in DynamoDB once the item is deleted.
+ */
+export async function createJob(
+  ctx: LedgerContext,
+  tenantId: string,
+  jobId: string,
+  request: JobRequest,
+  stepCount: number,
+): Promise<{ job: Job; created: boolean }> {
+  assertId('tenantId', tenantId);
+  assertId('jobId', jobId);
+  assertRequest(request, stepCount);
+  const now = ctx.now();
+  const hash = requestHash(request);
+  const job: Job = {
+    ...plain(requestFields(request)),
+    tenantId,
+    jobId,
+    requestHash: hash,
+    status: 'QUEUED',
+    nextStep: 0,
+    stepCount,
+    sessions: {},
+    retriesUsed: 0,
+    cost: { ...ZERO_COST },
+    version: 1,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  const entry = await prepareEntry(ctx, tenantId, jobId, {
+    type: 'job-created',
+    detail: { playbook: request.playbook, stepCount, requestHash: hash },
+  });
+  try {
+    await transact(
+      ctx,
+      {
+        operation: 'createJob',
+        onConditionFailed: (s) =>
+          s?.requestHash === hash ? new AlreadyCreated() : new JobConflictError(jobId),
+      },
+      [
+        {
+          Put: {
+            TableName: ctx.tableName,
+            Item: toJobItem(job),
+            ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+            ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
+            ExpressionAttributeValues: { ':now': epochSeconds(now) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Put: { TableName: ctx.tableName, Item: toEntryItem({ ...entry, at: job.createdAt }) } },
+      ],
+    );
+  } catch (err) {
+    if (err instanceof AlreadyCreated)
+      return { job: await getLiveJob(ctx, tenantId, jobId, 'createJob'), created: false };
+    throw err;
+  }
+  return { job, created: true };
+}
+
+/**
+ * The job and its ledger entries in append order, from ONE strongly consistent Query on
+ * the job's partition (following `LastEvaluatedKey` past 1 MB pages). Entries older than
+ * the job (left by an expired job that had the same id) are not part of it.
+ */
+export async function readJob(
+  ctx: LedgerContext,
+  tenantId: string,
+  jobId: string,
+): Promise<{ job: Job; entries: LedgerEntry[] }> {
+  assertId('tenantId', tenantId);
+  assertId('jobId', jobId);
+  let job: Job | undefined;
+  const entries: LedgerEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    let out: QueryCommandOutput;
+    try {
+      out = await ctx.doc.send(
+        new QueryCommand({
+          TableName: ctx.tableName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'pk' },
+          ExpressionAttributeValues: { ':pk': jobPk(tenantId, jobId) },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+    } catch (err) {
+      throw translateError(err, { operation: 'readJob' });
+    }
+    for (const item of out.Items ?? []) {
+      if (isJobItem(item)) job = fromJobItem(item);
+      else if (isEntryItem(item)) entries.push(fromEntryItem(item));
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  if (job === undefined || isExpired(job.expiresAt, ctx.now())) throw new JobNotFoundError(tenantId, jobId);
+  const createdAt = job.createdAt;
+  return { job, entries: entries.filter((e) => e.at >= createdAt) };
+}
+
+/**
+ * Appends an entry to the job's ledger. The job must exist for this tenant (a condition
+ * check in the same transaction), so an entry never lands beside a missing or foreign job.
+ */
+export async function append(
+  ctx: LedgerContext,
+  tenantId: string,
+  jobId: string,
+  input: LedgerEntryInput,
+): Promise<LedgerEntry> {
+  assertId('tenantId', tenantId);
+  assertId('jobId', jobId);
+  const entry = await prepareEntry(ctx, tenantId, jobId, input);
+  await transact(
+    ctx,
+    { operation: 'append', onConditionFailed: () => new JobNotFoundError(tenantId, jobId) },
+    [
+      {
+        ConditionCheck: {
+          TableName: ctx.tableName,
+          Key: jobKey(tenantId, jobId),
+          ConditionExpression:
+            'attribute_exists(#pk) AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
+          ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
+          ExpressionAttributeValues: { ':now': epochSeconds(ctx.now()) },
+        },
+      },
+      { Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } },
+    ],
+  );
+  return entry;
+}
