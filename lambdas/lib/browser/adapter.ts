@@ -1,0 +1,193 @@
+/**
+ * The browser adapter: Anchor sessions through the official `anchorbrowser` SDK, pages through
+ * `playwright-core` over CDP. It knows nothing of the local service; point `baseUrl` at it.
+ */
+import Anchorbrowser, { NotFoundError } from 'anchorbrowser';
+import { type Browser, chromium } from 'playwright-core';
+import { type AllowlistState, applyAllowlist } from './allowlist.ts';
+import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
+import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
+import type { Attached, AttachOptions, BrowserAdapter, OpenedSession, OpenSessionOptions } from './types.ts';
+
+export interface BrowserAdapterConfig {
+  apiKey: string;
+  /** API base URL (default: the SDK's, `https://api.anchorbrowser.io`). */
+  baseUrl?: string;
+  /** Per-call timeout for SDK calls (default 30 s). The SDK ignores client-level timeouts on resource calls. */
+  callTimeoutMs?: number;
+  /** Per-call retries of transient SDK failures (default 2). */
+  maxRetries?: number;
+  /** Default CDP connect timeout when `attach` is not given one (default 15 s). */
+  connectTimeoutMs?: number;
+}
+
+interface Connection {
+  browser: Browser;
+  allowlist: AllowlistState;
+}
+
+/** CDP connections of this process, by base URL and session id: a warm Lambda reattaches for free. */
+const connections = new Map<string, Promise<Connection>>();
+
+/** Session ids with a cached connection in this process (diagnostics and tests). */
+export function cachedSessionIds(): string[] {
+  return [...connections.keys()].map((k) => k.slice(k.indexOf('\n') + 1));
+}
+
+/**
+ * The CDP URL the SDK's own `client.browser.connect(id)` builds (`getCdpUrl` in
+ * `anchorbrowser/lib/browser`): the API base with `api.` -> `connect.` and the key in the query.
+ */
+export function sessionCdpUrl(baseUrl: string, sessionId: string, apiKey: string): string {
+  const base = baseUrl.replace('https://', 'wss://').replace('http://', 'ws://').replace('api.', 'connect.');
+  return `${base}?apiKey=${encodeURIComponent(apiKey)}&sessionId=${encodeURIComponent(sessionId)}`;
+}
+
+/**
+ * Build an adapter.
+ *
+ * @example
+ * const browser = createBrowserAdapter({ apiKey, baseUrl: 'http://127.0.0.1:8790' });
+ * const { sessionId } = await browser.openSession({ idleTimeoutMinutes: 60, maxDurationMinutes: 240 });
+ * const { page } = await browser.attach(sessionId, { allowedDomains: ['shop.example'] });
+ */
+export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapter {
+  const client = new Anchorbrowser({
+    apiKey: config.apiKey,
+    ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  });
+  const baseUrl = client.baseURL;
+  const call = { timeout: config.callTimeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 2 };
+  const keyOf = (sessionId: string): string => `${baseUrl}\n${sessionId}`;
+
+  const status = async (sessionId: string): Promise<string | undefined> =>
+    (await client.sessions.retrieve(sessionId, call)).data?.status;
+
+  const connect = async (sessionId: string, timeoutMs: number): Promise<Connection> => {
+    let browser: Browser;
+    try {
+      browser = await chromium.connectOverCDP(sessionCdpUrl(baseUrl, sessionId, config.apiKey), {
+        timeout: timeoutMs,
+      });
+    } catch (err) {
+      throw await classifyConnectFailure(sessionId, err, () => status(sessionId));
+    }
+    return { browser, allowlist: { allowed: [], blocked: [], installed: false } };
+  };
+
+  const drop = async (sessionId: string): Promise<void> => {
+    const key = keyOf(sessionId);
+    const cached = connections.get(key);
+    connections.delete(key);
+    const conn = await cached?.catch(() => undefined);
+    // On a connectOverCDP browser, close() only disconnects; the session's browser lives on.
+    await conn?.browser.close().catch(() => undefined);
+  };
+
+  return {
+    async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
+      const tags = Object.entries(options.tags ?? {}).map(([k, v]) => `${k}:${v}`);
+      try {
+        const res = await client.sessions.create(
+          {
+            session: {
+              timeout: { idle_timeout: options.idleTimeoutMinutes, max_duration: options.maxDurationMinutes },
+              ...(tags.length > 0 ? { tags } : {}),
+            },
+            ...(options.profile ? { browser: { profile: options.profile } } : {}),
+            ...(options.identityIds?.length ? { identities: options.identityIds.map((id) => ({ id })) } : {}),
+          },
+          call,
+        );
+        const { id, cdp_url: cdpUrl, live_view_url: liveViewUrl } = res.data ?? {};
+        if (!id || !cdpUrl) {
+          throw new SessionUnavailableError('create: response without id or cdp_url', {
+            operation: 'create',
+          });
+        }
+        return { sessionId: id, cdpUrl, ...(liveViewUrl ? { liveViewUrl } : {}) };
+      } catch (err) {
+        throw translateApiError(err, 'create');
+      }
+    },
+
+    async attach(sessionId: string, options: AttachOptions): Promise<Attached> {
+      const key = keyOf(sessionId);
+      let pending = connections.get(key);
+      let reused = false;
+      if (pending) {
+        const conn = await pending.catch(() => undefined);
+        reused = conn?.browser.isConnected() ?? false;
+        if (!reused) {
+          if (connections.get(key) === pending) connections.delete(key);
+          await conn?.browser.close().catch(() => undefined);
+          pending = undefined;
+        }
+      }
+      if (!pending) {
+        const created = connect(sessionId, options.timeoutMs ?? config.connectTimeoutMs ?? 15_000);
+        pending = created;
+        connections.set(key, created);
+        void created.then(
+          (conn) =>
+            conn.browser.once('disconnected', () => {
+              if (connections.get(key) === created) connections.delete(key);
+            }),
+          () => {
+            if (connections.get(key) === created) connections.delete(key);
+          },
+        );
+      }
+      const { browser, allowlist } = await pending;
+      try {
+        const context = browser.contexts()[0];
+        if (!context) throw new Error('the browser has no default context');
+        const page = context.pages().find((p) => !p.isClosed()) ?? (await context.newPage());
+        const blocked = await applyAllowlist(context, allowlist, options.allowedDomains);
+        return { sessionId, browser, page, reused, blockedRequests: () => [...blocked] };
+      } catch (err) {
+        await drop(sessionId);
+        throw await classifyConnectFailure(sessionId, err, () => status(sessionId));
+      }
+    },
+
+    detach: drop,
+
+    async endSession(sessionId: string): Promise<void> {
+      await drop(sessionId);
+      try {
+        await client.sessions.delete(sessionId, call);
+      } catch (err) {
+        if (err instanceof NotFoundError) return;
+        throw translateApiError(err, 'delete', sessionId);
+      }
+    },
+
+    async isAlive(sessionId: string): Promise<boolean> {
+      try {
+        return !isTerminalStatus(await status(sessionId));
+      } catch (err) {
+        if (err instanceof NotFoundError) return false;
+        throw translateApiError(err, 'retrieve', sessionId);
+      }
+    },
+  };
+}
+
+function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new BrowserConfigError(`${name} is not set`, { variable: name });
+  return value;
+}
+
+/**
+ * The adapter configured from `ANCHORBROWSER_API_KEY` (required) and `ANCHORBROWSER_BASE_URL`
+ * (optional; the local service's URL on one machine). Call once, at cold start.
+ */
+export function browserAdapterFromEnv(env: NodeJS.ProcessEnv = process.env): BrowserAdapter {
+  const baseUrl = env.ANCHORBROWSER_BASE_URL?.trim();
+  return createBrowserAdapter({
+    apiKey: requireEnv(env, 'ANCHORBROWSER_API_KEY'),
+    ...(baseUrl ? { baseUrl } : {}),
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The HTTP API of the local Anchor service: the paths the `anchorbrowser` SDK calls, with the
+ * real API's `{ data: ... }` wrapping and `{ error: { code, message } }` error bodies, plus
+ * `/_local/...` endpoints for tests (which browser serves a session, a crude live view).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from './errors.ts';
+import { describeIssues, PROFILE_NAME, profileCreateSchema } from './schema.ts';
+import type { SessionManager } from './sessions.ts';
+import type { ProfileRecord, SessionRecord, Store } from './store.ts';
+
+export interface RouteContext {
+  sessions: SessionManager;
+  store: Store;
+  checkKey: (key: string | undefined) => boolean;
+  baseUrl: () => string;
+  apiKey: string;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new ApiError(413, 'Request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Malformed JSON body');
+  }
+}
+
+/** The SDK's `cdp_url` form (`getCdpUrl` in anchorbrowser/lib/browser): the base URL with query. */
+export function cdpUrlFor(baseUrl: string, id: string, apiKey: string): string {
+  return `${baseUrl.replace('http://', 'ws://')}?apiKey=${encodeURIComponent(apiKey)}&sessionId=${encodeURIComponent(id)}`;
+}
+
+function sessionView(r: SessionRecord): Record<string, unknown> {
+  const end = r.endedAt ? Date.parse(r.endedAt) : Date.now();
+  return {
+    session_id: r.id,
+    team_id: 'local',
+    status: r.status,
+    created_at: r.createdAt,
+    duration: Math.round((end - Date.parse(r.createdAt)) / 1000),
+    credits_used: 0,
+    configuration: r.configuration,
+    playground: false,
+    proxy_bytes: 0,
+    tokens: {},
+    steps: [],
+    tags: r.tags,
+  };
+}
+
+function profileView(p: ProfileRecord): Record<string, unknown> {
+  return {
+    name: p.name,
+    description: p.description ?? '',
+    created_at: p.created_at,
+    source: p.source ?? 'session',
+    session_id: p.session_id ?? null,
+    status: p.status,
+  };
+}
+
+function session(ctx: RouteContext, id: string): SessionRecord {
+  const record = ctx.sessions.get(decodeURIComponent(id));
+  if (!record) throw new ApiError(404, 'Session not found');
+  return record;
+}
+
+async function profile(ctx: RouteContext, name: string): Promise<ProfileRecord> {
+  const decoded = decodeURIComponent(name);
+  const record = PROFILE_NAME.test(decoded) ? await ctx.store.getProfile(decoded) : undefined;
+  if (!record) throw new ApiError(404, 'Profile not found');
+  return record;
+}
+
+async function route(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const parts = url.pathname.split('/').filter(Boolean);
+  const method = req.method ?? 'GET';
+  const key = `${method} /${parts.map((p, i) => (i === 2 && !(parts[1] === 'sessions' && p === 'all') ? ':x' : p)).join('/')}`;
+  if (parts[0] === '_local' && parts[1] === 'sessions' && parts[3] === 'live' && method === 'GET') {
+    return liveView(ctx, session(ctx, parts[2] ?? ''), res);
+  }
+  const header = req.headers['anchor-api-key'];
+  if (!ctx.checkKey(typeof header === 'string' ? header : undefined))
+    throw new ApiError(401, 'Invalid API key');
+  const id = parts[2] ?? '';
+  switch (key) {
+    case 'POST /v1/sessions': {
+      const record = await ctx.sessions.create(await readBody(req));
+      return send(res, 200, {
+        data: {
+          id: record.id,
+          cdp_url: cdpUrlFor(ctx.baseUrl(), record.id, ctx.apiKey),
+          live_view_url: `${ctx.baseUrl()}/_local/sessions/${record.id}/live`,
+        },
+      });
+    }
+    case 'GET /v1/sessions/all/status': {
+      const items = ctx.sessions
+        .running()
+        .map((r) => ({ session_id: r.id, status: r.status, created_at: r.createdAt }));
+      return send(res, 200, { data: { count: items.length, items } });
+    }
+    case 'DELETE /v1/sessions/all':
+      await ctx.sessions.endAll('deleted');
+      return send(res, 200, { data: { status: 'success' } });
+    case 'GET /v1/sessions/:x':
+      return send(res, 200, { data: sessionView(session(ctx, id)) });
+    case 'DELETE /v1/sessions/:x':
+      await ctx.sessions.end(session(ctx, id).id, 'deleted');
+      return send(res, 200, { data: { status: 'success' } });
+    case 'POST /v1/profiles': {
+      const parsed = profileCreateSchema.safeParse(await readBody(req));
+      if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error));
+      const body = parsed.data;
+      if (await ctx.store.getProfile(body.name))
+        throw new ApiError(409, `Profile ${body.name} already exists`);
+      if (body.session_id) await ctx.sessions.saveOnEnd(body.session_id, body.name);
+      await ctx.store.saveProfile({
+        name: body.name,
+        ...(body.description ? { description: body.description } : {}),
+        created_at: new Date().toISOString(),
+        source: 'session',
+        ...(body.session_id ? { session_id: body.session_id } : {}),
+        status: body.session_id ? 'pending' : 'ready',
+      });
+      return send(res, 200, { data: { status: 'success' } });
+    }
+    case 'GET /v1/profiles': {
+      const items = (await ctx.store.listProfiles()).map(profileView);
+      return send(res, 200, { data: { count: items.length, items } });
+    }
+    case 'GET /v1/profiles/:x':
+      return send(res, 200, { data: profileView(await profile(ctx, id)) });
+    case 'DELETE /v1/profiles/:x':
+      await ctx.store.deleteProfile((await profile(ctx, id)).name);
+      return send(res, 200, { data: { status: 'success' } });
+    case 'GET /_local/sessions/:x':
+      return send(res, 200, { data: session(ctx, id) });
+    case 'POST /_local/sessions/:x/kill-browser': {
+      const pid = await ctx.sessions.killBrowser(session(ctx, id).id);
+      return send(res, 200, { data: { status: 'killed', pid } });
+    }
+    default:
+      throw new ApiError(404, `No route for ${method} ${url.pathname}`);
+  }
+}
+
+async function liveView(_ctx: RouteContext, record: SessionRecord, res: ServerResponse): Promise<void> {
+  const targets =
+    record.status === 'running'
+      ? ((await fetch(`http://127.0.0.1:${record.browser.port}/json/list`)
+          .then((r) => r.json())
+          .catch(() => [])) as { type?: string; title?: string; url?: string }[])
+      : [];
+  const esc = (s: string | undefined): string =>
+    (s ?? '').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`).slice(0, 300);
+  const rows = targets
+    .filter((t) => t.type === 'page')
+    .map((t) => `<li>${esc(t.title)} - ${esc(t.url?.split('?')[0])}</li>`)
+    .join('');
+  const html = `<!doctype html><title>session ${record.id}</title><p>Session ${record.id}: ${record.status}</p><ul>${rows}</ul>`;
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(html);
+}
+
+/** Route one request; every failure becomes an Anchor-shaped error body. */
+export async function handleRequest(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  try {
+    await route(ctx, req, res);
+  } catch (err) {
+    const status = err instanceof ApiError ? err.status : 500;
+    const message = err instanceof ApiError ? err.message : 'Internal error';
+    if (!(err instanceof ApiError)) console.error('[anchor-local]', err);
+    if (!res.headersSent) send(res, status, { error: { code: status, message } });
+    else res.destroy();
+  }
+}
