@@ -1,0 +1,54 @@
+/**
+ * IPC messages between the local Lambda runner and its worker processes.
+ */
+import type { FaultAckMessage, FaultPointMessage } from '../../lambdas/lib/fault.ts';
+
+/** The Lambda context fields the runner sends with each invocation. */
+export interface InvokeContextInit {
+  awsRequestId: string;
+  functionName: string;
+  invokedFunctionArn: string;
+  memoryLimitInMB: string;
+  /** Epoch ms after which the runner kills the invocation. */
+  deadlineMs: number;
+}
+
+/** Runner -> worker: run the handler once. */
+export interface InvokeMessage {
+  type: 'invoke';
+  id: string;
+  payload: unknown;
+  context: InvokeContextInit;
+}
+
+/** Runner -> worker: exit now (cold mode after its one invocation). */
+export interface ShutdownMessage {
+  type: 'shutdown';
+}
+
+/** Worker -> runner: the module is loaded (or failed to load); invocations may be sent. */
+export interface ReadyMessage {
+  type: 'ready';
+  initMs: number;
+}
+
+/** Worker -> runner: the handler returned. */
+export interface ResultMessage {
+  type: 'result';
+  id: string;
+  ok: true;
+  value: unknown;
+}
+
+/** Worker -> runner: the handler threw (or could not be loaded), in Lambda's error shape. */
+export interface ErrorMessage {
+  type: 'result';
+  id: string;
+  ok: false;
+  errorType: string;
+  errorMessage: string;
+  trace: string[];
+}
+
+export type ToWorker = InvokeMessage | ShutdownMessage | FaultAckMessage;
+export type FromWorker = ReadyMessage | ResultMessage | ErrorMessage | FaultPointMessage;

@@ -1,0 +1,259 @@
+/**
+ * The local Lambda runner: each invocation runs the real handler in a child process, so a fault
+ * injector can SIGKILL it at a chosen point, and a dying process surfaces as a dying Lambda does.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { resolve as resolvePath } from 'node:path';
+import { FAULT_HOOKS_ENV } from '../../lambdas/lib/fault.ts';
+import type { InvokeOptions } from '../sfn/types.ts';
+import {
+  type ExitReason,
+  FunctionNotFoundError,
+  InvocationAbortedError,
+  LambdaFunctionError,
+  LambdaRunnerStoppedError,
+  LambdaUnknownError,
+  TooManyRequestsError,
+} from './errors.ts';
+import type { LambdaRunnerEvents } from './events.ts';
+import { matchFault } from './faults.ts';
+import type { ArmedFault, LambdaFunctionConfig, LambdaRunner, LambdaRunnerOptions } from './types.ts';
+import { REPO_ROOT, type WorkerExit, WorkerProcess } from './worker-process.ts';
+
+export type {
+  ArmedFault,
+  LambdaFunctionConfig,
+  LambdaRunner,
+  LambdaRunnerOptions,
+  WorkerInfo,
+} from './types.ts';
+
+interface FunctionState {
+  name: string;
+  config: LambdaFunctionConfig;
+  idle: WorkerProcess[];
+  inFlight: number;
+}
+
+/** Reduces `arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]` to `<name>`. */
+export function functionNameOf(nameOrArn: string): string {
+  const m = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:([^:]+)(:[^:]+)?$/.exec(nameOrArn);
+  return m?.[1] ?? nameOrArn;
+}
+
+function exitDetail(exit: WorkerExit, timeoutMs: number, initTimeoutMs: number): string {
+  switch (exit.reason) {
+    case 'timeout':
+      return `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;
+    case 'init-timeout':
+      return `Init timed out after ${(initTimeoutMs / 1000).toFixed(2)} seconds`;
+    case 'stopped':
+      return 'Runtime exited: the local Lambda runner stopped';
+    default:
+      return exit.signal
+        ? `Runtime exited with error: signal: ${exit.signal === 'SIGKILL' ? 'killed' : exit.signal}`
+        : `Runtime exited with error: exit status ${exit.code}`;
+  }
+}
+
+/**
+ * Creates a local Lambda runner.
+ *
+ * @example
+ * const lambdas = createLambdaRunner({
+ *   mode: 'warm',
+ *   functions: { 'run-step': { entry: 'lambdas/run-step/handler.ts', timeoutMs: 120_000 } },
+ * });
+ * lambdas.arm({ functionName: 'run-step', point: 'mid-action', match: { stepIndex: 12 } });
+ * await lambdas.invoke('arn:aws:lambda:us-east-1:000000000000:function:run-step', event, { timeoutMs, signal });
+ */
+export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
+  const events = new EventEmitter<LambdaRunnerEvents>();
+  const functions = new Map<string, FunctionState>();
+  for (const [key, config] of Object.entries(options.functions)) {
+    const name = functionNameOf(key);
+    functions.set(name, { name, config, idle: [], inFlight: 0 });
+  }
+  const all = new Set<WorkerProcess>();
+  let armed: Array<ArmedFault & { left: number }> = [];
+  let stopped = false;
+  const region = options.region ?? 'us-east-1';
+  const accountId = options.accountId ?? '000000000000';
+  const initTimeoutMs = options.initTimeoutMs ?? 30_000;
+
+  const hooks = {
+    onFaultPoint(worker: WorkerProcess, message: Parameters<typeof matchFault>[1]): void {
+      const functionName = worker.spec.functionName;
+      const detail = {
+        functionName,
+        pid: worker.pid,
+        requestId: worker.requestId,
+        point: message.point,
+        info: message.info,
+      };
+      events.emit('fault-point', detail);
+      const hit = matchFault(armed, message, functionName, functionNameOf);
+      if (!hit) {
+        worker.ack(message.seq);
+        return;
+      }
+      hit.left--;
+      armed = armed.filter((f) => f.left > 0);
+      worker.kill('fault');
+      events.emit('fault-fired', detail);
+    },
+    onExit(worker: WorkerProcess, exit: WorkerExit): void {
+      all.delete(worker);
+      const fn = functions.get(worker.spec.functionName);
+      if (fn) fn.idle = fn.idle.filter((w) => w !== worker);
+      events.emit('worker-exited', { functionName: worker.spec.functionName, pid: worker.pid, ...exit });
+    },
+  };
+
+  const spawn = (fn: FunctionState): WorkerProcess => {
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...options.env,
+      ...fn.config.env,
+      AWS_LAMBDA_FUNCTION_NAME: fn.name,
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      AWS_LAMBDA_FUNCTION_TIMEOUT: String(Math.ceil(fn.config.timeoutMs / 1000)),
+      AWS_REGION: options.env?.AWS_REGION ?? process.env.AWS_REGION ?? region,
+    };
+    if (options.faultHooks ?? true) env[FAULT_HOOKS_ENV] = '1';
+    else delete env[FAULT_HOOKS_ENV];
+    const worker = new WorkerProcess(
+      {
+        functionName: fn.name,
+        entry: resolvePath(REPO_ROOT, fn.config.entry),
+        exportName: fn.config.exportName ?? 'handler',
+        env,
+        output: options.output ?? 'inherit',
+      },
+      hooks,
+    );
+    all.add(worker);
+    events.emit('worker-spawned', { functionName: fn.name, pid: worker.pid });
+    return worker;
+  };
+
+  const takeWorker = (fn: FunctionState): { worker: WorkerProcess; cold: boolean } => {
+    if (options.mode === 'warm') {
+      let w = fn.idle.pop();
+      while (w && !w.alive) w = fn.idle.pop();
+      if (w) return { worker: w, cold: false };
+    }
+    return { worker: spawn(fn), cold: true };
+  };
+
+  const invoke = async (nameOrArn: string, payload: unknown, opts?: InvokeOptions): Promise<unknown> => {
+    if (stopped) throw new LambdaRunnerStoppedError();
+    const fn = functions.get(functionNameOf(nameOrArn));
+    if (!fn) throw new FunctionNotFoundError(nameOrArn);
+    if (opts?.signal.aborted) throw new InvocationAbortedError(fn.name);
+    if (fn.inFlight >= (fn.config.maxConcurrency ?? Number.POSITIVE_INFINITY))
+      throw new TooManyRequestsError(fn.name);
+    fn.inFlight++;
+    const requestId = randomUUID();
+    const { worker, cold } = takeWorker(fn);
+    const startedAt = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => worker.kill('killed');
+    let outcome: { outcome: 'success' | 'error' | 'died'; errorName?: string; reason?: ExitReason } = {
+      outcome: 'died',
+    };
+    try {
+      const initTimer = setTimeout(() => worker.kill('init-timeout'), initTimeoutMs);
+      try {
+        await worker.ready;
+      } finally {
+        clearTimeout(initTimer);
+      }
+      events.emit('invocation-started', {
+        functionName: fn.name,
+        requestId,
+        pid: worker.pid,
+        cold,
+        initMs: worker.initMs,
+      });
+      const deadlineMs = Date.now() + fn.config.timeoutMs;
+      timer = setTimeout(() => worker.kill('timeout'), fn.config.timeoutMs);
+      if (options.killOnAbort) opts?.signal.addEventListener('abort', onAbort, { once: true });
+      const answer = await worker.invoke({
+        type: 'invoke',
+        id: requestId,
+        payload: payload ?? null,
+        context: {
+          awsRequestId: requestId,
+          functionName: fn.name,
+          invokedFunctionArn: nameOrArn.startsWith('arn:')
+            ? nameOrArn
+            : `arn:aws:lambda:${region}:${accountId}:function:${fn.name}`,
+          memoryLimitInMB: '1024',
+          deadlineMs,
+        },
+      });
+      if (answer.ok) {
+        outcome = { outcome: 'success' };
+        return answer.value;
+      }
+      outcome = { outcome: 'error', errorName: answer.errorType };
+      throw new LambdaFunctionError(fn.name, requestId, answer.errorType, answer.errorMessage, answer.trace);
+    } catch (err) {
+      if (err instanceof Error) throw err;
+      const exit = err as WorkerExit;
+      const error = new LambdaUnknownError(
+        fn.name,
+        requestId,
+        exit.reason,
+        worker.pid,
+        exitDetail(exit, fn.config.timeoutMs, initTimeoutMs),
+        {
+          errorName: exit.reason === 'timeout' ? options.timeoutErrorName : undefined,
+        },
+      );
+      outcome = { outcome: 'died', errorName: error.name, reason: exit.reason };
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      opts?.signal.removeEventListener('abort', onAbort);
+      fn.inFlight--;
+      if (worker.alive) {
+        if (options.mode === 'warm' && !stopped) fn.idle.push(worker);
+        else void worker.shutdown();
+      }
+      events.emit('invocation-ended', {
+        functionName: fn.name,
+        requestId,
+        pid: worker.pid,
+        durationMs: Date.now() - startedAt,
+        ...outcome,
+      });
+    }
+  };
+
+  return {
+    invoke,
+    events,
+    arm(fault) {
+      armed.push({ ...fault, left: fault.times ?? 1 });
+    },
+    disarm() {
+      armed = [];
+    },
+    workers() {
+      return [...all].map((w) => ({
+        functionName: w.spec.functionName,
+        pid: w.pid,
+        busy: w.requestId !== undefined,
+      }));
+    },
+    async stop() {
+      stopped = true;
+      const workers = [...all];
+      for (const w of workers) w.kill('stopped');
+      await Promise.all(workers.map((w) => w.exited));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Options and interface of the local Lambda runner.
+ */
+import type { EventEmitter } from 'node:events';
+import type { FaultPoint, FaultPointInfo } from '../../lambdas/lib/fault.ts';
+import type { InvokeFn } from '../sfn/types.ts';
+import type { LambdaRunnerEvents } from './events.ts';
+
+/** One function the runner can invoke. */
+export interface LambdaFunctionConfig {
+  /** Path to the handler module (relative paths resolve from the repository root). */
+  entry: string;
+  /** Exported handler (default `handler`). */
+  exportName?: string;
+  /** The function's timeout: the invocation is killed after it, as Lambda does. */
+  timeoutMs: number;
+  /** Environment of this function (over the runner's `env`). */
+  env?: Record<string, string>;
+  /** Concurrent invocations allowed (default unlimited); more reject `Lambda.TooManyRequestsException`. */
+  maxConcurrency?: number;
+}
+
+/** Options of `createLambdaRunner`. */
+export interface LambdaRunnerOptions {
+  /** By function name or ARN (an ARN key is reduced to its function name). */
+  functions: Record<string, LambdaFunctionConfig>;
+  /** `warm`: reuse a worker per function across invocations; `cold`: a fresh process per invocation. */
+  mode: 'cold' | 'warm';
+  /** Environment of every function (over this process's environment). */
+  env?: Record<string, string>;
+  /** Enable `faultPoint` in handlers (default true). */
+  faultHooks?: boolean;
+  /** Workers' stdout/stderr (default `inherit`). */
+  output?: 'inherit' | 'ignore';
+  /** Error name of a function timeout (default `Lambda.Unknown`, see the AWS note on `LambdaUnknownError`). */
+  timeoutErrorName?: string;
+  /**
+   * Kill the worker when the caller aborts (its task timed out or its execution stopped). Default
+   * false: as in AWS, the invocation runs on to its end and its result is dropped.
+   */
+  killOnAbort?: boolean;
+  /** Time allowed to load a handler module (default 30 s). */
+  initTimeoutMs?: number;
+  /** Used to build `invokedFunctionArn` when invoked by name. */
+  region?: string;
+  accountId?: string;
+}
+
+/** A fault to inject: SIGKILL the worker when it reaches a matching point. */
+export interface ArmedFault {
+  /** Function name or ARN; any function when absent. */
+  functionName?: string;
+  point: FaultPoint;
+  /** Every given field must equal the point's. */
+  match?: FaultPointInfo;
+  /** How many times it fires before it disarms itself (default 1). */
+  times?: number;
+}
+
+/** A worker as `LambdaRunner.workers()` lists it. */
+export interface WorkerInfo {
+  functionName: string;
+  pid: number;
+  busy: boolean;
+}
+
+/** The runner. */
+export interface LambdaRunner {
+  invoke: InvokeFn;
+  arm(fault: ArmedFault): void;
+  disarm(): void;
+  events: EventEmitter<LambdaRunnerEvents>;
+  /** Live worker processes. */
+  workers(): WorkerInfo[];
+  /** Kills every worker and waits until each has exited; later invokes reject. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,93 @@
+/**
+ * A local Lambda worker: one process running one handler, like a Lambda execution environment.
+ *
+ * Started by the runner as `node --import tsx local/lambda/worker.ts --function <name> --entry <file>`
+ * so `ps` names the handler. Loads the module once (init), then runs one invocation at a time as the
+ * runner sends them over IPC; module scope survives between invocations (a warm container).
+ */
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { ErrorMessage, FromWorker, InvokeMessage, ToWorker } from './protocol.ts';
+
+type Handler = (event: unknown, context: unknown) => unknown;
+
+const { values } = parseArgs({
+  options: {
+    function: { type: 'string' },
+    entry: { type: 'string' },
+    export: { type: 'string', default: 'handler' },
+  },
+});
+const functionName = values.function ?? 'unknown';
+const entry = values.entry;
+const exportName = values.export ?? 'handler';
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+// The runner went away: a worker must never outlive it.
+process.on('disconnect', () => process.exit(0));
+
+function toErrorMessage(id: string, err: unknown, fallbackType = 'Error'): ErrorMessage {
+  if (err instanceof Error) {
+    return {
+      type: 'result',
+      id,
+      ok: false,
+      errorType: err.name || fallbackType,
+      errorMessage: err.message,
+      trace: (err.stack ?? '').split('\n'),
+    };
+  }
+  return { type: 'result', id, ok: false, errorType: fallbackType, errorMessage: String(err), trace: [] };
+}
+
+let handler: Handler | undefined;
+let initError: { errorType: string; err: unknown } | undefined;
+const started = performance.now();
+try {
+  if (!entry) throw new Error('--entry is required');
+  const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+  const candidate = mod[exportName];
+  if (typeof candidate === 'function') handler = candidate as Handler;
+  else
+    initError = {
+      errorType: 'Runtime.HandlerNotFound',
+      err: new Error(`${entry}.${exportName} is undefined or not exported`),
+    };
+} catch (err) {
+  initError = { errorType: 'Runtime.ImportModuleError', err };
+}
+
+async function invoke(message: InvokeMessage): Promise<void> {
+  const { id, payload, context: init } = message;
+  if (!handler) {
+    send(toErrorMessage(id, initError?.err, initError?.errorType));
+    return;
+  }
+  const context = {
+    ...init,
+    functionVersion: '$LATEST',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `local/${process.pid}`,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: (): number => Math.max(0, init.deadlineMs - Date.now()),
+  };
+  try {
+    const value = await handler(payload, context);
+    // Lambda returns JSON: what JSON.stringify drops is dropped, undefined becomes null.
+    const json = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+    send({ type: 'result', id, ok: true, value: json });
+  } catch (err) {
+    send(toErrorMessage(id, err));
+  }
+}
+
+process.on('message', (message: ToWorker) => {
+  if (message.type === 'invoke') void invoke(message);
+  else if (message.type === 'shutdown') process.exit(0);
+});
+
+send({ type: 'ready', initMs: Math.round(performance.now() - started) });
