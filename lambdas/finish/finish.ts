@@ -1,0 +1,57 @@
+import { releaseJobResources } from '../lib/engine/cleanup.ts';
+import { attachFor, stepContext } from '../lib/engine/context.ts';
+import { OutcomeNotVerifiedError } from '../lib/engine/errors.ts';
+import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
+import type { Evidence } from '../lib/ledger/types.ts';
+
+export type FinishResult =
+  | { outcome: 'succeeded'; verified: Record<string, Evidence> }
+  | { outcome: 'session_lost'; app: string; detail: string }
+  | { outcome: 'stopped'; status: string };
+
+/**
+ * Verifies the job's outcome in the target applications (every write step's probe must
+ * find its effect), marks the job SUCCEEDED (a verified completion), then ends its sessions
+ * (profiles persisted) and releases its leases. A repeat after a crash finds the job
+ * SUCCEEDED and only finishes the clean-up.
+ */
+export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResult> {
+  const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
+  if (job.status === 'SUCCEEDED' || job.status === 'FAILED' || job.status === 'CANCELLED') {
+    await releaseJobResources(deps, job);
+    return { outcome: 'stopped', status: job.status };
+  }
+  const playbook = deps.playbooks.get(job.playbook);
+  if (job.nextStep < playbook.steps.length) {
+    throw new OutcomeNotVerifiedError(
+      playbook.steps[job.nextStep]?.id ?? '?',
+      'the job has steps left to run',
+    );
+  }
+
+  const verified: Record<string, Evidence> = {};
+  for (const [index, step] of playbook.steps.entries()) {
+    if (step.kind !== 'write' || !step.probe) continue;
+    const attach = await attachFor(deps, job, step.app);
+    if (!attach.ok) return { outcome: 'session_lost', app: step.app, detail: attach.detail };
+    const probe = await step.probe(attach.attached.page, stepContext(deps, job, playbook, step, index));
+    if (probe.status !== 'done') {
+      throw new OutcomeNotVerifiedError(
+        step.id,
+        probe.status === 'unknown' ? probe.detail : 'not found (absent)',
+      );
+    }
+    verified[step.id] = probe.evidence;
+  }
+
+  const done = await deps.ledger.transition(job.tenantId, job.jobId, 'SUCCEEDED', {
+    expectedVersion: job.version,
+    entry: {
+      type: 'succeeded',
+      detail: { verified },
+      cost: { lambdaInvocations: 1, stateTransitions: 2, dynamoWrites: 2 },
+    },
+  });
+  await releaseJobResources(deps, done);
+  return { outcome: 'succeeded', verified };
+}

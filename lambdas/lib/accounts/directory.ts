@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type Account, type AccountDirectory, profileNameFor } from './types.ts';
+
+/**
+ * Connected accounts in the ledger table: `pk = T#<tenant>`, `sk = ACCOUNT#<id>`. Only the
+ * mapping lives here (application, label, profile, identity); credentials are in the
+ * secret store. Every lookup is keyed by tenant, so another tenant's account reads as missing.
+ */
+export interface AccountRegistry extends AccountDirectory {
+  create(input: {
+    tenantId: string;
+    application: string;
+    label: string;
+    identityId?: string;
+    accountId?: string;
+  }): Promise<Account>;
+  list(tenantId: string): Promise<Account[]>;
+  /** Marks the account revoked; jobs using it stop at their next step. Returns false when there is none. */
+  revoke(tenantId: string, accountId: string): Promise<boolean>;
+}
+
+const key = (tenantId: string, accountId: string): { pk: string; sk: string } => ({
+  pk: `T#${tenantId}`,
+  sk: `ACCOUNT#${accountId}`,
+});
+
+function toAccount(item: Record<string, unknown>): Account {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as Account;
+}
+
+export function createAccountRegistry(deps: {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  clock?: () => Date;
+}): AccountRegistry {
+  const { doc, tableName } = deps;
+  const clock = deps.clock ?? (() => new Date());
+
+  return {
+    async get(tenantId, accountId) {
+      const res = await doc.send(
+        new GetCommand({ TableName: tableName, Key: key(tenantId, accountId), ConsistentRead: true }),
+      );
+      return res.Item ? toAccount(res.Item) : null;
+    },
+
+    async create({ tenantId, application, label, identityId, accountId }) {
+      const id = accountId ?? `acct_${randomBytes(8).toString('hex')}`;
+      const account: Account = {
+        tenantId,
+        accountId: id,
+        application,
+        label,
+        profileName: profileNameFor(tenantId, application, id),
+        ...(identityId ? { identityId } : {}),
+        status: 'connected',
+        createdAt: clock().toISOString(),
+      };
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key(tenantId, id), ...account },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return account;
+    },
+
+    async list(tenantId) {
+      const out: Account[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const res = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': 'ACCOUNT#' },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        out.push(...(res.Items ?? []).map(toAccount));
+        startKey = res.LastEvaluatedKey;
+      } while (startKey);
+      return out;
+    },
+
+    async revoke(tenantId, accountId) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(tenantId, accountId),
+            UpdateExpression: 'SET #status = :revoked, revokedAt = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':now': clock().toISOString() },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+        throw err;
+      }
+    },
+  };
+}

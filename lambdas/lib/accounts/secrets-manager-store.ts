@@ -1,0 +1,52 @@
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { Credentials } from '../playbooks/contract.ts';
+import { CredentialsNotFoundError, type WritableSecretStore } from './file-secret-store.ts';
+
+/**
+ * Credentials in AWS Secrets Manager, one secret per account named
+ * `<prefix>/<tenant>/<account>`. The functions' IAM policies are scoped to the prefix.
+ */
+export function createSecretsManagerStore(
+  client: SecretsManagerClient,
+  prefix = 'belay',
+): WritableSecretStore {
+  const name = (tenantId: string, accountId: string): string => `${prefix}/${tenantId}/${accountId}`;
+  return {
+    async getCredentials(tenantId, accountId) {
+      try {
+        const res = await client.send(new GetSecretValueCommand({ SecretId: name(tenantId, accountId) }));
+        if (!res.SecretString) throw new CredentialsNotFoundError(tenantId, accountId);
+        return JSON.parse(res.SecretString) as Credentials;
+      } catch (err) {
+        if (err instanceof ResourceNotFoundException)
+          throw new CredentialsNotFoundError(tenantId, accountId, { cause: err });
+        throw err;
+      }
+    },
+    async putCredentials(tenantId, accountId, credentials) {
+      const SecretString = JSON.stringify(credentials);
+      try {
+        await client.send(new PutSecretValueCommand({ SecretId: name(tenantId, accountId), SecretString }));
+      } catch (err) {
+        if (!(err instanceof ResourceNotFoundException)) throw err;
+        await client.send(new CreateSecretCommand({ Name: name(tenantId, accountId), SecretString }));
+      }
+    },
+    async deleteCredentials(tenantId, accountId) {
+      try {
+        await client.send(
+          new DeleteSecretCommand({ SecretId: name(tenantId, accountId), RecoveryWindowInDays: 7 }),
+        );
+      } catch (err) {
+        if (!(err instanceof ResourceNotFoundException)) throw err;
+      }
+    },
+  };
+}

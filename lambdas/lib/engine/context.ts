@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Account } from '../accounts/types.ts';
+import { SessionGoneError } from '../browser/errors.ts';
+import type { Attached } from '../browser/types.ts';
+import type { Job } from '../ledger/types.ts';
+import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
+import { AccountRevokedError, JobConfigurationError } from './errors.ts';
+import type { ApplicationEndpoint, EngineDeps } from './types.ts';
+
+/** The account a job acts as in `app`, checked to still be the tenant's and connected. */
+export async function accountFor(deps: EngineDeps, job: Job, app: string): Promise<Account> {
+  const accountId = job.accounts[app];
+  if (!accountId) throw new JobConfigurationError(`job ${job.jobId} names no account for application ${app}`);
+  const account = await deps.accounts.get(job.tenantId, accountId);
+  if (account?.status !== 'connected' || account.application !== app || account.tenantId !== job.tenantId) {
+    throw new AccountRevokedError(app, accountId);
+  }
+  return account;
+}
+
+export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint {
+  const endpoint = deps.applications[app];
+  if (!endpoint) throw new JobConfigurationError(`no endpoint is configured for application ${app}`);
+  return endpoint;
+}
+
+/** The step context a playbook step runs with: inputs, idempotency key, credentials, redacting logger. */
+export function stepContext(
+  deps: EngineDeps,
+  job: Job,
+  playbook: Playbook,
+  step: Step,
+  stepIndex: number,
+): StepContext {
+  const apps: Record<string, { baseUrl: string }> = {};
+  for (const name of Object.keys(playbook.applications)) {
+    const endpoint = deps.applications[name];
+    if (endpoint) apps[name] = { baseUrl: endpoint.baseUrl };
+  }
+  return {
+    tenantId: job.tenantId,
+    jobId: job.jobId,
+    stepId: step.id,
+    idempotencyKey: `${job.jobId}:${step.id}`,
+    inputs: job.inputs,
+    apps,
+    credentials: {
+      get: async (application: string) => {
+        const account = await accountFor(deps, job, application);
+        return deps.secrets.getCredentials(job.tenantId, account.accountId);
+      },
+    },
+    log: deps.log.child({ tenantId: job.tenantId, jobId: job.jobId, step: step.id, requestId: randomUUID() }),
+    faultPoint: (point) => deps.faultPoint(point, { jobId: job.jobId, step: step.id, stepIndex }),
+  };
+}
+
+export type AttachResult = { ok: true; attached: Attached } | { ok: false; detail: string };
+
+/** Reattach to the job's session for `app`; a session that is gone is reported, not thrown. */
+export async function attachFor(deps: EngineDeps, job: Job, app: string): Promise<AttachResult> {
+  const ref = job.sessions[app];
+  if (!ref) return { ok: false, detail: `no browser session yet for ${app}` };
+  try {
+    const attached = await deps.browser.attach(ref.sessionId, {
+      allowedDomains: endpointFor(deps, app).allowedDomains,
+    });
+    return { ok: true, attached };
+  } catch (err) {
+    if (err instanceof SessionGoneError)
+      return { ok: false, detail: `session ${ref.sessionId} is gone: ${err.message}` };
+    throw err;
+  }
+}
+
+/** Did the browser die under us (as opposed to the page misbehaving)? */
+export function browserLost(attached: Attached, err: unknown): boolean {
+  if (err instanceof SessionGoneError) return true;
+  if (!attached.browser.isConnected()) return true;
+  const message = err instanceof Error ? err.message : String(err);
+  return /Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|WebSocket/i.test(
+    message,
+  );
+}

@@ -1,0 +1,80 @@
+import type { AccountDirectory, SecretStore } from '../accounts/types.ts';
+import type { BrowserAdapter } from '../browser/types.ts';
+import type { Capacity } from '../capacity/types.ts';
+import type { Ledger } from '../ledger/index.ts';
+import type { BelayLogger } from '../logger.ts';
+import type { FaultPoint, Playbook } from '../playbooks/contract.ts';
+
+/** Where an application lives for this deployment, and which domains its pages may reach. */
+export interface ApplicationEndpoint {
+  baseUrl: string;
+  allowedDomains: string[];
+}
+
+/** People are told when a job waits for them (EventBridge in AWS; a log line and optional webhook locally). */
+export interface WaitNotifier {
+  waiting(event: WaitEvent): Promise<void>;
+}
+
+export interface WaitEvent {
+  tenantId: string;
+  jobId: string;
+  kind: 'approval' | 'mfa' | 'review';
+  step: string;
+  reason: string;
+  expiresAt: string;
+  /** What the person decides on: the evidence recorded so far (redacted). */
+  evidence: Record<string, unknown>[];
+}
+
+export interface EngineSettings {
+  /** Sessions end after this long with no client; covers the longest restart window (human waits included). */
+  sessionIdleTimeoutMinutes: number;
+  sessionMaxDurationMinutes: number;
+  /** Backoff before a step failure is retried (seconds, doubled per retry, capped). */
+  retryBackoffSeconds: number;
+  /** How long a queued job waits before asking for capacity again. */
+  capacityPollSeconds: number;
+}
+
+export const DEFAULT_SETTINGS: EngineSettings = {
+  sessionIdleTimeoutMinutes: 30,
+  sessionMaxDurationMinutes: 24 * 60,
+  retryBackoffSeconds: 2,
+  capacityPollSeconds: 5,
+};
+
+/** Everything a handler's core needs, built once at the edge (cold start) and injected. */
+export interface EngineDeps {
+  ledger: Ledger;
+  browser: BrowserAdapter;
+  playbooks: { get(id: string): Playbook };
+  accounts: AccountDirectory;
+  secrets: SecretStore;
+  capacity: Capacity;
+  applications: Record<string, ApplicationEndpoint>;
+  notifier: WaitNotifier;
+  clock: () => Date;
+  log: BelayLogger;
+  /** The local Lambda runner's fault hook; a no-op in AWS. */
+  faultPoint(point: FaultPoint, info: { jobId: string; step: string; stepIndex: number }): Promise<void>;
+  settings: EngineSettings;
+}
+
+/** Every task handler of the state machine takes this. */
+export interface JobRef {
+  tenantId: string;
+  jobId: string;
+}
+
+/** What RunStep (and Reconcile, Reauthenticate) tell the state machine to do next. */
+export type StepOutcome =
+  | { outcome: 'completed'; step: string; stepIndex: number; nextStep: number; stepCount: number }
+  | { outcome: 'finished'; step: string; stepCount: number }
+  | { outcome: 'needs_approval'; step: string; stepIndex: number }
+  | { outcome: 'auth_expired'; step: string; app: string; detail: string }
+  | { outcome: 'session_lost'; step: string; app: string; detail: string }
+  | { outcome: 'uncertain'; step: string; detail: string }
+  | { outcome: 'layout_changed'; step: string; detail: string }
+  | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
+  | { outcome: 'stopped'; status: string };

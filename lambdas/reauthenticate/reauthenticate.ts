@@ -1,0 +1,43 @@
+import { attachFor, stepContext } from '../lib/engine/context.ts';
+import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
+import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import type { Step } from '../lib/playbooks/contract.ts';
+
+export type ReauthenticateResult =
+  | { outcome: 'reauthenticated'; step: string; app: string }
+  | { outcome: 'mfa_required'; step: string; app: string; detail: string }
+  | { outcome: 'session_lost'; step: string; app: string; detail: string }
+  | { outcome: 'stopped'; status: string };
+
+/**
+ * Signs the account in again in the job's session for the step's application. The
+ * application's sign-in handles an authenticator (TOTP) itself; a code sent to a person
+ * (SMS, email) makes the job wait for them (`mfa_required`).
+ */
+export async function reauthenticate(deps: EngineDeps, ref: JobRef): Promise<ReauthenticateResult> {
+  const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
+  if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
+  const playbook = deps.playbooks.get(job.playbook);
+  const stepIndex = Math.min(job.nextStep, playbook.steps.length - 1);
+  const step = playbook.steps[stepIndex] as Step;
+  const application = playbook.applications[step.app];
+  if (!application) throw new TypeError(`playbook ${playbook.id} has no application ${step.app}`);
+
+  const attach = await attachFor(deps, job, step.app);
+  if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
+  const ctx = stepContext(deps, job, playbook, step, stepIndex);
+  const result = await application.signIn(attach.attached.page, ctx);
+  const sessionId = job.sessions[step.app]?.sessionId;
+  if (result.status === 'mfa_required') {
+    return { outcome: 'mfa_required', step: step.id, app: step.app, detail: result.detail };
+  }
+  await deps.ledger.append(job.tenantId, job.jobId, {
+    type: 'reauth',
+    step: step.id,
+    stepIndex,
+    sessionId,
+    detail: { application: step.app },
+    cost: { lambdaInvocations: 1, dynamoWrites: 1 },
+  });
+  return { outcome: 'reauthenticated', step: step.id, app: step.app };
+}

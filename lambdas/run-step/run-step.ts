@@ -1,0 +1,252 @@
+import type { Page } from 'playwright-core';
+import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
+import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
+import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
+import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
+import type { Cost, Evidence, Job } from '../lib/ledger/types.ts';
+import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import type { Playbook, Step, StepContext } from '../lib/playbooks/contract.ts';
+
+/**
+ * Runs ONE step of a job, following the design's six points:
+ * 1. read job + ledger (stop if finished or cancelled; check the account is still the tenant's);
+ * 2. reattach to the job's session for the step's application (cached connection when warm);
+ * 3. a write with an intent and no completion: probe the application before anything else;
+ * 4. precondition (signed out -> auth_expired; changed layout -> layout_changed; wrong page -> restore);
+ * 5. for a write, write the intent (with its idempotency key) before acting; then act;
+ * 6. verify, then ONE transaction: completion entry + advance the pointer + cost.
+ * It returns what the state machine should do next, so the happy path costs two transitions.
+ */
+export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
+  const started = deps.clock().getTime();
+  const { job: loaded, entries } = await deps.ledger.readJob(ref.tenantId, ref.jobId);
+  if (TERMINAL_STATUSES.includes(loaded.status)) return { outcome: 'stopped', status: loaded.status };
+  if (loaded.deadline && Date.parse(loaded.deadline) < started)
+    throw new DeadlineExceededError(loaded.deadline);
+
+  const playbook = deps.playbooks.get(loaded.playbook);
+  if (loaded.nextStep >= playbook.steps.length) {
+    return { outcome: 'finished', step: playbook.steps.at(-1)?.id ?? '', stepCount: playbook.steps.length };
+  }
+  const pending = playbook.steps[loaded.nextStep] as Step;
+  if (needsApproval(loaded, pending) && approvalDecision(entries, pending.id) !== 'approve') {
+    return { outcome: 'needs_approval', step: pending.id, stepIndex: loaded.nextStep };
+  }
+  const job = await ensureRunning(deps, loaded);
+  const stepIndex = job.nextStep;
+  const step = pending;
+
+  const account = await accountFor(deps, job, step.app);
+  const attach = await attachFor(deps, job, step.app);
+  if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
+  const { attached } = attach;
+  const page = attached.page;
+  const ctx = stepContext(deps, job, playbook, step, stepIndex);
+  const session = job.sessions[step.app];
+  const common = { step: step.id, stepIndex, sessionId: session?.sessionId, identityId: account.identityId };
+
+  let current = job;
+  const attempt = nextAttempt(entries, step.id);
+  try {
+    // 3. The previous attempt of this write may or may not have happened: ask the application.
+    if (step.kind === 'write' && hasOpenIntent(entries, step.id)) {
+      const reviewed = reviewedAsDone(entries, step.id);
+      if (reviewed) {
+        return await complete(
+          deps,
+          current,
+          playbook,
+          stepIndex,
+          { reviewedBy: reviewed.actor ?? 'reviewer' },
+          started,
+          {
+            ...common,
+            attempt: attempt - 1,
+            reconciled: true,
+          },
+        );
+      }
+      const probe = await requireProbe(step)(page, ctx);
+      if (probe.status === 'done') {
+        return await complete(deps, current, playbook, stepIndex, probe.evidence, started, {
+          ...common,
+          attempt: attempt - 1,
+          reconciled: true,
+        });
+      }
+      if (probe.status === 'unknown') return { outcome: 'uncertain', step: step.id, detail: probe.detail };
+      // absent: the attempt died before its effect; acting again (same idempotency key) is safe.
+      await deps.ledger.append(job.tenantId, job.jobId, {
+        type: 'reconciled',
+        ...common,
+        attempt: attempt - 1,
+        detail: { probe: 'absent', ...(probe.detail ? { note: probe.detail } : {}) },
+        cost: { dynamoWrites: 1 },
+      });
+    }
+
+    // 4. Is the page where the step starts?
+    let pre = await step.precondition(page, ctx);
+    if (!pre.ok && pre.reason === 'wrong_page') {
+      await step.restore(page, ctx);
+      pre = await step.precondition(page, ctx);
+    }
+    if (!pre.ok) {
+      if (pre.reason === 'signed_out')
+        return { outcome: 'auth_expired', step: step.id, app: step.app, detail: pre.detail };
+      return { outcome: 'layout_changed', step: step.id, detail: pre.detail };
+    }
+
+    // 5. Intent before any side effect; fenced by the job's version, so a stale worker cannot act.
+    if (step.kind === 'write') {
+      current = await deps.ledger.updateJob(job.tenantId, job.jobId, {
+        expectedVersion: current.version,
+        entry: {
+          type: 'step-started',
+          ...common,
+          attempt,
+          idempotencyKey: ctx.idempotencyKey,
+          cost: { dynamoWrites: 2 },
+        },
+      });
+    }
+    await ctx.faultPoint('before-action');
+    const evidence = await act(step, page, ctx);
+    await ctx.faultPoint('after-action');
+
+    // 6. Verified evidence advances the checkpoint; none means a failure (read) or an unknown outcome (write).
+    if (evidence === null) {
+      if (step.kind === 'write') {
+        return {
+          outcome: 'uncertain',
+          step: step.id,
+          detail: 'the write was not confirmed by the application',
+        };
+      }
+      return await retryLater(deps, current, step, 'the step did not verify');
+    }
+    return await complete(deps, current, playbook, stepIndex, evidence, started, { ...common, attempt });
+  } catch (err) {
+    if (browserLost(attached, err)) {
+      await deps.browser.detach(attached.sessionId).catch(() => undefined);
+      return { outcome: 'session_lost', step: step.id, app: step.app, detail: describe(err) };
+    }
+    if (isDomainError(err)) throw err;
+    // The page misbehaved mid-action: classify from what it shows now.
+    const signedOut = await playbook.applications[step.app]?.isSignedOut(page).catch(() => false);
+    if (signedOut) return { outcome: 'auth_expired', step: step.id, app: step.app, detail: describe(err) };
+    if (step.kind === 'write' && hasOpenIntentAfter(current, job)) {
+      return { outcome: 'uncertain', step: step.id, detail: describe(err) };
+    }
+    return await retryLater(deps, current, step, describe(err));
+  }
+}
+
+/** A job resumed by a person (or a new execution) may still show its waiting or queued status. */
+async function ensureRunning(deps: EngineDeps, job: Job): Promise<Job> {
+  if (job.status === 'RUNNING') return job;
+  if (job.wait) {
+    await deps.ledger.clearWait(job.tenantId, job.jobId, { taskToken: job.wait.taskToken, to: 'RUNNING' });
+    return deps.ledger.getJob(job.tenantId, job.jobId);
+  }
+  return deps.ledger.transition(job.tenantId, job.jobId, 'RUNNING', { expectedVersion: job.version });
+}
+
+function needsApproval(job: Job, step: Step): boolean {
+  return step.needsApproval === true || job.approvals.includes(step.id);
+}
+
+function requireProbe(step: Step): NonNullable<Step['probe']> {
+  if (!step.probe) throw new TypeError(`write step ${step.id} has no probe`);
+  return step.probe.bind(step);
+}
+
+async function act(step: Step, page: Page, ctx: StepContext): Promise<Evidence | null> {
+  await step.run(page, ctx);
+  return step.verify(page, ctx);
+}
+
+/** The intent was written in this invocation (the job's version moved), so the write may have happened. */
+function hasOpenIntentAfter(current: Job, before: Job): boolean {
+  return current.version !== before.version;
+}
+
+async function complete(
+  deps: EngineDeps,
+  job: Job,
+  playbook: Playbook,
+  stepIndex: number,
+  evidence: Evidence,
+  startedMs: number,
+  meta: { step: string; attempt: number; sessionId?: string; identityId?: string; reconciled?: boolean },
+): Promise<StepOutcome> {
+  const step = playbook.steps[stepIndex] as Step;
+  const elapsedMs = deps.clock().getTime() - startedMs;
+  const cost: Partial<Cost> = {
+    lambdaInvocations: 1,
+    lambdaMs: elapsedMs,
+    browserSeconds: elapsedMs / 1000,
+    stateTransitions: 2,
+    dynamoWrites: 2,
+  };
+  const pending = deps.ledger.completeStep({
+    tenantId: job.tenantId,
+    jobId: job.jobId,
+    expectedVersion: job.version,
+    stepIndex,
+    step: step.id,
+    attempt: Math.max(1, meta.attempt),
+    sessionId: meta.sessionId,
+    identityId: meta.identityId,
+    idempotencyKey: step.kind === 'write' ? `${job.jobId}:${step.id}` : undefined,
+    evidence: meta.reconciled ? { ...evidence, reconciled: true } : evidence,
+    cost,
+  });
+  // A kill here lands while the transaction is in flight: it either committed or it did not.
+  const [done] = await Promise.all([
+    pending,
+    deps.faultPoint('during-checkpoint', { jobId: job.jobId, step: step.id, stepIndex }),
+  ]);
+  const next = done.nextStep;
+  if (next >= playbook.steps.length)
+    return { outcome: 'finished', step: step.id, stepCount: playbook.steps.length };
+  const nextStep = playbook.steps[next] as Step;
+  if (needsApproval(done, nextStep)) return { outcome: 'needs_approval', step: nextStep.id, stepIndex: next };
+  return { outcome: 'completed', step: step.id, stepIndex, nextStep: next, stepCount: playbook.steps.length };
+}
+
+async function spendRetry(deps: EngineDeps, job: Job, step: string, detail: string): Promise<Job> {
+  const used = job.retriesUsed + 1;
+  if (used > job.retryBudget) throw new RetryBudgetExhaustedError(step, job.retriesUsed, detail);
+  return deps.ledger.updateJob(job.tenantId, job.jobId, {
+    expectedVersion: job.version,
+    set: { retriesUsed: used },
+    entry: {
+      type: 'step-failed',
+      step,
+      detail: { reason: detail, retriesUsed: used },
+      cost: { dynamoWrites: 2 },
+    },
+  });
+}
+
+async function retryLater(deps: EngineDeps, job: Job, step: Step, detail: string): Promise<StepOutcome> {
+  const after = await spendRetry(deps, job, step.id, detail);
+  const backoff = Math.min(60, deps.settings.retryBackoffSeconds * 2 ** Math.max(0, after.retriesUsed - 1));
+  return { outcome: 'retry', step: step.id, retryAfterSeconds: backoff, detail };
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return message.split('\n')[0]?.slice(0, 300) ?? 'unknown error';
+}
+
+/** Errors with a meaning of their own (ledger conflicts, revoked accounts, budgets) go to the state machine as they are. */
+function isDomainError(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    /^(StaleCheckpointError|LedgerUnavailableError|JobNotFoundError|IllegalTransitionError|AccountRevokedError|RetryBudgetExhaustedError|SessionUnavailableError|DeadlineExceededError|JobConfigurationError)$/.test(
+      err.name,
+    )
+  );
+}

@@ -1,0 +1,298 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type StartedSites, startSites } from '../demo/sites/index.ts';
+import {
+  createFileSecretStore,
+  type WritableSecretStore,
+} from '../lambdas/lib/accounts/file-secret-store.ts';
+import {
+  STATE_MACHINE_FUNCTIONS,
+  type StateMachineFunction,
+  substitutionKey,
+} from '../lambdas/lib/engine/functions.ts';
+import { executionName, generationOf } from '../lambdas/lib/jobs/executions.ts';
+import {
+  createLedger,
+  createLedgerTable,
+  type Job,
+  type Ledger,
+  TERMINAL_STATUSES,
+} from '../lambdas/lib/ledger/index.ts';
+import { type AnchorService, startAnchorService } from './anchor/service.ts';
+import {
+  createDocumentClient,
+  createDynamoDbClient,
+  type DynamoDbLocal,
+  startDynamoDbLocal,
+} from './dynamodb.ts';
+import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
+import { killRecorded, recordPid } from './pids.ts';
+import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
+import {
+  createLocalStepFunctions,
+  type LocalSfnServer,
+  type LocalStepFunctions,
+  startLocalSfnServer,
+} from './sfn/index.ts';
+
+/**
+ * The local stack: the same state machine file and handler code as in AWS, on one machine.
+ * DynamoDB Local, the Anchor-compatible browser service (detached Chromium per session), the
+ * demo sites, the local Lambda runner (a process per invocation, or warm workers) and the
+ * local Step Functions runner. Its data lives under one directory, so a restart resumes
+ * every unfinished job from the ledger.
+ */
+export interface LocalStackOptions {
+  /** Where everything persists (default `.local`). */
+  dataDir?: string;
+  /** Start from nothing: the data directory is emptied first. */
+  fresh?: boolean;
+  /** Loopback ports; 0 picks a free one. Defaults: anchor 8790, shop 8801, crm 8802, billing 8803, others free. */
+  ports?: Partial<Record<'anchor' | 'shop' | 'crm' | 'billing' | 'dynamodb' | 'sfn', number>>;
+  /** `warm` reuses a worker per function (a warm Lambda); `cold` starts a process per invocation. */
+  lambdaMode?: 'warm' | 'cold';
+  /** Workers' own output (JSON logs): shown, or dropped (default). */
+  workerOutput?: 'inherit' | 'ignore';
+  /** Pauses between retries, in ms (default: as the state machine says). Tests shorten them. */
+  retryIntervalMs?: number;
+  /** Wait-state durations in ms by state name (e.g. capacity polling), for tests. */
+  waitTimeOverrides?: Record<string, number>;
+  /** Length of a browser-service minute in ms (idle timeouts), for tests. */
+  anchorMinuteMs?: number;
+  /** Extra environment for the handlers (e.g. `BELAY_DEFAULT_PLAN`). */
+  env?: Record<string, string>;
+  /** Resume unfinished jobs on start (default true). */
+  resume?: boolean;
+  /** Progress lines while starting (default: none). */
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  dataDir: string;
+  tableName: string;
+  doc: DynamoDBDocumentClient;
+  ledger: Ledger;
+  secrets: WritableSecretStore;
+  dynamodb: DynamoDbLocal;
+  anchor: AnchorService;
+  sites: StartedSites;
+  lambdas: LambdaRunner;
+  sfn: LocalStepFunctions;
+  sfnServer: LocalSfnServer;
+  /** Environment the handlers run with (also what an in-process API needs). */
+  env: Record<string, string>;
+  demoTenant: string;
+  /** Jobs resumed on start, with the execution that resumed each. */
+  resumed: { tenantId: string; jobId: string; executionName: string }[];
+  /** Starts a new execution for a job (submission or resume). */
+  startJobExecution(tenantId: string, jobId: string, generation: number): Promise<string>;
+  /** Stops everything this stack started. Browser sessions live on for a restart unless `endSessions`. */
+  stop(options?: { endSessions?: boolean }): Promise<void>;
+}
+
+export const LOCAL_TABLE = 'belay-local';
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+
+/** The ARN the local stack gives a state machine function (the runner maps it back to its handler). */
+export function localFunctionArn(name: StateMachineFunction): string {
+  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:belay-${STATE_MACHINE_FUNCTIONS[name]}`;
+}
+
+/** Task timeouts of the local functions: as in the CDK stack. */
+const FUNCTION_TIMEOUT_MS: Record<StateMachineFunction, number> = {
+  Authorize: 30_000,
+  AcquireCapacity: 30_000,
+  OpenSession: 60_000,
+  RunStep: 150_000,
+  Reauthenticate: 100_000,
+  Reconcile: 100_000,
+  AwaitHuman: 30_000,
+  Finish: 150_000,
+  RecordFailure: 60_000,
+};
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? ((): void => undefined);
+  const dataDir = resolve(options.dataDir ?? '.local');
+  if (options.fresh) await rm(dataDir, { recursive: true, force: true });
+  await mkdir(dataDir, { recursive: true });
+  const pidFile = join(dataDir, 'pids.json');
+  const stale = await killRecorded(pidFile);
+  if (stale.length) log(`ended ${stale.length} process(es) left by a previous run: ${stale.join(', ')}`);
+
+  const ports = { anchor: 8790, shop: 8801, crm: 8802, billing: 8803, dynamodb: 0, sfn: 0, ...options.ports };
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    log('starting DynamoDB Local');
+    await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
+    const dynamodb = await startDynamoDbLocal({ port: ports.dynamodb, dbPath: join(dataDir, 'dynamodb') });
+    cleanups.push(() => dynamodb.stop());
+    await recordPid(pidFile, dynamodb.pid);
+    await createLedgerTable(createDynamoDbClient(dynamodb.endpoint), LOCAL_TABLE);
+    const doc = createDocumentClient(dynamodb.endpoint);
+    const ledger = createLedger({ doc, tableName: LOCAL_TABLE });
+
+    log('starting the Anchor-compatible browser service');
+    const anchor = await startAnchorService({
+      port: ports.anchor,
+      dataDir: join(dataDir, 'anchor'),
+      ...(options.anchorMinuteMs ? { minuteMs: options.anchorMinuteMs } : {}),
+    });
+    let endSessions = false;
+    cleanups.push(() => anchor.stop({ endSessions }));
+
+    log('starting the demo sites');
+    const sites = await startSites({
+      dataDir: join(dataDir, 'sites'),
+      ports: { shop: ports.shop, crm: ports.crm, billing: ports.billing },
+      adminToken: await persistentToken(join(dataDir, 'sites-admin-token')),
+    });
+    cleanups.push(() => sites.stop());
+
+    const secrets = await createFileSecretStore(join(dataDir, 'secrets'));
+    await seedDemoTenant(doc, LOCAL_TABLE, secrets);
+
+    const useRealAnchor = Boolean(process.env.ANCHORBROWSER_API_KEY);
+    const env: Record<string, string> = {
+      TABLE_NAME: LOCAL_TABLE,
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      AWS_REGION: REGION,
+      ANCHORBROWSER_API_KEY: useRealAnchor ? (process.env.ANCHORBROWSER_API_KEY as string) : anchor.apiKey,
+      ...(useRealAnchor
+        ? process.env.ANCHORBROWSER_BASE_URL
+          ? { ANCHORBROWSER_BASE_URL: process.env.ANCHORBROWSER_BASE_URL }
+          : {}
+        : { ANCHORBROWSER_BASE_URL: anchor.baseUrl }),
+      BELAY_APPLICATIONS: JSON.stringify({
+        shop: { baseUrl: sites.shop.baseUrl },
+        crm: { baseUrl: sites.crm.baseUrl },
+        billing: { baseUrl: sites.billing.baseUrl },
+      }),
+      BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...options.env,
+    };
+
+    const functions = Object.fromEntries(
+      (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((name) => [
+        localFunctionArn(name),
+        {
+          entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
+          timeoutMs: FUNCTION_TIMEOUT_MS[name],
+        },
+      ]),
+    );
+    const lambdas = createLambdaRunner({
+      functions,
+      mode: options.lambdaMode ?? 'warm',
+      env,
+      output: options.workerOutput ?? 'ignore',
+    });
+    cleanups.push(() => lambdas.stop());
+
+    const substitutions = Object.fromEntries(
+      (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [
+        substitutionKey(n),
+        localFunctionArn(n),
+      ]),
+    );
+    const sfn = createLocalStepFunctions({
+      definition: readFileSync(new URL('../statemachine/job.asl.json', import.meta.url), 'utf8'),
+      substitutions,
+      invoke: lambdas.invoke,
+      ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
+      ...(options.waitTimeOverrides ? { waitTimeOverrides: options.waitTimeOverrides } : {}),
+    });
+    cleanups.push(() => sfn.shutdown());
+    const sfnServer = await startLocalSfnServer(sfn, { port: ports.sfn });
+    cleanups.push(() => sfnServer.stop());
+
+    const startJobExecution = async (
+      tenantId: string,
+      jobId: string,
+      generation: number,
+    ): Promise<string> => {
+      const name = executionName(tenantId, jobId, generation);
+      await sfn.startExecution({ name, input: JSON.stringify({ tenantId, jobId }) });
+      return name;
+    };
+
+    const resumed: LocalStack['resumed'] = [];
+    if (options.resume !== false) {
+      for (const job of await unfinishedJobs(doc)) {
+        const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
+        const name = await startJobExecution(job.tenantId, job.jobId, Math.max(generation, 0));
+        resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
+      }
+      if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);
+    }
+
+    return {
+      dataDir,
+      tableName: LOCAL_TABLE,
+      doc,
+      ledger,
+      secrets,
+      dynamodb,
+      anchor,
+      sites,
+      lambdas,
+      sfn,
+      sfnServer,
+      env,
+      demoTenant: DEMO_TENANT,
+      resumed,
+      startJobExecution,
+      async stop(stopOptions = {}) {
+        endSessions = stopOptions.endSessions ?? false;
+        await runCleanups(cleanups);
+        await writeFile(pidFile, '[]').catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    await runCleanups(cleanups);
+    throw err;
+  }
+}
+
+async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup().catch(() => undefined);
+  }
+}
+
+/** Every job item not in a terminal state (a local-only scan: the local stack resumes them all). */
+async function unfinishedJobs(doc: DynamoDBDocumentClient): Promise<Job[]> {
+  const jobs: Job[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const res = await doc.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE,
+        FilterExpression: 'sk = :job',
+        ExpressionAttributeValues: { ':job': 'JOB' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of res.Items ?? []) {
+      const job = item as unknown as Job;
+      if (!TERMINAL_STATUSES.includes(job.status)) jobs.push(job);
+    }
+    startKey = res.LastEvaluatedKey;
+  } while (startKey);
+  return jobs;
+}
+
+async function persistentToken(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const token = (await import('node:crypto')).randomBytes(18).toString('base64url');
+    await writeFile(file, token, { mode: 0o600 });
+    return token;
+  }
+}
