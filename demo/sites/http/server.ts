@@ -1,0 +1,136 @@
+/**
+ * Runs one demo site on its own loopback port: parses requests, keeps the request log,
+ * applies the slow-down and drop-response faults, and routes to the admin endpoint, the
+ * sign-in pages and the site's own pages.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SiteStartError } from '../errors.ts';
+import { handleAdmin } from './admin.ts';
+import { registerAuthRoutes } from './auth.ts';
+import { esc } from './html.ts';
+import type { SiteRequest, SiteResponse } from './router.ts';
+import { html, parseCookies, Router } from './router.ts';
+import type { SiteDefinition } from './runtime.ts';
+import { initialState, SiteRuntime } from './runtime.ts';
+import { JsonStore } from './store.ts';
+
+const MAX_BODY_BYTES = 1_000_000;
+
+export interface StartSiteOptions {
+  /** 0 = any free port. */
+  port: number;
+  dataDir?: string;
+  adminToken: string;
+}
+
+export interface RunningSite<D> {
+  name: string;
+  baseUrl: string;
+  runtime: SiteRuntime<D>;
+  stop(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new RangeError('body too large');
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, out: SiteResponse, head: boolean): void {
+  res.statusCode = out.status;
+  for (const [k, v] of Object.entries(out.headers ?? {})) res.setHeader(k, v);
+  // No keep-alive: a browser silently re-sends a POST whose reused connection died, which
+  // would hide the "drop the response" fault behind an idempotent replay.
+  res.setHeader('connection', 'close');
+  res.setHeader('cache-control', 'no-store');
+  res.end(head ? undefined : out.body);
+}
+
+/**
+ * The write is committed; the answer is lost. Only a status line goes out, then the
+ * connection closes: the browser shows an empty page (or a client sees a broken response).
+ * Destroying the socket without a byte would not do: a browser re-sends a request that got no
+ * bytes at all on a preconnected socket, hiding the fault behind an idempotent replay.
+ */
+function dropResponse(res: ServerResponse): void {
+  res.socket?.end('HTTP/1.1 200 OK\r\n');
+}
+
+/** Starts a site and resolves once it listens. */
+export async function startSite<D>(
+  def: SiteDefinition<D>,
+  options: StartSiteOptions,
+): Promise<RunningSite<D>> {
+  const store = new JsonStore(options.dataDir, def.info.name, () => initialState(def));
+  const rt = new SiteRuntime(def, store, options.adminToken);
+  const router = new Router();
+  registerAuthRoutes(router, rt);
+  def.routes(router, rt);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const body = await readBody(req);
+    const contentType = req.headers['content-type'] ?? '';
+    const sreq: SiteRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      params: {},
+      form: contentType.startsWith('application/x-www-form-urlencoded')
+        ? new URLSearchParams(body)
+        : new URLSearchParams(),
+      body,
+      cookies: parseCookies(req.headers.cookie),
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress,
+    };
+    if (url.pathname.startsWith('/__admin/')) {
+      send(res, handleAdmin(rt, sreq), false);
+      return;
+    }
+    const slowMs = store.state.faults.slowMs;
+    if (slowMs > 0) await sleep(slowMs);
+    const match = router.match(sreq.method, sreq.path);
+    let out: SiteResponse;
+    if (match === null) out = html(`<h1>Not found</h1><p>${esc(sreq.path)}</p>`, 404);
+    else if (match === 'method_not_allowed') out = html('<h1>Method not allowed</h1>', 405);
+    else out = await match.handler({ ...sreq, params: match.params });
+    rt.logRequest({ method: sreq.method, path: sreq.path, status: out.status, at: new Date().toISOString() });
+    if (out.dropAfterCommit) {
+      dropResponse(res);
+      return;
+    }
+    send(res, out, sreq.method === 'HEAD');
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error(`[${def.info.name}] ${req.method} ${req.url} failed:`, err);
+      if (!res.headersSent) send(res, html('<h1>Something went wrong</h1>', 500), false);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (cause) => reject(new SiteStartError(def.info.name, options.port, { cause })));
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    name: def.info.name,
+    baseUrl: `http://127.0.0.1:${port}`,
+    runtime: rt,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

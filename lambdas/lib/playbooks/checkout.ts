@@ -1,0 +1,57 @@
+/**
+ * `checkout@1`: buys two items in the demo shop in fourteen steps. Every step but the last is
+ * a read (re-running converges: adding skips an item already in the cart, forms set absolute
+ * values); placing the order is the one write, approved by a person first, sent with the
+ * step's idempotency key, verified by the confirmation page and probed on the orders page.
+ */
+import { shopApplication } from './apps.ts';
+import {
+  addItemA,
+  addItemB,
+  openCart,
+  openShop,
+  search,
+  setQuantity,
+  signIn,
+} from './checkout/browse-steps.ts';
+import {
+  applyPromo,
+  paymentDetails,
+  review,
+  shippingAddress,
+  shippingMethod,
+  startCheckout,
+} from './checkout/checkout-steps.ts';
+import type { CheckoutInputs } from './checkout/inputs.ts';
+import { checkoutInputSchema } from './checkout/inputs.ts';
+import { placeOrder } from './checkout/place-order.ts';
+import type { Playbook } from './contract.ts';
+
+export type { CheckoutInputs } from './checkout/inputs.ts';
+export { checkoutInputSchema } from './checkout/inputs.ts';
+
+export const checkoutPlaybook: Playbook<CheckoutInputs> = {
+  name: 'checkout',
+  version: 1,
+  id: 'checkout@1',
+  description:
+    'Search the shop, put two items in the cart, check out with a saved card and place the order (approved first).',
+  inputSchema: checkoutInputSchema,
+  applications: { shop: shopApplication },
+  steps: [
+    openShop,
+    signIn,
+    search,
+    addItemA,
+    addItemB,
+    setQuantity,
+    openCart,
+    startCheckout,
+    shippingAddress,
+    shippingMethod,
+    applyPromo,
+    paymentDetails,
+    review,
+    placeOrder,
+  ],
+};

@@ -1,0 +1,90 @@
+/**
+ * Checkout step 14: place the order. The only write of the checkout: it sends the step's
+ * idempotency key as the form's hidden `idempotencyKey`, is verified by the confirmation page
+ * (which shows the key back), and probed on the orders page by that key.
+ */
+import { shopApplication } from '../apps.ts';
+import type { ProbeResult, Step } from '../contract.ts';
+import {
+  appUrl,
+  checkStart,
+  clickAndWait,
+  dataAttr,
+  goto,
+  hasVisibleError,
+  isAt,
+  READY_TIMEOUT_MS,
+  tid,
+  visibleWithin,
+} from '../page.ts';
+import type { CheckoutInputs } from './inputs.ts';
+
+const APP = 'shop';
+
+export const placeOrder: Step<CheckoutInputs> = {
+  id: 'place-order',
+  title: 'Place the order',
+  kind: 'write',
+  app: APP,
+  needsApproval: true,
+  precondition: (page, ctx) =>
+    checkStart(page, ctx, {
+      app: APP,
+      application: shopApplication,
+      path: /^\/checkout\/review$/,
+      ready: tid('place-order-form'),
+    }),
+  restore: async (page, ctx) => goto(page, appUrl(ctx, APP, '/checkout/review')),
+  async run(page, ctx) {
+    const key = page.locator(`${tid('place-order-form')} input[name="idempotencyKey"]`);
+    await key.evaluate((el, value) => {
+      (el as HTMLInputElement).value = value;
+    }, ctx.idempotencyKey);
+    await ctx.faultPoint('mid-action');
+    await clickAndWait(page, tid('place-order'));
+  },
+  async verify(page, ctx) {
+    if (!isAt(page, ctx, APP, /^\/orders\/[^/]+$/) || (await hasVisibleError(page))) return null;
+    const confirmation = tid('order-confirmation');
+    if ((await dataAttr(page, confirmation, 'key')) !== ctx.idempotencyKey) return null;
+    const orderId = await dataAttr(page, confirmation, 'order-id');
+    const total = Number(await dataAttr(page, confirmation, 'total'));
+    return orderId ? { orderId, totalPence: total } : null;
+  },
+  async probe(page, ctx): Promise<ProbeResult> {
+    const key = ctx.idempotencyKey;
+    try {
+      await goto(page, appUrl(ctx, APP, `/orders?key=${encodeURIComponent(key)}`));
+    } catch (err) {
+      return {
+        status: 'unknown',
+        detail: `the orders page did not load: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+    if (await shopApplication.isSignedOut(page))
+      return { status: 'unknown', detail: 'signed out of the shop' };
+    if (!isAt(page, ctx, APP, /^\/orders$/))
+      return { status: 'unknown', detail: 'the shop did not show its orders page' };
+    // Compare keys in code, not in a selector: a key may hold any printable character.
+    if (await visibleWithin(page, `${tid('order-row')}, ${tid('orders-empty')}`, READY_TIMEOUT_MS)) {
+      const rows = page.locator(tid('order-row'));
+      const count = await rows.count();
+      for (let i = 0; i < count; i++) {
+        const r = rows.nth(i);
+        if ((await r.getAttribute('data-key')) !== key) continue;
+        const orderId = await r.getAttribute('data-order-id');
+        if (orderId)
+          return {
+            status: 'done',
+            evidence: { orderId, totalPence: Number(await r.getAttribute('data-total')) },
+          };
+      }
+      if (await page.locator(tid('orders-empty')).count())
+        return { status: 'absent', detail: 'the shop has no order with this key' };
+    }
+    return {
+      status: 'unknown',
+      detail: 'the orders page did not show orders or "no order" (layout changed?)',
+    };
+  },
+};

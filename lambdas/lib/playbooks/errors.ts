@@ -1,0 +1,57 @@
+/** Named errors of the playbooks. */
+
+/** No playbook is registered under that `name@version`. */
+export class UnknownPlaybookError extends Error {
+  readonly playbookId: string;
+  readonly known: readonly string[];
+  constructor(playbookId: string, known: readonly string[], options?: ErrorOptions) {
+    super(`Unknown playbook ${playbookId}; known: ${known.join(', ')}`, options);
+    this.name = 'UnknownPlaybookError';
+    this.playbookId = playbookId;
+    this.known = known;
+  }
+}
+
+/** The application refused the account's credentials (or the authenticator code). Never carries them. */
+export class SignInFailedError extends Error {
+  readonly application: string;
+  constructor(application: string, detail: string, options?: ErrorOptions) {
+    super(`Sign-in to ${application} failed: ${detail}`, options);
+    this.name = 'SignInFailedError';
+    this.application = application;
+  }
+}
+
+/**
+ * A sign-in step's run reached a one-time code only a person can supply. The engine normally
+ * never sees this: the step's precondition reports `signed_out` first and the engine's
+ * re-authentication (which returns `mfa_required`) signs in.
+ */
+export class MfaRequiredError extends Error {
+  readonly application: string;
+  constructor(application: string, detail: string, options?: ErrorOptions) {
+    super(`Sign-in to ${application} needs a one-time code from a person: ${detail}`, options);
+    this.name = 'MfaRequiredError';
+    this.application = application;
+  }
+}
+
+/** The page does not offer what the step's inputs ask for (no such product, saved card or customer). */
+export class StepActionError extends Error {
+  readonly step: string;
+  constructor(step: string, detail: string, options?: ErrorOptions) {
+    super(`${step}: ${detail}`, options);
+    this.name = 'StepActionError';
+    this.step = step;
+  }
+}
+
+/** The step context has no base URL for an application the step needs. */
+export class MissingApplicationError extends Error {
+  readonly application: string;
+  constructor(application: string, options?: ErrorOptions) {
+    super(`The step context has no base URL for application ${application}`, options);
+    this.name = 'MissingApplicationError';
+    this.application = application;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Page helpers shared by the playbooks: where the page is, whether the step can start there,
+ * visible errors, and reading small values from `data-*` attributes.
+ */
+import type { Page } from 'playwright-core';
+import type { Application, PreconditionResult, StepContext } from './contract.ts';
+import { MissingApplicationError } from './errors.ts';
+
+/** How long a precondition lets the page finish loading. */
+export const LOAD_TIMEOUT_MS = 10_000;
+/**
+ * How long a loaded page has to show the element a step starts from before the layout counts
+ * as changed. The demo sites render on the server, so a loaded page already has it.
+ */
+export const READY_TIMEOUT_MS = 1_000;
+/** How long a verify or probe waits for the element that carries its evidence. */
+export const EVIDENCE_TIMEOUT_MS = 3_000;
+
+/** The selector of a test hook (`data-testid`) of the demo sites' classic layout. */
+export function tid(name: string): string {
+  return `[data-testid="${name}"]`;
+}
+
+/** The base URL of `app` from the step context. */
+export function appBase(ctx: StepContext<unknown>, app: string): URL {
+  const entry = ctx.apps[app];
+  if (!entry) throw new MissingApplicationError(app);
+  return new URL(entry.baseUrl);
+}
+
+/** An absolute URL of `path` in `app`. */
+export function appUrl(ctx: StepContext<unknown>, app: string, path: string): string {
+  return new URL(path, appBase(ctx, app)).toString();
+}
+
+/** The page's URL, or undefined for pages without one (`about:blank` still parses). */
+export function pageUrl(page: Page): URL | undefined {
+  try {
+    return new URL(page.url());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Is the page in `app` at a path matching `path`? */
+export function isAt(page: Page, ctx: StepContext<unknown>, app: string, path: RegExp): boolean {
+  const url = pageUrl(page);
+  return url !== undefined && url.origin === appBase(ctx, app).origin && path.test(url.pathname);
+}
+
+/**
+ * Is `selector` visible now, or does it become visible within `timeoutMs`? Never throws. The
+ * first look has no deadline, so a slow browser is not mistaken for a missing element.
+ */
+export async function visibleWithin(page: Page, selector: string, timeoutMs: number): Promise<boolean> {
+  const element = page.locator(selector).first();
+  if (await element.isVisible().catch(() => false)) return true;
+  try {
+    await element.waitFor({ state: 'visible', timeout: timeoutMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Is an error (`role="alert"`) shown on the page? */
+export async function hasVisibleError(page: Page): Promise<boolean> {
+  return page
+    .locator('[role="alert"]')
+    .first()
+    .isVisible()
+    .catch(() => false);
+}
+
+/** A `data-*` attribute of the first match, or undefined when the element is not there in time. */
+export async function dataAttr(
+  page: Page,
+  selector: string,
+  name: string,
+  timeoutMs = EVIDENCE_TIMEOUT_MS,
+): Promise<string | undefined> {
+  if (!(await visibleWithin(page, selector, timeoutMs))) return undefined;
+  return (
+    (await page
+      .locator(selector)
+      .first()
+      .getAttribute(`data-${name}`)
+      .catch(() => null)) ?? undefined
+  );
+}
+
+/** Clicks (a submit button or link) and waits for the next document to load. A failed load is left to verify. */
+export async function clickAndWait(page: Page, selector: string): Promise<void> {
+  await page.locator(selector).first().click();
+  await page.waitForLoadState('load').catch(() => undefined);
+}
+
+/** Navigates and waits for the load; a failed navigation (site down) is left to precondition/verify. */
+export async function goto(page: Page, url: string): Promise<void> {
+  await page.goto(url, { waitUntil: 'load' });
+}
+
+export interface StartSpec {
+  /** The application's name (key of `ctx.apps`). */
+  app: string;
+  application: Application;
+  /** Where the step starts (path only). */
+  path: RegExp;
+  /** The element the step acts on first; missing on the right page = the layout changed. */
+  ready: string;
+  /** The step needs a signed-in account (default true). */
+  signedIn?: boolean;
+}
+
+/**
+ * The precondition of every step: signed out (the sign-in form, or a public page showing
+ * "Sign in"), the wrong page (another origin or path: restore can fix it), or the right
+ * page without the element the step starts from (the layout changed: do not guess).
+ */
+export async function checkStart(
+  page: Page,
+  ctx: StepContext<unknown>,
+  spec: StartSpec,
+): Promise<PreconditionResult> {
+  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+  const url = pageUrl(page);
+  const base = appBase(ctx, spec.app);
+  if (!url || url.origin !== base.origin) {
+    return {
+      ok: false,
+      reason: 'wrong_page',
+      detail: `the page is not in ${spec.app} (${url?.protocol ?? 'no url'})`,
+    };
+  }
+  if (await spec.application.isSignedOut(page)) {
+    return { ok: false, reason: 'signed_out', detail: `${spec.app} shows its sign-in page` };
+  }
+  if (!spec.path.test(url.pathname)) {
+    return {
+      ok: false,
+      reason: 'wrong_page',
+      detail: `${spec.app} is at ${url.pathname}, the step starts at ${spec.path}`,
+    };
+  }
+  if (
+    spec.signedIn !== false &&
+    (await page
+      .locator(tid('signin-link'))
+      .first()
+      .isVisible()
+      .catch(() => false))
+  ) {
+    return {
+      ok: false,
+      reason: 'signed_out',
+      detail: `${spec.app} shows "Sign in": the account is signed out`,
+    };
+  }
+  if (!(await visibleWithin(page, spec.ready, READY_TIMEOUT_MS))) {
+    return {
+      ok: false,
+      reason: 'layout_changed',
+      detail: `${spec.app} ${url.pathname} has no ${spec.ready}`,
+    };
+  }
+  return { ok: true };
+}
+
+/** Same text, ignoring case and spaces (postcodes, codes). */
+export function sameText(a: string | undefined, b: string | undefined): boolean {
+  const norm = (s: string | undefined): string => (s ?? '').replace(/\s+/g, '').toUpperCase();
+  return norm(a) === norm(b);
+}
