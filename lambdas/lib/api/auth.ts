@@ -1,0 +1,66 @@
+import { type ApiKeyStore, hasRole, type Principal, parseRoles, type Role } from '../auth/api-keys.ts';
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
+import { type AuthorizerEvent, type AuthorizerResult, type HttpApiEvent, header } from './events.ts';
+
+/**
+ * Authentication at the edge: the Lambda authorizer (in AWS) and the local server both call
+ * {@link authorizeHeaders}; the API handler reads the principal the authorizer attached.
+ * The tenant always comes from the key, never from the request.
+ */
+
+/** The API key of `Authorization: Bearer <key>`, if any. */
+export function bearerToken(headers: Record<string, string | undefined> | undefined): string | undefined {
+  const value = header(headers, 'authorization');
+  const match = value === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match?.[1];
+}
+
+/** The authorizer's decision for a request's headers: allowed with the key's tenant, roles and id, or denied. */
+export async function authorizeHeaders(
+  keys: ApiKeyStore,
+  headers: Record<string, string | undefined> | undefined,
+): Promise<AuthorizerResult> {
+  const token = bearerToken(headers);
+  if (token === undefined) return { isAuthorized: false };
+  const principal = await keys.verify(token);
+  if (!principal) return { isAuthorized: false };
+  return {
+    isAuthorized: true,
+    context: { tenantId: principal.tenantId, roles: principal.roles.join(','), keyId: principal.keyId },
+  };
+}
+
+/** The Lambda authorizer's core (HTTP API, simple responses). */
+export async function authorizeEvent(keys: ApiKeyStore, event: AuthorizerEvent): Promise<AuthorizerResult> {
+  const headers = { ...event.headers };
+  // With an identity source of `$request.header.Authorization` the header is also here.
+  if (header(headers, 'authorization') === undefined && event.identitySource?.[0]) {
+    headers.authorization = event.identitySource[0];
+  }
+  return authorizeHeaders(keys, headers);
+}
+
+/** The caller, from the authorizer's context on the event; a request without one is refused. */
+export function principalOf(event: HttpApiEvent): Principal {
+  const ctx = event.requestContext.authorizer?.lambda;
+  if (
+    !ctx ||
+    typeof ctx.tenantId !== 'string' ||
+    typeof ctx.keyId !== 'string' ||
+    typeof ctx.roles !== 'string'
+  ) {
+    throw new UnauthorizedError();
+  }
+  let roles: Role[];
+  try {
+    roles = parseRoles(ctx.roles);
+  } catch {
+    throw new UnauthorizedError();
+  }
+  return { tenantId: ctx.tenantId, keyId: ctx.keyId, roles };
+}
+
+/** Throws 403 unless the principal holds one of `roles` (admin holds all). */
+export function requireRole(principal: Principal, ...roles: Role[]): void {
+  if (!roles.some((role) => hasRole(principal, role))) throw new ForbiddenError(roles.join(' or '));
+}

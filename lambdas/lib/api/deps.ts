@@ -1,0 +1,51 @@
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Account, AccountDirectory } from '../accounts/types.ts';
+import type { ApiKeyStore } from '../auth/api-keys.ts';
+import type { EngineDeps } from '../engine/types.ts';
+import type { Playbook } from '../playbooks/contract.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+/** Checking Anchor's webhooks: the shared signing secrets and how fresh a delivery must be. */
+export interface WebhookSettings {
+  /** Signing secrets; more than one while a secret is being rotated (Anchor keeps the old one valid for 24 h). */
+  secrets: string[];
+  /** Deliveries older (or further in the future) than this are refused. */
+  toleranceSeconds: number;
+}
+
+/** Everything the API's handlers need, built once at the edge and injected. */
+export interface ApiDeps {
+  /**
+   * The engine's dependencies: the ledger, playbooks, browser (to complete MFA in the job's
+   * session), capacity (to release leases on cancel), logger and clock.
+   */
+  engine: EngineDeps;
+  /** The tenant's connected accounts; `list` lets a submission leave out an application's only account. */
+  accounts: AccountDirectory & { list?(tenantId: string): Promise<Account[]> };
+  keys: ApiKeyStore;
+  rateLimiter: RateLimiter;
+  sfn: SFNClient;
+  stateMachineArn: string;
+  /** The ledger table (webhook dedupe and session owners live there too). */
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  webhooks: WebhookSettings;
+  /** Base URL of the API for links; `''` = the URL the request came in on. */
+  baseUrl: string;
+  /** Largest request body accepted (bytes). */
+  maxBodyBytes: number;
+}
+
+/** 256 KiB: the largest body the API accepts (and Step Functions' payload limit). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** The playbook with this id, or `undefined` when there is none. */
+export function findPlaybook(deps: Pick<ApiDeps, 'engine'>, id: string): Playbook | undefined {
+  try {
+    return deps.engine.playbooks.get(id);
+  } catch (err) {
+    if (err instanceof Error && /Unknown|NotFound/i.test(err.name)) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Errors of the HTTP API. Each carries the HTTP status, a stable machine-readable `code`, a
+ * message that tells the caller what to fix, and optional `details` (for validation: the
+ * fields at fault). They have the shape `@middy/http-error-handler` expects (`statusCode`,
+ * `expose`, `headers`); the `errorEnvelope` middleware turns them into
+ * `{"error": {"code", "message", "details"}}`. A 5xx never exposes its message.
+ */
+
+/** One field a request got wrong, by its dotted path (`inputs.items.0.sku`, `accounts.shop`, `header:Idempotency-Key`). */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export interface ApiErrorOptions extends ErrorOptions {
+  details?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Base class of every error the API answers with. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly details: unknown;
+  readonly expose: boolean;
+  readonly headers: Record<string, string>;
+  constructor(statusCode: number, code: string, message: string, options: ApiErrorOptions = {}) {
+    super(message, options);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.code = code;
+    this.details = options.details;
+    this.expose = statusCode < 500;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: the request is malformed (bad JSON, wrong types, missing fields); `details` lists the fields. */
+export class BadRequestError extends ApiError {
+  constructor(code: string, message: string, options?: ApiErrorOptions) {
+    super(400, code, message, options);
+    this.name = 'BadRequestError';
+  }
+}
+
+/** 401: no API key, or one that is unknown or revoked. */
+export class UnauthorizedError extends ApiError {
+  constructor(
+    message = 'send a valid API key as "Authorization: Bearer blk_..."',
+    options?: ApiErrorOptions,
+  ) {
+    super(401, 'unauthorized', message, {
+      ...options,
+      headers: { 'WWW-Authenticate': 'Bearer', ...options?.headers },
+    });
+    this.name = 'UnauthorizedError';
+  }
+}
+
+/** 403: the key is valid but lacks the role this action needs. */
+export class ForbiddenError extends ApiError {
+  readonly requiredRole: string;
+  constructor(requiredRole: string, options?: ApiErrorOptions) {
+    super(403, 'forbidden', `this action needs an API key with the ${requiredRole} role`, {
+      ...options,
+      details: { requiredRole },
+    });
+    this.name = 'ForbiddenError';
+    this.requiredRole = requiredRole;
+  }
+}
+
+/** 404: no such resource for this tenant (another tenant's job reads exactly like a missing one). */
+export class NotFoundError extends ApiError {
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(404, 'not_found', message, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** 405: the path exists, the method does not. */
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string, allowed: string[], options?: ApiErrorOptions) {
+    super(405, 'method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}`, {
+      ...options,
+      headers: { Allow: allowed.join(', '), ...options?.headers },
+    });
+    this.name = 'MethodNotAllowedError';
+  }
+}
+
+/** 409: the request conflicts with the job's state (a reused job id, a step that is not waiting, a finished job). */
+export class ConflictError extends ApiError {
+  constructor(code: string, message: string, options?: ApiErrorOptions) {
+    super(409, code, message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+/** 413: the body is larger than the API accepts. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(limitBytes: number, options?: ApiErrorOptions) {
+    super(413, 'payload_too_large', `request bodies are limited to ${limitBytes} bytes`, {
+      ...options,
+      details: { limitBytes },
+    });
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** 422: well-formed, but refers to something that does not exist or does not fit (playbook, inputs, accounts, code). */
+export class UnprocessableError extends ApiError {
+  constructor(code: string, message: string, options?: ApiErrorOptions) {
+    super(422, code, message, options);
+    this.name = 'UnprocessableError';
+  }
+}
+
+/** 429: the key has used up its request allowance; `Retry-After` says when to come back. */
+export class RateLimitedError extends ApiError {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, options?: ApiErrorOptions) {
+    super(429, 'rate_limited', `too many requests for this API key; retry after ${retryAfterSeconds} s`, {
+      ...options,
+      details: { retryAfterSeconds },
+      headers: { 'Retry-After': String(retryAfterSeconds), ...options?.headers },
+    });
+    this.name = 'RateLimitedError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 503: a dependency (DynamoDB, Step Functions) failed in a way worth retrying. The message is not exposed. */
+export class ServiceUnavailableError extends ApiError {
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(503, 'unavailable', message, { ...options, headers: { 'Retry-After': '2', ...options?.headers } });
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+/** The body of every error response. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** What a 5xx says: nothing about the cause. */
+export const INTERNAL_ERROR_BODY: ErrorBody = {
+  error: { code: 'internal_error', message: 'the request failed on our side; retry later' },
+};
+
+export const UNAVAILABLE_ERROR_BODY: ErrorBody = {
+  error: { code: 'unavailable', message: 'a backing service is temporarily unavailable; retry later' },
+};
+
+/** The response body of an error: the API error's own fields for a 4xx, a fixed text for a 5xx. */
+export function errorBody(err: unknown): {
+  statusCode: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+} {
+  if (err instanceof ApiError && err.expose) {
+    const body: ErrorBody = { error: { code: err.code, message: err.message } };
+    if (err.details !== undefined) body.error.details = err.details;
+    return { statusCode: err.statusCode, body, headers: err.headers };
+  }
+  if (err instanceof ServiceUnavailableError) {
+    return { statusCode: 503, body: UNAVAILABLE_ERROR_BODY, headers: err.headers };
+  }
+  return { statusCode: 500, body: INTERNAL_ERROR_BODY, headers: {} };
+}

@@ -1,0 +1,103 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * Per-key rate limits: a token bucket of `burst` requests refilled at `ratePerSecond`,
+ * kept in DynamoDB (`pk = RATE#<keyId>`, `sk = RATE`).
+ *
+ * Why DynamoDB and not memory: in AWS every concurrent Lambda instance would keep its own
+ * bucket (the limit would scale with concurrency and reset on every cold start), and the
+ * authorizer's result cache would skip a limit kept there. One item per key makes the limit
+ * the same for the whole fleet and for the local server, at one write per request.
+ *
+ * The bucket is stored as GCRA's "theoretical arrival time" (`tat`, epoch ms), which is
+ * equivalent to a token bucket but needs no read: a request is allowed when
+ * `tat <= now + (burst - 1) / rate`, and then moves `tat` to `max(tat, now) + 1 / rate`.
+ * `max` is not expressible in an update, so there are two conditional writes: an idle
+ * bucket (`tat <= now`) restarts at `now`, a busy one advances `tat`. The conditions make
+ * concurrent requests safe without locks.
+ */
+export interface RateLimiter {
+  /** Takes one request from the key's bucket: allowed, or denied with when to retry. */
+  take(keyId: string): Promise<RateDecision>;
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export interface RateLimitOptions {
+  /** Sustained requests per second per key. */
+  ratePerSecond: number;
+  /** Requests a key may make at once after being idle (bucket size). */
+  burst: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { ratePerSecond: 10, burst: 20 };
+
+function isConditionFailure(err: unknown): err is Error & { Item?: Record<string, AttributeValue> } {
+  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}
+
+/** A token bucket per key in the ledger table. */
+export function createDynamoRateLimiter(deps: {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  limits?: RateLimitOptions;
+  clock?: () => Date;
+}): RateLimiter {
+  const { doc, tableName } = deps;
+  const { ratePerSecond, burst } = deps.limits ?? DEFAULT_RATE_LIMIT;
+  if (!(ratePerSecond > 0) || !Number.isInteger(burst) || burst < 1) {
+    throw new RangeError('rate limit: ratePerSecond must be > 0 and burst an integer >= 1');
+  }
+  const clock = deps.clock ?? (() => new Date());
+  const interval = 1000 / ratePerSecond;
+  const tolerance = interval * (burst - 1);
+
+  return {
+    async take(keyId) {
+      const now = clock().getTime();
+      const key = { pk: `RATE#${keyId}`, sk: 'RATE' };
+      // The item is only needed while the bucket is not full again; then DynamoDB's TTL removes it.
+      const expiresAt = Math.ceil((now + tolerance + interval) / 1000) + 60;
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET tat = :next, expiresAt = :exp',
+            ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+            ExpressionAttributeValues: { ':next': now + interval, ':now': now, ':exp': expiresAt },
+          }),
+        );
+        return { allowed: true };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET tat = tat + :interval, expiresAt = :exp',
+            ConditionExpression: 'tat <= :limit',
+            ExpressionAttributeValues: {
+              ':interval': interval,
+              ':limit': now + tolerance,
+              ':exp': expiresAt + 1,
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { allowed: true };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        const tat = Number(err.Item?.tat?.N);
+        const waitMs = Number.isFinite(tat) ? tat - (now + tolerance) : interval;
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      }
+    },
+  };
+}
+
+/** A limiter that allows everything (tests of other behaviour, or limits enforced elsewhere). */
+export const unlimited: RateLimiter = { take: async () => ({ allowed: true }) };

@@ -1,0 +1,76 @@
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { createAccountRegistry } from '../accounts/directory.ts';
+import { createApiKeyStore } from '../auth/api-keys.ts';
+import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
+import { documentClientFromEnv, engineDepsFromEnv } from '../engine/runtime.ts';
+import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
+import { createDynamoRateLimiter } from './rate-limit.ts';
+
+/** A Step Functions client; `SFN_ENDPOINT` points it at the local Step Functions runner. */
+export function sfnClientFromEnv(env: NodeJS.ProcessEnv = process.env): SFNClient {
+  const endpoint = getOptionalStringFromEnv('SFN_ENDPOINT', env);
+  return new SFNClient(
+    endpoint
+      ? {
+          endpoint,
+          region: env.AWS_REGION ?? 'us-east-1',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {},
+  );
+}
+
+/**
+ * The API's dependencies from the environment (read once, at cold start). Besides the
+ * engine's variables (`TABLE_NAME`, `BELAY_APPLICATIONS`, `BELAY_SECRETS`, ...):
+ * - `STATE_MACHINE_ARN` (required): the job state machine;
+ * - `ANCHOR_WEBHOOK_SECRET`: Anchor's signing secret(s), comma-separated while rotating;
+ *   without one every webhook delivery is refused;
+ * - `ANCHOR_WEBHOOK_TOLERANCE_SECONDS` (default 300): freshness window of a delivery;
+ * - `BELAY_API_URL`: base URL for links (default: relative links);
+ * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
+ * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
+ */
+export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
+  const tableName = getStringFromEnv('TABLE_NAME', env);
+  const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
+  const doc = documentClientFromEnv(env);
+  const engine = await engineDepsFromEnv(env);
+  return {
+    engine,
+    accounts: createAccountRegistry({ doc, tableName }),
+    keys: createApiKeyStore({ doc, tableName }),
+    rateLimiter: createDynamoRateLimiter({
+      doc,
+      tableName,
+      limits: {
+        ratePerSecond: getIntFromEnv('BELAY_API_RATE_PER_SECOND', 10, { min: 1 }, env),
+        burst: getIntFromEnv('BELAY_API_BURST', 20, { min: 1 }, env),
+      },
+    }),
+    sfn: sfnClientFromEnv(env),
+    stateMachineArn,
+    doc,
+    tableName,
+    webhooks: {
+      secrets: (getOptionalStringFromEnv('ANCHOR_WEBHOOK_SECRET', env) ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      toleranceSeconds: getIntFromEnv('ANCHOR_WEBHOOK_TOLERANCE_SECONDS', 300, { min: 1, max: 3600 }, env),
+    },
+    baseUrl: getOptionalStringFromEnv('BELAY_API_URL', env) ?? '',
+    maxBodyBytes: MAX_BODY_BYTES,
+  };
+}
+
+let cached: Promise<ApiDeps> | undefined;
+
+/** The process's API dependencies, built on first use and reused while the process is warm. */
+export function apiDeps(): Promise<ApiDeps> {
+  cached ??= apiDepsFromEnv().catch((err: unknown) => {
+    cached = undefined;
+    throw err;
+  });
+  return cached;
+}

@@ -1,0 +1,74 @@
+import type { ApiDeps } from '../api/deps.ts';
+import { ConflictError } from '../api/errors.ts';
+import { stopExecution } from '../api/step-functions.ts';
+import type { Principal } from '../auth/api-keys.ts';
+import { releaseJobResources } from '../engine/cleanup.ts';
+import { IllegalTransitionError } from '../ledger/errors.ts';
+import type { Job } from '../ledger/types.ts';
+import { executionName } from './executions.ts';
+
+/** The error an execution stopped by a cancellation carries. */
+export const CANCELLED_ERROR = 'Belay.Cancelled';
+
+export interface CancelResult {
+  job: Job;
+  /** False when the job had already been cancelled (the call is idempotent). */
+  cancelled: boolean;
+}
+
+/**
+ * Cancels a job: CANCELLED with a `cancelled` entry (who cancelled it) first, so that a
+ * step still running can no longer checkpoint or write its intent (both are conditioned on
+ * the job's status and version) and is abandoned before its side effect; then stops the
+ * execution, ends the job's browser sessions and gives its capacity leases back.
+ *
+ * Idempotent: cancelling a cancelled job repeats the stop and the release (both harmless)
+ * in case an earlier call died half-way, and answers with the job. A job that succeeded
+ * or failed cannot be cancelled (409).
+ */
+export async function cancelJob(deps: ApiDeps, principal: Principal, jobId: string): Promise<CancelResult> {
+  const { ledger } = deps.engine;
+  let job = await ledger.getJob(principal.tenantId, jobId);
+  let cancelled = false;
+  if (job.status !== 'CANCELLED') {
+    assertCancellable(job);
+    try {
+      job = await ledger.transition(principal.tenantId, jobId, 'CANCELLED', {
+        entry: {
+          type: 'cancelled',
+          actor: principal.keyId,
+          ...(job.nextStep < job.stepCount ? { stepIndex: job.nextStep } : {}),
+          detail: { cancelledBy: principal.keyId, previousStatus: job.status },
+          cost: { dynamoWrites: 2 },
+        },
+      });
+      cancelled = true;
+    } catch (err) {
+      if (!(err instanceof IllegalTransitionError)) throw err;
+      // It finished (or was cancelled by someone else) while we looked.
+      job = await ledger.getJob(principal.tenantId, jobId);
+      if (job.status !== 'CANCELLED') assertCancellable(job);
+    }
+  }
+  await stopExecution(
+    deps.sfn,
+    deps.stateMachineArn,
+    job.executionName ?? executionName(job.tenantId, job.jobId, 0),
+    CANCELLED_ERROR,
+    `job cancelled by ${principal.keyId}`,
+  );
+  await releaseJobResources(deps.engine, job);
+  return { job, cancelled };
+}
+
+function assertCancellable(job: Job): void {
+  if (job.status === 'SUCCEEDED' || job.status === 'FAILED') {
+    throw new ConflictError(
+      'job_finished',
+      `job ${job.jobId} has already finished (${job.status}); there is nothing to cancel`,
+      {
+        details: { status: job.status },
+      },
+    );
+  }
+}

@@ -1,0 +1,223 @@
+import type { ApiDeps } from '../api/deps.ts';
+import { BadRequestError, ConflictError, UnprocessableError } from '../api/errors.ts';
+import { type DecisionBody, DecisionBodySchema, fieldIssues } from '../api/schemas.ts';
+import { sendTaskFailure, sendTaskSuccess } from '../api/step-functions.ts';
+import type { Principal } from '../auth/api-keys.ts';
+import { StaleCheckpointError } from '../ledger/errors.ts';
+import type { Job, LedgerEntry, PendingWait } from '../ledger/types.ts';
+
+/** The error a rejected approval or review fails its wait with (the state machine catches it). */
+export const REJECTED_ERROR = 'Belay.Rejected';
+
+export interface DecisionResult {
+  jobId: string;
+  step: string;
+  decision: 'approve' | 'reject';
+  resolution?: 'done' | 'absent';
+  decidedBy: string;
+  /** The decision had been recorded before (by this or an earlier request). */
+  replayed: boolean;
+  /** This request resumed the job (a replay that found the job already resumed did not). */
+  resumed: boolean;
+}
+
+type DecisionKind = 'approval' | 'review';
+const RECORDED = { approval: 'approval-recorded', review: 'review-recorded' } as const;
+const REQUESTED = { approval: 'approval-requested', review: 'review-requested' } as const;
+const ATTEMPTS = 3;
+
+/**
+ * Records a person's decision on a job waiting for approval or review, then resumes it.
+ *
+ * Order, chosen so that a crash at any line loses nothing and repeats nothing:
+ * 1. the decision (with who made it) goes into the ledger, fenced by the job's version, so
+ *    of two racing deciders one records and the other sees that decision;
+ * 2. `SendTaskSuccess` (approve, with `{decision}`) or `SendTaskFailure(Belay.Rejected)`;
+ * 3. the wait is cleared (only if it still has the token we used: the job may already be
+ *    waiting again with a new one).
+ * A retry after a crash between 1 and 2 finds the recorded decision and the wait still
+ * there, and finishes the resume; a repeat after 3 answers 200 and resumes nothing. A
+ * different decision on a step already decided is a 409.
+ */
+export async function decide(
+  deps: ApiDeps,
+  principal: Principal,
+  jobId: string,
+  body: unknown,
+): Promise<DecisionResult> {
+  const parsed = DecisionBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new BadRequestError(
+      'invalid_request',
+      'the decision is not valid: see details for the fields to fix',
+      {
+        details: fieldIssues(parsed.error),
+      },
+    );
+  }
+  const input = parsed.data;
+  const { ledger } = deps.engine;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const { job, entries } = await ledger.readJob(principal.tenantId, jobId);
+    const wait = job.wait;
+    const waiting =
+      wait !== undefined && wait.step === input.step && (wait.kind === 'approval' || wait.kind === 'review');
+    const kind: DecisionKind | undefined = waiting
+      ? (wait.kind as DecisionKind)
+      : lastDecisionKind(entries, input.step);
+    const recorded = kind === undefined ? undefined : recordedDecision(entries, kind, input.step);
+
+    if (!waiting || !wait) {
+      if (recorded && sameDecision(recorded, input)) return result(job, recorded, true, false);
+      throw notWaiting(job, input.step, recorded);
+    }
+    if (recorded) {
+      if (!sameDecision(recorded, input)) throw notWaiting(job, input.step, recorded);
+      // Recorded by an earlier request that did not get to resume the job: finish its work.
+      return result(job, recorded, true, await resume(deps, job, wait, recorded));
+    }
+    if (wait.kind === 'approval' && input.resolution !== undefined) {
+      throw new UnprocessableError(
+        'invalid_decision',
+        'resolution is for reviews of uncertain writes, not approvals',
+        {
+          details: [{ field: 'resolution', message: 'remove it for an approval' }],
+        },
+      );
+    }
+    if (Date.parse(wait.expiresAt) <= deps.engine.clock().getTime()) {
+      throw new ConflictError('wait_expired', `the wait for step ${input.step} expired at ${wait.expiresAt}`);
+    }
+    const decision = {
+      step: input.step,
+      actor: principal.keyId,
+      detail: decisionDetail(input, principal.keyId),
+    };
+    try {
+      await ledger.updateJob(principal.tenantId, jobId, {
+        expectedVersion: job.version,
+        entry: {
+          type: RECORDED[wait.kind as DecisionKind],
+          step: input.step,
+          stepIndex: wait.stepIndex,
+          actor: principal.keyId,
+          detail: decision.detail,
+          cost: { dynamoWrites: 2 },
+        },
+      });
+    } catch (err) {
+      if (err instanceof StaleCheckpointError) continue; // someone else changed the job: look again
+      throw err;
+    }
+    return result(job, decision, false, await resume(deps, job, wait, decision));
+  }
+  throw new ConflictError('job_busy', 'the job changed while recording the decision; send it again');
+}
+
+function decisionDetail(input: DecisionBody, keyId: string): Record<string, unknown> {
+  return {
+    decision: input.decision,
+    decidedBy: keyId,
+    ...(input.comment === undefined ? {} : { comment: input.comment }),
+    ...(input.resolution === undefined ? {} : { resolution: input.resolution }),
+  };
+}
+
+/** Sends the recorded decision to the waiting execution and clears the wait it answered. */
+async function resume(
+  deps: ApiDeps,
+  job: Job,
+  wait: PendingWait,
+  decision: Pick<LedgerEntry, 'actor' | 'detail' | 'step'>,
+): Promise<boolean> {
+  const d = decision.detail ?? {};
+  const resumed =
+    d.decision === 'approve'
+      ? await sendTaskSuccess(deps.sfn, wait.taskToken, {
+          decision: 'approve',
+          step: wait.step,
+          decidedBy: decision.actor,
+          ...(d.resolution === undefined ? {} : { resolution: d.resolution }),
+        })
+      : await sendTaskFailure(
+          deps.sfn,
+          wait.taskToken,
+          REJECTED_ERROR,
+          typeof d.comment === 'string' && d.comment !== ''
+            ? d.comment
+            : `rejected by ${decision.actor ?? 'an approver'}`,
+        );
+  await deps.engine.ledger.clearWait(job.tenantId, job.jobId, { taskToken: wait.taskToken, to: 'RUNNING' });
+  return resumed;
+}
+
+/** Kind of the latest wait requested for this step (to find its decision once the wait is gone). */
+function lastDecisionKind(entries: readonly LedgerEntry[], step: string): DecisionKind | undefined {
+  const last = entries.findLast(
+    (e) => e.step === step && (e.type === REQUESTED.approval || e.type === REQUESTED.review),
+  );
+  if (!last) return undefined;
+  return last.type === REQUESTED.approval ? 'approval' : 'review';
+}
+
+/** The decision recorded since the latest wait of this kind at this step was requested. */
+function recordedDecision(
+  entries: readonly LedgerEntry[],
+  kind: DecisionKind,
+  step: string,
+): LedgerEntry | undefined {
+  let found: LedgerEntry | undefined;
+  for (const e of entries) {
+    if (e.step !== step) continue;
+    if (e.type === REQUESTED[kind]) found = undefined;
+    else if (e.type === RECORDED[kind]) found = e;
+  }
+  return found;
+}
+
+function sameDecision(entry: Pick<LedgerEntry, 'detail'>, input: DecisionBody): boolean {
+  return (
+    entry.detail?.decision === input.decision && (entry.detail?.resolution ?? undefined) === input.resolution
+  );
+}
+
+function notWaiting(job: Job, step: string, recorded: LedgerEntry | undefined): ConflictError {
+  if (recorded) {
+    return new ConflictError(
+      'already_decided',
+      `step ${step} was already decided (${String(recorded.detail?.decision)} by ${recorded.actor ?? 'someone'})`,
+      { details: { status: job.status, decision: recorded.detail?.decision, decidedBy: recorded.actor } },
+    );
+  }
+  const now = job.wait
+    ? `it is waiting for ${job.wait.kind} at step ${job.wait.step}`
+    : `its status is ${job.status}`;
+  return new ConflictError(
+    'not_waiting',
+    `job ${job.jobId} is not waiting for a decision on step ${step}: ${now}`,
+    {
+      details: {
+        status: job.status,
+        ...(job.wait ? { waitingFor: { kind: job.wait.kind, step: job.wait.step } } : {}),
+      },
+    },
+  );
+}
+
+function result(
+  job: Job,
+  entry: Pick<LedgerEntry, 'actor' | 'detail' | 'step'>,
+  replayed: boolean,
+  resumed: boolean,
+): DecisionResult {
+  const d = entry.detail ?? {};
+  return {
+    jobId: job.jobId,
+    step: entry.step ?? '',
+    decision: d.decision === 'reject' ? 'reject' : 'approve',
+    ...(d.resolution === 'done' || d.resolution === 'absent' ? { resolution: d.resolution } : {}),
+    decidedBy: entry.actor ?? String(d.decidedBy ?? ''),
+    replayed,
+    resumed,
+  };
+}

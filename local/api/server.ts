@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiHandler } from '../../lambdas/lib/api/app.ts';
+import { authorizeHeaders } from '../../lambdas/lib/api/auth.ts';
+import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
+import { errorBody, PayloadTooLargeError, UnauthorizedError } from '../../lambdas/lib/api/errors.ts';
+import type { AuthorizerContext, HttpApiResult } from '../../lambdas/lib/api/events.ts';
+import { matchRoute } from '../../lambdas/lib/api/router.ts';
+import { headersOf, toHttpApiEvent } from './events.ts';
+
+/**
+ * The local API server: what API Gateway (HTTP API) does in AWS, on loopback. Each request
+ * becomes a payload-2.0 event for the same Lambda handler (`createApiHandler`); routes that
+ * need a key go through the same authorizer code first, whose context the handler reads as
+ * it would in AWS. Bodies over the limit are refused while they are read, not buffered.
+ */
+
+export interface LocalApiOptions {
+  /** Port on 127.0.0.1 (default 3000; 0 picks a free one). */
+  port?: number;
+  deps: ApiDeps;
+}
+
+export interface LocalApi {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Reading stops (and the connection closes after the 413) past this many bytes. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+function send(res: ServerResponse, result: HttpApiResult, close = false): void {
+  const headers: Record<string, string> = { ...result.headers };
+  if (close) headers.Connection = 'close';
+  const body = result.body === undefined ? '' : result.body;
+  const bytes = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+  res.writeHead(result.statusCode, { ...headers, 'Content-Length': String(bytes.byteLength) });
+  res.end(bytes);
+}
+
+function sendError(res: ServerResponse, err: unknown, close = false): void {
+  const { statusCode, body, headers } = errorBody(err);
+  send(
+    res,
+    { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) },
+    close,
+  );
+}
+
+/** Reads the body; `null` (after answering 413) when it is over `limit`. */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    let size = 0;
+    let tooLarge = declared > limit;
+    const chunks: Buffer[] = [];
+    const refuse = (): void => {
+      sendError(res, new PayloadTooLargeError(limit), true);
+      resolve(null);
+    };
+    if (tooLarge) refuse();
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (tooLarge) {
+        if (size > DRAIN_LIMIT_BYTES) req.destroy();
+        return;
+      }
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        refuse();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!tooLarge) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (err) => {
+      if (!tooLarge) reject(err);
+    });
+  });
+}
+
+/**
+ * Starts the local API on 127.0.0.1.
+ *
+ * @example
+ * const api = await startLocalApi({ port: 3000, deps: await apiDepsFromEnv() });
+ * console.log(`Belay API on ${api.url}`);
+ * await api.stop();
+ */
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const { deps } = options;
+  const handler = createApiHandler(async () => deps);
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req, res, deps.maxBodyBytes);
+      if (body === null) return;
+      const method = (req.method ?? 'GET').toUpperCase();
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      const match = matchRoute(method, path);
+      let authorizer: AuthorizerContext | undefined;
+      if (match.route?.auth) {
+        // API Gateway runs the authorizer before the route's function; so does this server.
+        const decision = await authorizeHeaders(deps.keys, headersOf(req));
+        if (!decision.isAuthorized || !decision.context) {
+          sendError(res, new UnauthorizedError());
+          return;
+        }
+        authorizer = decision.context as unknown as AuthorizerContext;
+      }
+      const event = toHttpApiEvent({
+        req,
+        body,
+        routeKey: match.route ? `${match.route.method} ${match.route.path}` : '$default',
+        ...(match.route ? { pathParameters: match.params } : {}),
+        ...(authorizer ? { authorizer } : {}),
+      });
+      const context = { awsRequestId: randomUUID(), functionName: 'belay-api-local' };
+      const result = await handler(event, context);
+      send(res, result);
+    })().catch((err: unknown) => {
+      deps.engine.log.error('local API request failed', { error: String(err) });
+      if (!res.headersSent) sendError(res, err);
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
