@@ -5,7 +5,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
+import { isPlanName, type PlanName } from '../lambdas/lib/capacity/plans.ts';
+import { type ApplicationsConfig, parseApplications } from './config-applications.ts';
 import { ConfigError } from './errors.ts';
+
+export type { ApplicationConfig, ApplicationsConfig } from './config-applications.ts';
 
 /** The context keys the app reads. */
 export const CONTEXT_KEYS = {
@@ -15,6 +19,20 @@ export const CONTEXT_KEYS = {
   logRetentionDays: 'belay:logRetentionDays',
   /** `true` runs cdk-nag's AwsSolutions pack at synth. Default false. */
   nag: 'belay:nag',
+  /**
+   * The target applications jobs may work in: `{ "<name>": { "baseUrl": "https://...",
+   * "allowedDomains"?: ["*.example.com"] } }` (an object in cdk.json, JSON with `--context`).
+   * Default: none, and a synth warning (every job then fails at Authorize as misconfigured).
+   */
+  applications: 'belay:applications',
+  /** Steady-state requests per second of the HTTP API's default stage (all callers together). Default 50. */
+  apiRateLimit: 'belay:apiRateLimit',
+  /** Burst of the HTTP API's default stage. Default 100. */
+  apiBurstLimit: 'belay:apiBurstLimit',
+  /** Anchor's API base URL (`ANCHORBROWSER_BASE_URL`), https. Default: the SDK's own. */
+  anchorBaseUrl: 'belay:anchorBaseUrl',
+  /** Plan of a tenant with none recorded: free | starter | growth | enterprise. Default free. */
+  defaultPlan: 'belay:defaultPlan',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -28,6 +46,14 @@ export interface BelayConfig {
   readonly logRetention: RetentionDays;
   /** Whether cdk-nag's AwsSolutions pack runs at synth. */
   readonly nag: boolean;
+  /** Target applications by name (`BELAY_APPLICATIONS` of the handlers). */
+  readonly applications: ApplicationsConfig;
+  /** Default stage throttling of the HTTP API. */
+  readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Anchor's API base URL; undefined = the SDK's default (`https://api.anchorbrowser.io`). */
+  readonly anchorBaseUrl?: string;
+  /** Plan of tenants with none recorded (`BELAY_DEFAULT_PLAN`). */
+  readonly defaultPlan: PlanName;
 }
 
 /** What the app uses when a key is not set. */
@@ -35,6 +61,9 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   removalPolicy: RemovalPolicy.RETAIN,
   logRetention: RetentionDays.ONE_MONTH,
   nag: false,
+  applications: Object.freeze({}),
+  apiThrottle: Object.freeze({ rateLimit: 50, burstLimit: 100 }),
+  defaultPlan: 'free',
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -52,7 +81,15 @@ export function readConfig(scope: IConstruct): BelayConfig {
     removalPolicy: parseRemovalPolicy(context(CONTEXT_KEYS.removalPolicy)),
     logRetention: parseLogRetention(context(CONTEXT_KEYS.logRetentionDays)),
     nag: parseNag(context(CONTEXT_KEYS.nag)),
+    applications: parseApplications(CONTEXT_KEYS.applications, context(CONTEXT_KEYS.applications)),
+    apiThrottle: parseApiThrottle(context(CONTEXT_KEYS.apiRateLimit), context(CONTEXT_KEYS.apiBurstLimit)),
+    ...optional('anchorBaseUrl', parseAnchorBaseUrl(context(CONTEXT_KEYS.anchorBaseUrl))),
+    defaultPlan: parseDefaultPlan(context(CONTEXT_KEYS.defaultPlan)),
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 /** Parses `belay:removalPolicy`: `'retain'` | `'destroy'`, default retain. */
@@ -81,4 +118,52 @@ export function parseNag(value: unknown): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw new ConfigError(CONTEXT_KEYS.nag, value, "'true' or 'false'");
+}
+
+/**
+ * Parses `belay:apiRateLimit` and `belay:apiBurstLimit`: positive integers (numbers or numeric
+ * strings), the burst at least the rate. Defaults 50 and 100.
+ */
+export function parseApiThrottle(
+  rate: unknown,
+  burst: unknown,
+): { readonly rateLimit: number; readonly burstLimit: number } {
+  const rateLimit = parsePositiveInt(CONTEXT_KEYS.apiRateLimit, rate, DEFAULT_CONFIG.apiThrottle.rateLimit);
+  const burstLimit = parsePositiveInt(
+    CONTEXT_KEYS.apiBurstLimit,
+    burst,
+    Math.max(rateLimit, DEFAULT_CONFIG.apiThrottle.burstLimit),
+  );
+  if (burstLimit < rateLimit) {
+    throw new ConfigError(CONTEXT_KEYS.apiBurstLimit, burst, `at least the rate limit (${rateLimit})`);
+  }
+  return { rateLimit, burstLimit };
+}
+
+function parsePositiveInt(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 1_000_000) return n;
+  throw new ConfigError(key, value, 'a whole number from 1 to 1000000');
+}
+
+/** Parses `belay:anchorBaseUrl`: an https URL, default none (the SDK's own). */
+export function parseAnchorBaseUrl(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'https:' && !url.username && !url.password) return value.replace(/\/+$/, '');
+    } catch {
+      // reported below
+    }
+  }
+  throw new ConfigError(CONTEXT_KEYS.anchorBaseUrl, value, 'an https URL without credentials');
+}
+
+/** Parses `belay:defaultPlan`: free | starter | growth | enterprise, default free. */
+export function parseDefaultPlan(value: unknown): PlanName {
+  if (value === undefined) return DEFAULT_CONFIG.defaultPlan;
+  if (isPlanName(value)) return value;
+  throw new ConfigError(CONTEXT_KEYS.defaultPlan, value, "'free', 'starter', 'growth' or 'enterprise'");
 }

@@ -8,6 +8,8 @@ import {
   createFileSecretStore,
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
+import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
+import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
 import {
   STATE_MACHINE_FUNCTIONS,
   type StateMachineFunction,
@@ -22,6 +24,7 @@ import {
   TERMINAL_STATUSES,
 } from '../lambdas/lib/ledger/index.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
+import { startLocalApi } from './api/server.ts';
 import {
   createDocumentClient,
   createDynamoDbClient,
@@ -33,6 +36,7 @@ import { killRecorded, recordPid } from './pids.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
+  type HistoryEvent,
   type LocalSfnServer,
   type LocalStepFunctions,
   startLocalSfnServer,
@@ -68,6 +72,10 @@ export interface LocalStackOptions {
   resume?: boolean;
   /** Progress lines while starting (default: none). */
   log?: (line: string) => void;
+  /** The HTTP API on this port (default 3000; 0 picks a free one), or `false` for none. */
+  apiPort?: number | false;
+  /** Every execution history event as it is recorded (progress displays, benchmarks). */
+  onHistoryEvent?: (event: HistoryEvent) => void;
 }
 
 export interface LocalStack {
@@ -85,6 +93,10 @@ export interface LocalStack {
   /** Environment the handlers run with (also what an in-process API needs). */
   env: Record<string, string>;
   demoTenant: string;
+  /** The HTTP API (`http://127.0.0.1:<port>`), when started. */
+  apiUrl?: string;
+  /** A submitter + approver + admin key of the demo tenant (kept under the data directory, local only). */
+  demoApiKey: string;
   /** Jobs resumed on start, with the execution that resumed each. */
   resumed: { tenantId: string; jobId: string; executionName: string }[];
   /** Starts a new execution for a job (submission or resume). */
@@ -204,6 +216,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       definition: readFileSync(new URL('../statemachine/job.asl.json', import.meta.url), 'utf8'),
       substitutions,
       invoke: lambdas.invoke,
+      ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
       ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
       ...(options.waitTimeOverrides ? { waitTimeOverrides: options.waitTimeOverrides } : {}),
     });
@@ -220,6 +233,31 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await sfn.startExecution({ name, input: JSON.stringify({ tenantId, jobId }) });
       return name;
     };
+
+    const demoApiKey = await demoKey(doc, join(dataDir, 'demo-api-key'));
+    let apiUrl: string | undefined;
+    if (options.apiPort !== false) {
+      const apiEnv = {
+        ...env,
+        STATE_MACHINE_ARN: sfn.stateMachineArn,
+        SFN_ENDPOINT: sfnServer.endpoint,
+        BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
+        BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
+      };
+      const api = await startLocalApi({ port: options.apiPort ?? 3000, deps: await apiDepsFromEnv(apiEnv) });
+      cleanups.push(() => api.stop());
+      apiUrl = api.url;
+      env.BELAY_API_URL = api.url;
+    }
+    await writeFile(
+      join(dataDir, 'stack.json'),
+      JSON.stringify({
+        tableName: LOCAL_TABLE,
+        dynamodbEndpoint: dynamodb.endpoint,
+        apiUrl,
+        pid: process.pid,
+      }),
+    );
 
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
@@ -245,6 +283,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sfnServer,
       env,
       demoTenant: DEMO_TENANT,
+      apiUrl,
+      demoApiKey,
       resumed,
       startJobExecution,
       async stop(stopOptions = {}) {
@@ -285,6 +325,22 @@ async function unfinishedJobs(doc: DynamoDBDocumentClient): Promise<Job[]> {
     startKey = res.LastEvaluatedKey;
   } while (startKey);
   return jobs;
+}
+
+/** The demo tenant's key: reused from the data directory while it is valid, else created (and kept there). */
+async function demoKey(doc: DynamoDBDocumentClient, file: string): Promise<string> {
+  const keys = createApiKeyStore({ doc, tableName: LOCAL_TABLE });
+  const existing = await readFile(file, 'utf8').then(
+    (k) => k.trim(),
+    () => undefined,
+  );
+  if (existing && (await keys.verify(existing))) return existing;
+  const created = await keys.create(DEMO_TENANT, ['submitter', 'approver', 'admin'], {
+    label: 'demo',
+    plan: 'free',
+  });
+  await writeFile(file, created.apiKey, { mode: 0o600 });
+  return created.apiKey;
 }
 
 async function persistentToken(file: string): Promise<string> {

@@ -5,6 +5,7 @@
  */
 import { Arn, ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -76,6 +77,22 @@ export interface BindTableOptions {
   readonly env: string;
   /** Exactly the DynamoDB actions to allow; no wildcards. See {@link LEDGER_READ}, {@link LEDGER_WRITE}. */
   readonly actions: readonly DynamoDbAction[];
+  /**
+   * Allow the actions only on items whose partition key matches one of these `StringLike`
+   * patterns (IAM's `dynamodb:LeadingKeys`), and on the table only, not its indexes.
+   * For actions that must not reach every item, e.g. deleting capacity leases (`T#*#CAP`)
+   * from an otherwise append-only ledger.
+   * @default - every item of the table and its indexes
+   * @example
+   * bindTable(finish, ledger, { env: 'TABLE_NAME', actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] });
+   */
+  readonly leadingKeys?: readonly string[];
+}
+
+/** Options of {@link bindEventBus}. */
+export interface BindEventBusOptions {
+  /** The environment variable that receives the bus name, e.g. `EVENT_BUS_NAME`. */
+  readonly env: string;
 }
 
 /** Options of {@link bindStateMachine}. */
@@ -101,24 +118,47 @@ export interface BindStateMachineOptions {
  */
 export function bindTable(fn: LambdaFunction, table: ITable, options: BindTableOptions): iam.Grant {
   const actions = checkActions(fn, 'dynamodb', options.actions);
+  const leadingKeys =
+    options.leadingKeys === undefined ? undefined : checkLeadingKeys(fn, options.leadingKeys);
   fn.addEnvironment(checkEnvName(fn, options.env), table.tableName);
   const indexArn = `${table.tableArn}/index/*`;
-  const grant = iam.Grant.addToPrincipal({
-    grantee: fn,
-    actions,
-    resourceArns: [table.tableArn, indexArn],
-  });
+  const grant = leadingKeys
+    ? iam.Grant.addToPrincipal({
+        grantee: fn,
+        actions,
+        resourceArns: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } },
+      })
+    : iam.Grant.addToPrincipal({ grantee: fn, actions, resourceArns: [table.tableArn, indexArn] });
   if (table.encryptionKey) {
     const writes = actions.some((a) => !DYNAMODB_READ_ACTIONS.has(a));
     if (writes) table.encryptionKey.grantEncryptDecrypt(fn);
     else table.encryptionKey.grantDecrypt(fn);
   }
-  acknowledgeWildcardResource(
-    fn.role ?? fn,
-    indexArn,
-    `Indexes of a bound table: the listed actions only (${actions.join(', ')}), on the table's own GSIs.`,
-  );
+  if (!leadingKeys) {
+    acknowledgeWildcardResource(
+      fn.role ?? fn,
+      indexArn,
+      `Indexes of a bound table: the listed actions only (${actions.join(', ')}), on the table's own GSIs.`,
+    );
+  }
   return grant;
+}
+
+/**
+ * Sets `options.env` to the bus's name and allows `events:PutEvents` on that bus only.
+ *
+ * @example
+ * bindEventBus(awaitHuman, waitEvents, { env: 'EVENT_BUS_NAME' });
+ * @throws BindingError for an invalid variable name
+ */
+export function bindEventBus(fn: LambdaFunction, bus: IEventBus, options: BindEventBusOptions): iam.Grant {
+  fn.addEnvironment(checkEnvName(fn, options.env), bus.eventBusName);
+  return iam.Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['events:PutEvents'],
+    resourceArns: [bus.eventBusArn],
+  });
 }
 
 /**
@@ -175,7 +215,11 @@ export function bindStateMachine(
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function checkEnvName(fn: LambdaFunction, name: string): string {
+/**
+ * A valid environment variable name Lambda does not reserve, or a BindingError.
+ * @internal shared by the bind helpers
+ */
+export function checkEnvName(fn: LambdaFunction, name: string): string {
   if (!ENV_NAME.test(name)) {
     throw new BindingError(fn.node.path, `'${name}' is not a valid environment variable name`);
   }
@@ -185,7 +229,22 @@ function checkEnvName(fn: LambdaFunction, name: string): string {
   return name;
 }
 
-function checkActions(fn: LambdaFunction, service: string, actions: readonly string[]): string[] {
+/** Partition key patterns: non-empty, and not a bare `*` (which would make the condition pointless). */
+function checkLeadingKeys(fn: LambdaFunction, patterns: readonly string[]): string[] {
+  if (patterns.length === 0) throw new BindingError(fn.node.path, 'leadingKeys must not be empty');
+  for (const pattern of patterns) {
+    if (pattern.trim() === '' || /^\**$/.test(pattern)) {
+      throw new BindingError(fn.node.path, `leadingKeys pattern '${pattern}' would match every item`);
+    }
+  }
+  return [...new Set(patterns)];
+}
+
+/**
+ * Non-empty, de-duplicated `<service>:<Action>` names without wildcards, or a BindingError.
+ * @internal shared by the bind helpers
+ */
+export function checkActions(fn: LambdaFunction, service: string, actions: readonly string[]): string[] {
   if (actions.length === 0) throw new BindingError(fn.node.path, 'actions must not be empty');
   for (const action of actions) {
     if (!action.startsWith(`${service}:`) || action.includes('*')) {

@@ -1,12 +1,42 @@
 /**
- * The Belay stack: the checkpoint ledger now; the handlers, the job state machine and the
- * API as later issues add them. Declarative: constructs and bindings, no logic.
+ * The Belay stack: the checkpoint ledger, one function per state machine task, the job state
+ * machine from the ASL file, the HTTP API and what they share (secrets, the wait event bus,
+ * alarms). Declarative: constructs and bindings; what each function may do is in
+ * `cdk/engine-functions.ts`.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { type BelayConfig, readConfig } from '../config.ts';
-import { BelayFunction, type BelayFunctionProps } from '../constructs/belay-function.ts';
+import { ROUTES } from '../../lambdas/lib/api/routes.ts';
+import { BROWSER_ACCESS_VARIABLE, SECRET_ARN_VARIABLES } from '../../lambdas/lib/browser/secret-key.ts';
+import { STATE_MACHINE_FUNCTIONS, type StateMachineFunction } from '../../lambdas/lib/engine/functions.ts';
+import { type BelayConfig, CONTEXT_KEYS, readConfig } from '../config.ts';
+import {
+  BelayFunction,
+  type BelayFunctionProps,
+  PLAYWRIGHT_RUNTIME_MODULES,
+} from '../constructs/belay-function.ts';
+import {
+  bindEventBus,
+  bindStateMachine,
+  bindTable,
+  LEDGER_WRITE,
+  STATE_MACHINE_START,
+} from '../constructs/bind.ts';
+import { bindSecret, bindSecretStore, SECRET_MANAGE, SECRET_READ } from '../constructs/bind-secrets.ts';
+import { JobAlarms } from '../constructs/job-alarms.ts';
+import { JobApi } from '../constructs/job-api.ts';
+import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
+import {
+  BROWSER_MEMORY_MB,
+  CREDENTIALS_SECRET_PREFIX,
+  ENGINE_FUNCTIONS,
+  LEASE_PARTITIONS,
+  PLAIN_MEMORY_MB,
+} from '../engine-functions.ts';
+import { handlerEntry } from '../paths.ts';
 
 /** Props of {@link BelayStack}. */
 export interface BelayStackProps extends StackProps {
@@ -17,53 +47,171 @@ export interface BelayStackProps extends StackProps {
   readonly config?: BelayConfig;
 }
 
+/** Partition keys the API may delete: capacity leases (cancel) and webhook receipts (a failed delivery is forgotten). */
+const API_DELETABLE_PARTITIONS: readonly string[] = Object.freeze([...LEASE_PARTITIONS, 'WEBHOOK#*']);
+
 /**
  * Everything Belay deploys, in one stack.
  *
- * Where the next pieces go (issue 5), in this constructor after the ledger:
- *
- * 1. One {@link BelayFunction} per handler in `lambdas/<name>/handler.ts`, created with
- *    {@link BelayStack.addFunction} so log retention and removal follow the config, each
- *    bound to what it uses with `bindTable`/`bindStateMachine` (`cdk/constructs/bind.ts`).
- * 2. The job state machine (Standard) from `statemachine/job.asl.json`, inlined unchanged:
- *    `DefinitionBody.fromString(readFileSync(STATE_MACHINE_DEFINITION, 'utf8'))` with
- *    `definitionSubstitutions` mapping each `${XxxFunctionArn}` placeholder of the file to a
- *    function's ARN, plus `stateMachine.grantTaskResponse`-style bindings for the API.
- * 3. The HTTP API whose handlers start executions (a Standard machine cannot be started by
- *    API Gateway's Step Functions integration) and relay people's decisions.
- *
- * @example
- * // issue 5, inside the constructor:
- * const runStep = this.addFunction('RunStep', {
- *   entry: handlerEntry('run-step'),
- *   timeout: Duration.minutes(2),
- *   runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
- * });
- * bindTable(runStep, this.ledger, { env: 'LEDGER_TABLE', actions: LEDGER_WRITE });
- * const machine = new StateMachine(this, 'JobStateMachine', {
- *   stateMachineType: StateMachineType.STANDARD,
- *   definitionBody: DefinitionBody.fromString(readFileSync(STATE_MACHINE_DEFINITION, 'utf8')),
- *   definitionSubstitutions: { RunStepFunctionArn: runStep.functionArn },
- *   tracingEnabled: true,
- * });
- * runStep.grantInvoke(machine);
+ * After deploying, put Anchor's API key and webhook signing secret into the two secrets the
+ * stack outputs (`aws secretsmanager put-secret-value --secret-id <arn> --secret-string ...`);
+ * the functions read them at cold start.
  */
 export class BelayStack extends Stack {
   /** The settings this stack was built with. */
   readonly config: BelayConfig;
   /** The checkpoint ledger table. */
   readonly ledger: LedgerTable;
+  /** The task functions of the state machine, by name. */
+  readonly engineFunctions: Readonly<Record<StateMachineFunction, BelayFunction>>;
+  /** The job state machine. */
+  readonly jobs: JobStateMachine;
+  /** Alarms on failed, timed-out, aborted and throttled executions. */
+  readonly alarms: JobAlarms;
+  /** The function behind every API route. */
+  readonly apiHandler: BelayFunction;
+  /** The API's Lambda authorizer. */
+  readonly apiAuthorizer: BelayFunction;
+  /** The HTTP API. */
+  readonly api: JobApi;
+  /** Where AwaitHuman announces waits (`Belay Job Waiting` events, source `belay`). */
+  readonly waitEvents: EventBus;
+  /** Anchor's API key (its value is put after deploying). */
+  readonly anchorApiKey: Secret;
+  /** Anchor's webhook signing secret (its value is put after deploying). */
+  readonly anchorWebhookSecret: Secret;
 
   constructor(scope: Construct, id: string, props: BelayStackProps = {}) {
     super(scope, id, props);
-    this.config = props.config ?? readConfig(this);
+    const config = props.config ?? readConfig(this);
+    this.config = config;
 
-    this.ledger = new LedgerTable(this, 'Ledger', { removalPolicy: this.config.removalPolicy });
-
-    new CfnOutput(this, 'LedgerTableName', {
-      value: this.ledger.tableName,
-      description: 'The checkpoint ledger table (LEDGER_TABLE of the handlers).',
+    this.ledger = new LedgerTable(this, 'Ledger', { removalPolicy: config.removalPolicy });
+    this.anchorApiKey = this.providerSecret('AnchorApiKey', "Anchor Browser's API key");
+    this.anchorWebhookSecret = this.providerSecret(
+      'AnchorWebhookSecret',
+      "Anchor Browser's webhook signing secret(s), comma-separated while rotating",
+    );
+    this.waitEvents = new EventBus(this, 'WaitEvents', {
+      description: 'Belay: a job waits for a person (approval, MFA, review)',
     });
+
+    const shared: Record<string, string> = {
+      BELAY_APPLICATIONS: JSON.stringify(config.applications),
+      BELAY_DEFAULT_PLAN: config.defaultPlan,
+    };
+    const browserEnv: Record<string, string> = config.anchorBaseUrl
+      ? { ANCHORBROWSER_BASE_URL: config.anchorBaseUrl }
+      : {};
+    if (Object.keys(config.applications).length === 0) {
+      Annotations.of(this).addWarningV2(
+        'belay:no-applications',
+        `Context '${CONTEXT_KEYS.applications}' is not set: every job will fail at Authorize (misconfigured). ` +
+          `Set it to {"<app>": {"baseUrl": "https://..."}}.`,
+      );
+    }
+
+    const engine = {} as Record<StateMachineFunction, BelayFunction>;
+    for (const name of Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]) {
+      const spec = ENGINE_FUNCTIONS[name];
+      const fn = this.addFunction(name, {
+        entry: handlerEntry(STATE_MACHINE_FUNCTIONS[name]),
+        description: spec.description,
+        timeout: spec.timeout,
+        memorySize: spec.browser ? BROWSER_MEMORY_MB : PLAIN_MEMORY_MB,
+        // Every engine handler imports the browser adapter (engineDepsFromEnv builds it), and an
+        // external ESM import is resolved when the bundle loads, used or not: all ship playwright-core.
+        runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
+        environment: { ...shared, ...(spec.browser ? browserEnv : { [BROWSER_ACCESS_VARIABLE]: 'none' }) },
+      });
+      bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });
+      if (spec.releasesLeases) {
+        bindTable(fn, this.ledger, {
+          env: 'TABLE_NAME',
+          actions: ['dynamodb:DeleteItem'],
+          leadingKeys: LEASE_PARTITIONS,
+        });
+      }
+      bindSecretStore(fn, {
+        env: 'BELAY_SECRETS',
+        prefix: CREDENTIALS_SECRET_PREFIX,
+        actions: spec.readsCredentials ? SECRET_READ : [],
+      });
+      if (spec.browser)
+        bindSecret(fn, this.anchorApiKey, { env: SECRET_ARN_VARIABLES.ANCHORBROWSER_API_KEY });
+      if (spec.putsEvents) bindEventBus(fn, this.waitEvents, { env: 'EVENT_BUS_NAME' });
+      engine[name] = fn;
+    }
+    this.engineFunctions = engine;
+
+    this.jobs = new JobStateMachine(this, 'Jobs', {
+      functions: engine,
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+    });
+    this.alarms = new JobAlarms(this, 'Alarms', {
+      stateMachine: this.jobs.stateMachine,
+      keyRemovalPolicy: config.removalPolicy,
+    });
+
+    // API Gateway gives an integration at most 30 s; the MFA route drives the job's browser.
+    this.apiHandler = this.addFunction('ApiHandler', {
+      entry: handlerEntry('api'),
+      description: 'Serves every route of the Belay HTTP API.',
+      timeout: Duration.seconds(29),
+      memorySize: BROWSER_MEMORY_MB,
+      runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
+      environment: { ...shared, ...browserEnv },
+    });
+    bindTable(this.apiHandler, this.ledger, { env: 'TABLE_NAME', actions: LEDGER_WRITE });
+    bindTable(this.apiHandler, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:DeleteItem'],
+      leadingKeys: API_DELETABLE_PARTITIONS,
+    });
+    bindStateMachine(this.apiHandler, this.jobs.stateMachine, {
+      env: 'STATE_MACHINE_ARN',
+      actions: [
+        ...STATE_MACHINE_START,
+        'states:SendTaskSuccess',
+        'states:SendTaskFailure',
+        'states:StopExecution',
+      ],
+    });
+    bindSecretStore(this.apiHandler, {
+      env: 'BELAY_SECRETS',
+      prefix: CREDENTIALS_SECRET_PREFIX,
+      actions: SECRET_MANAGE,
+    });
+    bindSecret(this.apiHandler, this.anchorApiKey, { env: SECRET_ARN_VARIABLES.ANCHORBROWSER_API_KEY });
+    bindSecret(this.apiHandler, this.anchorWebhookSecret, {
+      env: SECRET_ARN_VARIABLES.ANCHOR_WEBHOOK_SECRET,
+    });
+
+    this.apiAuthorizer = this.addFunction('ApiAuthorizer', {
+      entry: handlerEntry('authorizer'),
+      description: 'Lambda authorizer of the Belay HTTP API: API key -> tenant and roles.',
+      timeout: Duration.seconds(10),
+      memorySize: PLAIN_MEMORY_MB,
+    });
+    // Key lookups only (`APIKEY#<sha256>` items): the authorizer cannot read jobs or ledgers.
+    bindTable(this.apiAuthorizer, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:GetItem'],
+      leadingKeys: ['APIKEY#*'],
+    });
+
+    this.api = new JobApi(this, 'Api', {
+      handler: this.apiHandler,
+      authorizer: this.apiAuthorizer,
+      routes: ROUTES,
+      throttle: config.apiThrottle,
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+    });
+    for (const fn of [this.apiHandler, engine.AwaitHuman]) fn.addEnvironment('BELAY_API_URL', this.api.url);
+
+    this.outputs();
   }
 
   /**
@@ -76,5 +224,46 @@ export class BelayStack extends Stack {
       logRemovalPolicy: this.config.removalPolicy,
       ...props,
     });
+  }
+
+  /** A secret whose value a provider issues: created with a random placeholder, put by an operator. */
+  private providerSecret(id: string, what: string): Secret {
+    const secret = new Secret(this, id, {
+      description: `${what}. Put the value after deploying; read by Belay functions at cold start.`,
+      generateSecretString: { passwordLength: 32, excludePunctuation: true },
+      removalPolicy: this.config.removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        `${what} is issued by Anchor and rotated in Anchor's dashboard, not by a rotation Lambda; ` +
+        'the new value is put into this secret and functions pick it up at their next cold start.',
+    });
+    return secret;
+  }
+
+  private outputs(): void {
+    const out = (id: string, value: string, description: string): void => {
+      new CfnOutput(this, id, { value, description });
+    };
+    out(
+      'LedgerTableName',
+      this.ledger.tableName,
+      'The checkpoint ledger table (TABLE_NAME of the handlers).',
+    );
+    out('StateMachineArn', this.jobs.stateMachine.stateMachineArn, 'The job state machine.');
+    out('ApiUrl', this.api.url, 'Base URL of the Belay HTTP API.');
+    out('AlarmTopicArn', this.alarms.topic.topicArn, 'Subscribe to this SNS topic for job execution alarms.');
+    out(
+      'WaitEventBusName',
+      this.waitEvents.eventBusName,
+      'Rules on this bus tell people a job waits for them.',
+    );
+    out('AnchorApiKeySecretArn', this.anchorApiKey.secretArn, "Put Anchor's API key here after deploying.");
+    out(
+      'AnchorWebhookSecretArn',
+      this.anchorWebhookSecret.secretArn,
+      "Put Anchor's webhook signing secret here after deploying.",
+    );
   }
 }

@@ -39,6 +39,7 @@ export async function openSession(
   });
   const now = deps.clock().toISOString();
   try {
+    await deps.recordSessionOwner(opened.sessionId, job.tenantId, job.jobId, app);
     await deps.ledger.updateJob(job.tenantId, job.jobId, {
       expectedVersion: job.version,
       set: {

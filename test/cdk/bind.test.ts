@@ -1,10 +1,14 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BelayFunction } from '../../cdk/constructs/belay-function.ts';
 import {
+  bindEventBus,
   bindStateMachine,
   bindTable,
   type DynamoDbAction,
@@ -14,6 +18,13 @@ import {
   STATE_MACHINE_START,
   type StatesAction,
 } from '../../cdk/constructs/bind.ts';
+import {
+  bindSecret,
+  bindSecretStore,
+  SECRET_MANAGE,
+  SECRET_READ,
+  type SecretsManagerAction,
+} from '../../cdk/constructs/bind-secrets.ts';
 import { LedgerTable } from '../../cdk/constructs/ledger-table.ts';
 import { BindingError } from '../../cdk/errors.ts';
 import { fixture, TestApps } from './support.ts';
@@ -172,6 +183,131 @@ describe('Function: bindStateMachine', () => {
     const { fn, machine } = setup();
     const bind = (): unknown =>
       bindStateMachine(fn, machine, { env: 'JOB_STATE_MACHINE_ARN', actions: actions as StatesAction[] });
+    expect(bind).toThrow(BindingError);
+    expect(bind).toThrow(message);
+  });
+});
+
+describe('Function: bindTable with leadingKeys', () => {
+  it('allows the actions on the table only, for matching partition keys only, without an index wildcard', () => {
+    const { stack, fn, table } = setup();
+    bindTable(fn, table, { env: 'TABLE_NAME', actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] });
+    const statements = roleStatements(Template.fromStack(stack), stack, fn);
+    const tableId = stack.getLogicalId(table.node.defaultChild as never);
+    expect(statements.filter((s) => String(s.Action).startsWith('dynamodb:'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:DeleteItem',
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#CAP'] } },
+      },
+    ]);
+    const acks = fn.executionRole.node.metadata.filter((m) => JSON.stringify(m.data).includes('/index/'));
+    expect(acks).toEqual([]);
+  });
+
+  it.each([[[]], [['*']], [['  ']]])('refuses leadingKeys %j', (leadingKeys) => {
+    const { fn, table } = setup();
+    expect(() => bindTable(fn, table, { env: 'TABLE_NAME', actions: LEDGER_READ, leadingKeys })).toThrow(
+      /leadingKeys/,
+    );
+  });
+});
+
+describe('Function: bindEventBus', () => {
+  it('names the bus and allows events:PutEvents on it only', () => {
+    const { stack, fn } = setup();
+    const bus = new EventBus(stack, 'Bus');
+    bindEventBus(fn, bus, { env: 'EVENT_BUS_NAME' });
+    const template = Template.fromStack(stack);
+    const busId = stack.getLogicalId(bus.node.defaultChild as never);
+    expect(roleStatements(template, stack, fn).filter((s) => String(s.Action).startsWith('events:'))).toEqual(
+      [{ Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } }],
+    );
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { EVENT_BUS_NAME: { Ref: busId } } },
+    });
+  });
+});
+
+describe('Function: bindSecret', () => {
+  it("passes the secret's ARN, never its value, and allows reading that secret only", () => {
+    const { stack, fn } = setup();
+    const secret = new Secret(stack, 'ApiKey');
+    bindSecret(fn, secret, { env: 'API_KEY_SECRET_ARN' });
+    const template = Template.fromStack(stack);
+    const secretId = stack.getLogicalId(secret.node.defaultChild as never);
+    expect(
+      roleStatements(template, stack, fn).filter((s) => String(s.Action).startsWith('secretsmanager:')),
+    ).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { API_KEY_SECRET_ARN: { Ref: secretId } } },
+    });
+  });
+
+  it("may decrypt with the secret's customer managed key", () => {
+    const { stack, fn } = setup();
+    const secret = new Secret(stack, 'ApiKey', { encryptionKey: new Key(stack, 'Key') });
+    bindSecret(fn, secret, { env: 'API_KEY_SECRET_ARN' });
+    const statements = roleStatements(Template.fromStack(stack), stack, fn);
+    expect(actionsOf(statements, 'kms:')).toEqual(['kms:Decrypt']);
+  });
+});
+
+describe('Function: bindSecretStore', () => {
+  const prefixArn = {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':secretsmanager:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        ':secret:belay/*',
+      ],
+    ],
+  };
+
+  it.each([
+    ['SECRET_READ', SECRET_READ],
+    ['SECRET_MANAGE', SECRET_MANAGE],
+  ])('names the store and allows exactly %s on <prefix>/*', (_name, actions) => {
+    const { stack, fn } = setup();
+    bindSecretStore(fn, { env: 'BELAY_SECRETS', prefix: 'belay', actions });
+    const template = Template.fromStack(stack);
+    const statements = roleStatements(template, stack, fn).filter((s) =>
+      String(s.Action).startsWith('secretsmanager:'),
+    );
+    expect(statements).toEqual([{ Effect: 'Allow', Action: oneOrMany(actions), Resource: prefixArn }]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { BELAY_SECRETS: 'secretsmanager:belay' } },
+    });
+  });
+
+  it('with no actions, names the store and grants nothing', () => {
+    const { stack, fn } = setup();
+    expect(bindSecretStore(fn, { env: 'BELAY_SECRETS', prefix: 'belay', actions: [] })).toBeUndefined();
+    const template = Template.fromStack(stack);
+    expect(actionsOf(roleStatements(template, stack, fn), 'secretsmanager:')).toEqual([]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { BELAY_SECRETS: 'secretsmanager:belay' } },
+    });
+  });
+
+  it.each([
+    [{ prefix: 'belay/*', actions: SECRET_READ }, /is not a secret name prefix/],
+    [{ prefix: '', actions: SECRET_READ }, /is not a secret name prefix/],
+    [{ prefix: 'belay', actions: ['secretsmanager:*'] }, /no wildcards/],
+    [{ prefix: 'belay', actions: ['kms:Decrypt'] }, /is not a single secretsmanager/],
+  ])('refuses %j', (options, message) => {
+    const { fn } = setup();
+    const bind = (): unknown =>
+      bindSecretStore(fn, {
+        env: 'BELAY_SECRETS',
+        ...(options as { prefix: string; actions: readonly SecretsManagerAction[] }),
+      });
     expect(bind).toThrow(BindingError);
     expect(bind).toThrow(message);
   });

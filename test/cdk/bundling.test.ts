@@ -1,17 +1,19 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { configureApp } from '../../cdk/belay-app.ts';
 import {
   BelayFunction,
   ESM_REQUIRE_BANNER,
   PLAYWRIGHT_RUNTIME_MODULES,
 } from '../../cdk/constructs/belay-function.ts';
-import { fixture, TestApps } from './support.ts';
+import { REPO_ROOT } from '../../cdk/paths.ts';
+import { cdkJsonContext, fixture, TestApps } from './support.ts';
 
 const apps = new TestApps();
 afterAll(() => apps.cleanup());
@@ -63,4 +65,41 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
     await expect(invoke(dir)).rejects.toThrow(/__dirname is not defined|Cannot find module/);
   });
+});
+
+describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
+  // The one test that bundles the whole stack: 11 esbuild runs and 10 copies of playwright-core.
+  // Every handler but the authorizer imports the browser adapter, so each ships playwright-core.
+  it('bundles every function into an ESM file that loads, shipping playwright-core to those that import it', async () => {
+    const app = apps.app(cdkJsonContext(), { bundling: true });
+    const stack = configureApp(app, {});
+    const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function');
+    const authorizer = stack.getLogicalId(stack.apiAuthorizer.node.defaultChild as never);
+    const browser = new Set(Object.keys(functions).filter((id) => id !== authorizer));
+    expect(Object.keys(functions)).toHaveLength(11);
+    const dirs: string[] = [];
+    for (const [id, fn] of Object.entries(functions)) {
+      const dir = join(app.outdir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith(ESM_REQUIRE_BANNER), id).toBe(true);
+      expect(existsSync(join(dir, 'index.mjs.map')), id).toBe(true);
+      expect(existsSync(join(dir, 'node_modules/playwright-core/package.json')), id).toBe(browser.has(id));
+      if (!browser.has(id)) expect(code, id).not.toMatch(/["']playwright-core["']/);
+      dirs.push(dir);
+    }
+    expect(browser.size).toBe(10);
+
+    // Lambda provides the AWS SDK (left out of the bundles); here the repository's stands in for it.
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(app.outdir, 'node_modules'));
+    const urls = dirs.map((dir) => pathToFileURL(join(dir, 'index.mjs')).href);
+    const script =
+      `const urls = ${JSON.stringify(urls)};` +
+      'Promise.all(urls.map((u) => import(u).then((m) => typeof m.handler)))' +
+      '.then((types) => console.log(JSON.stringify(types)));';
+    const { stdout } = await promisify(execFile)(process.execPath, ['--enable-source-maps', '-e', script], {
+      cwd: app.outdir,
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout.trim())).toEqual(urls.map(() => 'function'));
+  }, 600_000);
 });

@@ -7,6 +7,9 @@ import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
+/** Longest a single browser action (click, fill, navigation) may take inside a step. */
+export const STEP_ACTION_TIMEOUT_MS = 15_000;
+
 /** The account a job acts as in `app`, checked to still be the tenant's and connected. */
 export async function accountFor(deps: EngineDeps, job: Job, app: string): Promise<Account> {
   const accountId = job.accounts[app];

@@ -21,6 +21,7 @@ import { faultPoint } from '../fault.ts';
 import { createLedger } from '../ledger/index.ts';
 import { createLogger } from '../logger.ts';
 import { getPlaybook } from '../playbooks/registry.ts';
+import { recordSessionOwner } from '../webhooks/store.ts';
 import { eventBridgeNotifier, localNotifier } from './notifiers.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
@@ -107,6 +108,8 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
         }),
     clock: () => new Date(),
     log,
+    recordSessionOwner: (sessionId, tenantId, jobId, app) =>
+      recordSessionOwner(doc, tableName, sessionId, tenantId, jobId, { app }),
     faultPoint,
     settings: {
       sessionIdleTimeoutMinutes: getIntFromEnv('BELAY_SESSION_IDLE_MINUTES', 30, { min: 1 }, env),

@@ -56,6 +56,8 @@ export interface EngineDeps {
   notifier: WaitNotifier;
   clock: () => Date;
   log: BelayLogger;
+  /** Remembers which job holds a browser session, so the provider's session events find the job. */
+  recordSessionOwner(sessionId: string, tenantId: string, jobId: string, app: string): Promise<void>;
   /** The local Lambda runner's fault hook; a no-op in AWS. */
   faultPoint(point: FaultPoint, info: { jobId: string; step: string; stepIndex: number }): Promise<void>;
   settings: EngineSettings;

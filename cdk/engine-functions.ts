@@ -1,0 +1,155 @@
+/**
+ * What each of the state machine's task functions needs, and why: its time budget, whether
+ * it drives a browser, and exactly the DynamoDB, Secrets Manager and EventBridge access its
+ * code uses. The stack builds one function per entry; the template tests check the result
+ * against their own table, so a change here is a deliberate change there too.
+ *
+ * Where the actions come from (the ledger writes every job change as a TransactWriteItems;
+ * IAM authorizes each item by its own action, see `cdk/constructs/bind.ts`):
+ * - `ledger.getJob`: GetItem. `ledger.readJob`: Query (job + entries in one partition).
+ * - `ledger.updateJob`/`transition`/`setWait`/`clearWait`/`completeStep`: UpdateItem of the job
+ *   item, PutItem of the entry when there is one, then a consistent GetItem.
+ * - `ledger.append`: ConditionCheckItem on the job item + PutItem of the entry.
+ * - `accounts.get`: GetItem. Credentials: `secrets.getCredentials`, GetSecretValue on `belay/*`.
+ * - `capacity.acquire`: GetItem (tenant plan), Query (leases; gsi1 for the queue), PutItem
+ *   (lease) + UpdateItem (version) in a transaction, UpdateItem (renewal).
+ * - `capacity.release` (in `releaseJobResources`): Query, then DeleteItem (lease) + UpdateItem.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { StateMachineFunction } from '../lambdas/lib/engine/functions.ts';
+import type { DynamoDbAction } from './constructs/bind.ts';
+
+/**
+ * Name prefix of connected accounts' credentials in Secrets Manager (`<prefix>/<tenant>/<account>`,
+ * `BELAY_SECRETS=secretsmanager:<prefix>`). Provider secrets the stack creates are named apart from it.
+ */
+export const CREDENTIALS_SECRET_PREFIX = 'belay';
+
+/** Partition keys of capacity leases (`T#<tenant>#CAP`): the only items the engine deletes. */
+export const LEASE_PARTITIONS: readonly string[] = Object.freeze(['T#*#CAP']);
+
+/** Memory of a function that drives playwright-core over CDP. */
+export const BROWSER_MEMORY_MB = 1024;
+/** Memory of a function that only talks to AWS APIs. */
+export const PLAIN_MEMORY_MB = 256;
+
+/** One task function's needs. */
+export interface EngineFunctionSpec {
+  /** What the function does (the Lambda description). */
+  readonly description: string;
+  /** Lambda timeout; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
+  readonly timeout: Duration;
+  /** Drives a browser: ships playwright-core, gets 1024 MB and may read the Anchor API key. */
+  readonly browser: boolean;
+  /** DynamoDB actions on the ledger table and its indexes. */
+  readonly table: readonly DynamoDbAction[];
+  /** Deletes capacity leases ({@link LEASE_PARTITIONS} only): it releases a job's resources. */
+  readonly releasesLeases: boolean;
+  /** Reads connected accounts' credentials (GetSecretValue on `belay/*`): it signs in. */
+  readonly readsCredentials: boolean;
+  /** Puts wait events on the event bus: it tells people a job waits for them. */
+  readonly putsEvents: boolean;
+  /** Why the access is what it is, for the reader of this table. */
+  readonly why: string;
+}
+
+const GET = 'dynamodb:GetItem';
+const QUERY = 'dynamodb:Query';
+const PUT = 'dynamodb:PutItem';
+const UPDATE = 'dynamodb:UpdateItem';
+const CHECK = 'dynamodb:ConditionCheckItem';
+
+/** Every task function of `STATE_MACHINE_FUNCTIONS`, by name. */
+export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunctionSpec>> = Object.freeze({
+  Authorize: {
+    description: 'Checks the job, its playbook and its accounts; records the coordinating execution.',
+    timeout: Duration.seconds(30),
+    browser: false,
+    table: [GET, UPDATE],
+    releasesLeases: false,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'getJob and accounts.get (GetItem); updateJob of executionName without an entry (UpdateItem).',
+  },
+  AcquireCapacity: {
+    description: "Takes the job's browser leases under the tenant's cap, or keeps it queued.",
+    timeout: Duration.seconds(30),
+    browser: false,
+    table: [GET, QUERY, PUT, UPDATE],
+    releasesLeases: false,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'getJob, tenant plan (GetItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem).',
+  },
+  OpenSession: {
+    description:
+      "Keeps a live browser session for the job's next application (new one from the profile if gone).",
+    timeout: Duration.seconds(60),
+    browser: true,
+    table: [GET, PUT, UPDATE],
+    releasesLeases: false,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'getJob, accounts.get (GetItem); session recorded with a session-opened entry (UpdateItem, PutItem). Opens sessions by profile, never signs in.',
+  },
+  RunStep: {
+    description: 'Runs and verifies ONE step of a job and writes its checkpoint.',
+    timeout: Duration.seconds(150),
+    browser: true,
+    table: [GET, QUERY, PUT, UPDATE, CHECK],
+    releasesLeases: false,
+    readsCredentials: true,
+    putsEvents: false,
+    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem). Sign-in steps read credentials.',
+  },
+  Reauthenticate: {
+    description: "Signs the job's account in again in its session.",
+    timeout: Duration.seconds(100),
+    browser: true,
+    table: [GET, PUT, CHECK],
+    releasesLeases: false,
+    readsCredentials: true,
+    putsEvents: false,
+    why: 'getJob, accounts.get (GetItem); the reauth entry via append (ConditionCheckItem, PutItem). Signs in: reads credentials.',
+  },
+  Reconcile: {
+    description: 'Probes the application for a write whose outcome is unknown.',
+    timeout: Duration.seconds(100),
+    browser: true,
+    table: [GET, QUERY, PUT, UPDATE, CHECK],
+    releasesLeases: false,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem). Probes look, never sign in.',
+  },
+  AwaitHuman: {
+    description: 'Stores the task token of a wait on the job and tells the people who must act.',
+    timeout: Duration.seconds(30),
+    browser: false,
+    table: [GET, QUERY, PUT, UPDATE],
+    releasesLeases: false,
+    readsCredentials: false,
+    putsEvents: true,
+    why: 'readJob (Query); setWait with its entry (UpdateItem, PutItem, GetItem); the wait event on the bus (events:PutEvents).',
+  },
+  Finish: {
+    description: "Verifies the job's outcome, marks it SUCCEEDED, ends its sessions and releases its leases.",
+    timeout: Duration.seconds(150),
+    browser: true,
+    table: [GET, QUERY, PUT, UPDATE],
+    releasesLeases: true,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+  },
+  RecordFailure: {
+    description: 'Records why a job failed, ends its sessions and releases its leases.',
+    timeout: Duration.seconds(60),
+    browser: true,
+    table: [GET, QUERY, PUT, UPDATE],
+    releasesLeases: true,
+    readsCredentials: false,
+    putsEvents: false,
+    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+  },
+});

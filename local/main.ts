@@ -1,0 +1,85 @@
+/**
+ * `npm start`: the whole local stack in the foreground. Prints what runs where and the demo
+ * tenant's API key, reports job progress, and stops everything on Ctrl-C. Data stays under
+ * `.local/` (`--fresh` empties it first); unfinished jobs resume from the ledger on start.
+ */
+import { Command } from 'commander';
+import { createProgressTracker } from './progress.ts';
+import { type LocalStack, startLocalStack } from './stack.ts';
+
+const program = new Command()
+  .name('npm start --')
+  .description(
+    'Run Belay on this machine: DynamoDB Local, the browser service, the demo sites, the engine and the API.',
+  )
+  .option('--data-dir <dir>', 'where data persists', '.local')
+  .option('--fresh', 'start from nothing (empties the data directory)', false)
+  .option('--port <port>', 'API port', (v) => Number(v), Number(process.env.BELAY_API_PORT ?? 3000))
+  .option('--cold', 'a new process per Lambda invocation (default: warm workers)', false)
+  .option(
+    '--end-sessions',
+    'end the browser sessions on exit (default: they live on for the next start)',
+    false,
+  )
+  .parse();
+const opts = program.opts<{
+  dataDir: string;
+  fresh: boolean;
+  port: number;
+  cold: boolean;
+  endSessions: boolean;
+}>();
+
+const track = createProgressTracker();
+const started = Date.now();
+const stamp = (): string => new Date().toISOString().slice(11, 19);
+
+let stack: LocalStack | undefined;
+try {
+  stack = await startLocalStack({
+    dataDir: opts.dataDir,
+    fresh: opts.fresh,
+    apiPort: opts.port,
+    lambdaMode: opts.cold ? 'cold' : 'warm',
+    log: (line) => console.log(`  ${line}`),
+    onHistoryEvent: (event) => {
+      const line = track(event);
+      if (line) console.log(`${stamp()} ${line.jobId}: ${line.text}`);
+    },
+  });
+} catch (err) {
+  console.error(`Belay could not start: ${(err as Error).message}`);
+  process.exit(1);
+}
+
+const s = stack;
+console.log(`
+Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${s.dataDir})
+
+  API               ${s.apiUrl}        (GET ${s.apiUrl}/openapi.json)
+  demo tenant       ${s.demoTenant}
+  demo API key      ${s.demoApiKey}
+  browser service   ${s.anchor.baseUrl}  (Anchor-compatible; key ${s.anchor.apiKey})
+  demo sites        shop ${s.sites.shop.baseUrl}  crm ${s.sites.crm.baseUrl}  billing ${s.sites.billing.baseUrl}
+  DynamoDB Local    ${s.dynamodb.endpoint}  (table ${s.tableName})
+  Step Functions    ${s.sfnServer.endpoint}  (local runner, AWS JSON protocol)
+
+Try:
+  export BELAY_KEY=${s.demoApiKey}
+  curl -s -X POST ${s.apiUrl}/jobs -H "Authorization: Bearer $BELAY_KEY" -H 'content-type: application/json' -d @demo/jobs/checkout.json
+  curl -s ${s.apiUrl}/jobs/demo-checkout-1 -H "Authorization: Bearer $BELAY_KEY"
+${s.resumed.length ? `\nResumed ${s.resumed.length} unfinished job(s): ${s.resumed.map((r) => r.jobId).join(', ')}\n` : ''}
+Ctrl-C stops everything.`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(
+    `\n${signal}: stopping${opts.endSessions ? ' and ending browser sessions' : ' (browser sessions live on for the next start)'}`,
+  );
+  await s.stop({ endSessions: opts.endSessions });
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,691 @@
+/**
+ * The whole local stack for engine tests: DynamoDB Local, the Anchor-compatible browser
+ * service (real Chromium), the demo sites, the local Lambda runner (real handlers in child
+ * processes) and the local Step Functions runner running `statemachine/job.asl.json`.
+ *
+ * One stack per test file (`useEngineStack` registers beforeAll/afterAll), in a temp
+ * directory, on free loopback ports, with short retry pauses. People act through the API's
+ * own functions (`submitJob`, `decide`, `completeMfa`), in this process, against the
+ * stack's Step Functions endpoint. Every Chromium, DynamoDB Local and worker process the
+ * stack starts is checked to be gone when the file ends.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
+import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
+import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
+import type { Principal } from '../../lambdas/lib/auth/api-keys.ts';
+import type { FaultPoint } from '../../lambdas/lib/fault.ts';
+import { decide } from '../../lambdas/lib/jobs/decide.ts';
+import { executionName } from '../../lambdas/lib/jobs/executions.ts';
+import { completeMfa } from '../../lambdas/lib/jobs/mfa.ts';
+import { submitJob } from '../../lambdas/lib/jobs/submit.ts';
+import {
+  type Job,
+  type JobStatus,
+  type Ledger,
+  type LedgerEntry,
+  TERMINAL_STATUSES,
+} from '../../lambdas/lib/ledger/index.ts';
+import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout.ts';
+import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync.ts';
+import type { FaultPointEvent } from '../../local/lambda/events.ts';
+import type { HistoryEvent } from '../../local/sfn/types.ts';
+import {
+  type LocalStack,
+  type LocalStackOptions,
+  localFunctionArn,
+  startLocalStack,
+} from '../../local/stack.ts';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+export const TENANT = 'demo';
+export const RUN_STEP = 'belay-run-step';
+
+/** The person acting through the API in these tests (submitter and approver of the demo tenant). */
+export const PERSON: Principal = {
+  tenantId: TENANT,
+  roles: ['submitter', 'approver'],
+  keyId: 'blk_e2e0engine0',
+};
+
+/** `checkout@1` step ids, in order (place-order, index 13, is the one write). */
+export const CHECKOUT_STEPS = [
+  'open-shop',
+  'sign-in',
+  'search',
+  'add-item-a',
+  'add-item-b',
+  'set-quantity',
+  'open-cart',
+  'start-checkout',
+  'shipping-address',
+  'shipping-method',
+  'apply-promo',
+  'payment-details',
+  'review',
+  'place-order',
+] as const;
+export const PLACE_ORDER = 13;
+
+export const CHECKOUT_INPUTS: CheckoutInputs = {
+  search: 'mug',
+  items: [
+    { sku: 'MUG-ENAMEL-BLU', quantity: 2 },
+    { sku: 'MUG-STONE-GRY', quantity: 1 },
+  ],
+  shippingAddress: {
+    name: 'Ada Lovelace',
+    line1: '12 St James Sq',
+    city: 'London',
+    postcode: 'SW1Y 4JH',
+    country: 'GB',
+  },
+  shippingMethod: 'standard',
+  promoCode: 'SAVE10',
+  payment: { savedCardLast4: '4242' },
+};
+
+export const SYNC_INPUTS: CrmBillingSyncInputs = {
+  customerEmail: 'mei.chen@cobalt.example',
+  address: { line1: '77 Temple Quay', city: 'Bristol', postcode: 'BS1 6DZ', country: 'GB' },
+  phone: '+44 117 496 0999',
+};
+
+/** Settings every engine test stack runs with: short pauses, so a retry costs milliseconds. */
+export const TEST_STACK_SETTINGS = {
+  lambdaMode: 'warm',
+  retryIntervalMs: 150,
+  waitTimeOverrides: { RetryBackoff: 200, WaitForCapacity: 500 },
+  env: { BELAY_RETRY_BACKOFF_SECONDS: '0', BELAY_CAPACITY_POLL_SECONDS: '1', LOG_LEVEL: 'error' },
+} as const satisfies Partial<LocalStackOptions>;
+
+/** A fault point a worker reached, with the time the runner saw it. */
+export interface SeenFaultPoint extends FaultPointEvent {
+  at: number;
+  fired: boolean;
+}
+
+export interface EngineStack {
+  stack: LocalStack;
+  ledger: Ledger;
+  /** The API's dependencies, against this stack (its Step Functions endpoint and table). */
+  api: ApiDeps;
+  shop: SiteAdmin;
+  crm: SiteAdmin;
+  billing: SiteAdmin;
+  /** Every fault point reached so far (RunStep's before/after/during points, the playbooks' mid-action). */
+  faultPoints: SeenFaultPoint[];
+  dataDir: string;
+}
+
+export interface EngineStackOptions {
+  dataDir?: string;
+  ports?: LocalStackOptions['ports'];
+  resume?: boolean;
+}
+
+/** Starts a stack in `dataDir` (a new temp directory by default) on free ports. */
+export async function startEngineStack(options: EngineStackOptions = {}): Promise<EngineStack> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'belay-engine-')));
+  const stack = await startLocalStack({
+    ...TEST_STACK_SETTINGS,
+    waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
+    env: { ...TEST_STACK_SETTINGS.env },
+    dataDir,
+    ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0, ...options.ports },
+    resume: options.resume ?? true,
+  });
+  const faultPoints: SeenFaultPoint[] = [];
+  stack.lambdas.events.on('fault-point', (e) => faultPoints.push({ ...e, at: Date.now(), fired: false }));
+  stack.lambdas.events.on('fault-fired', (e) => {
+    const seen = faultPoints.findLast((p) => p.pid === e.pid && p.point === e.point);
+    if (seen) seen.fired = true;
+  });
+  const api = await apiDepsFromEnv({
+    ...stack.env,
+    STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
+    SFN_ENDPOINT: stack.sfnServer.endpoint,
+  });
+  const { adminToken } = stack.sites;
+  return {
+    stack,
+    ledger: stack.ledger,
+    api,
+    shop: siteAdmin(stack.sites.shop.baseUrl, adminToken),
+    crm: siteAdmin(stack.sites.crm.baseUrl, adminToken),
+    billing: siteAdmin(stack.sites.billing.baseUrl, adminToken),
+    faultPoints,
+    dataDir,
+  };
+}
+
+/**
+ * Stops the stack (ending its browser sessions) and checks that nothing it started is still
+ * running: Chromium (by PID and by its user-data-dir under the data directory), DynamoDB
+ * Local, every worker. Leftovers are killed by PID and reported as an error.
+ */
+export async function stopEngineStack(
+  engine: EngineStack,
+  options: { removeDataDir?: boolean } = {},
+): Promise<void> {
+  const { stack } = engine;
+  const pids = new Set<number>([
+    stack.dynamodb.pid,
+    ...stack.anchor.browserPids(),
+    ...stack.lambdas.workers().map((w) => w.pid),
+  ]);
+  engine.api.sfn.destroy();
+  engine.api.doc.destroy();
+  await stack.stop({ endSessions: true });
+  const left = await leftoverProcesses(pids, engine.dataDir);
+  if (options.removeDataDir !== false && left.length === 0) {
+    await rm(engine.dataDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+  if (left.length > 0) {
+    for (const p of left) killQuietly(p.pid);
+    throw new Error(
+      `processes still running after the stack stopped:\n${left.map((p) => `  ${p.pid} ${p.cmdline.slice(0, 160)}`).join('\n')}`,
+    );
+  }
+}
+
+/** Registers beforeAll/afterAll for one stack shared by the tests of a file. */
+export function useEngineStack(options: EngineStackOptions = {}): () => EngineStack {
+  let engine: EngineStack | undefined;
+  beforeAll(async () => {
+    engine = await startEngineStack(options);
+  }, 180_000);
+  afterAll(async () => {
+    if (engine) await stopEngineStack(engine);
+  }, 120_000);
+  return () => {
+    if (!engine) throw new Error('the engine stack is not started: use it inside a test');
+    return engine;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Processes
+
+interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  state: string;
+  cmdline: string;
+}
+
+function readProcess(pid: number): ProcessInfo | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const state = /^State:\s+(\S)/m.exec(status)?.[1] ?? '?';
+    const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    return { pid, ppid, state, cmdline };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Live (not zombie) processes with these PIDs, or whose command line names `dataDir`. */
+function liveProcesses(pids: ReadonlySet<number>, dataDir: string): ProcessInfo[] {
+  const found: ProcessInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    const info = readProcess(pid);
+    if (!info || info.state === 'Z' || info.state === 'X') continue;
+    const ours =
+      pids.has(pid) ||
+      info.cmdline.includes(dataDir) ||
+      (info.ppid === process.pid && /chromium|java|local\/lambda\/worker/.test(info.cmdline));
+    if (ours) found.push(info);
+  }
+  return found;
+}
+
+/** Waits (up to `timeoutMs`) for the processes to exit; returns those still running. */
+export async function leftoverProcesses(
+  pids: ReadonlySet<number>,
+  dataDir: string,
+  timeoutMs = 10_000,
+): Promise<ProcessInfo[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = liveProcesses(pids, dataDir);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(200);
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
+export function isRunning(pid: number): boolean {
+  const info = readProcess(pid);
+  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
+}
+
+/** Free loopback ports (listen on 0, close). */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) {
+    ports.push(
+      await new Promise<number>((done, fail) => {
+        const server = createServer();
+        server.once('error', fail);
+        server.listen(0, '127.0.0.1', () => {
+          const address = server.address();
+          const port = typeof address === 'object' && address ? address.port : 0;
+          server.close(() => done(port));
+        });
+      }),
+    );
+  }
+  return ports;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------
+// Jobs: submitted and answered through the API's own functions
+
+export interface SubmitOptions {
+  jobId: string;
+  account?: string;
+  approvals?: string[];
+  inputs?: CheckoutInputs;
+  retryBudget?: number;
+}
+
+/** Submits a `checkout@1` job (through `submitJob`, which also starts its execution). */
+export async function submitCheckout(engine: EngineStack, options: SubmitOptions): Promise<Job> {
+  const { job } = await submitJob(
+    engine.api,
+    PERSON,
+    {
+      jobId: options.jobId,
+      playbook: 'checkout@1',
+      inputs: options.inputs ?? CHECKOUT_INPUTS,
+      accounts: { shop: options.account ?? 'acct_demo_shop' },
+      ...(options.approvals ? { approvals: options.approvals } : {}),
+      ...(options.retryBudget !== undefined ? { retryBudget: options.retryBudget } : {}),
+    },
+    undefined,
+  );
+  return job;
+}
+
+/** Submits a `crm-billing-sync@1` job. */
+export async function submitSync(engine: EngineStack, jobId: string): Promise<Job> {
+  const { job } = await submitJob(
+    engine.api,
+    PERSON,
+    {
+      jobId,
+      playbook: 'crm-billing-sync@1',
+      inputs: SYNC_INPUTS,
+      accounts: { crm: 'acct_demo_crm', billing: 'acct_demo_billing' },
+    },
+    undefined,
+  );
+  return job;
+}
+
+/** Approves (or, for a review, resolves) the step the job waits at, as a person through the API. */
+export async function approve(
+  engine: EngineStack,
+  jobId: string,
+  step: string,
+  resolution?: 'done' | 'absent',
+): Promise<void> {
+  const result = await decide(engine.api, PERSON, jobId, {
+    step,
+    decision: 'approve',
+    ...(resolution ? { resolution } : {}),
+  });
+  if (!result.resumed) throw new Error(`approving ${jobId} at ${step} resumed nothing`);
+}
+
+/** Sends a one-time code for the job's WAITING_MFA sign-in, as a person through the API. */
+export async function sendCode(engine: EngineStack, jobId: string, code: string): Promise<void> {
+  const result = await completeMfa(engine.api, PERSON, jobId, { code });
+  if (!result.resumed) throw new Error(`the code for ${jobId} resumed nothing`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Waiting, with bounded timeouts and a diagnosis when they run out
+
+export interface JobView {
+  job: Job;
+  entries: LedgerEntry[];
+}
+
+export type JobCondition = (view: JobView) => boolean;
+
+export const statusIs =
+  (...statuses: JobStatus[]): JobCondition =>
+  ({ job }) =>
+    statuses.includes(job.status);
+
+export const waitingAt =
+  (kind: 'approval' | 'mfa' | 'review', step: string): JobCondition =>
+  ({ job }) =>
+    job.wait?.kind === kind && job.wait.step === step;
+
+export const reached =
+  (nextStep: number): JobCondition =>
+  ({ job }) =>
+    job.nextStep >= nextStep;
+
+/** Executions of the job (every generation), newest first. */
+export function executionsOf(
+  engine: EngineStack,
+  jobId: string,
+): ReturnType<LocalStack['sfn']['listExecutions']> {
+  const prefix = executionName(TENANT, jobId, 0).replace(/-g0$/, '-g');
+  return engine.stack.sfn.listExecutions().filter((e) => e.name.startsWith(prefix));
+}
+
+/** The history of the job's newest execution. */
+export function historyOf(engine: EngineStack, jobId: string): HistoryEvent[] {
+  const latest = executionsOf(engine, jobId)[0];
+  if (!latest) throw new Error(`job ${jobId} has no execution`);
+  return engine.stack.sfn.getExecutionHistory(latest.executionArn);
+}
+
+/** What went on with a job, for a failure message: status, wait, last entries, executions and their errors. */
+export async function diagnose(engine: EngineStack, jobId: string): Promise<string> {
+  const lines: string[] = [];
+  try {
+    const { job, entries } = await engine.ledger.readJob(TENANT, jobId);
+    lines.push(
+      `job ${jobId}: ${job.status} nextStep=${job.nextStep} wait=${job.wait ? `${job.wait.kind}@${job.wait.step}` : '-'} retries=${job.retriesUsed}${job.failure ? ` failure=${JSON.stringify(job.failure)}` : ''}`,
+    );
+    for (const e of entries.slice(-20)) {
+      lines.push(
+        `  ${e.at} ${e.type} ${e.step ?? ''} ${JSON.stringify(e.detail ?? e.evidence ?? {}).slice(0, 240)}`,
+      );
+    }
+  } catch (err) {
+    lines.push(`job ${jobId}: cannot read the ledger: ${String(err)}`);
+  }
+  for (const x of executionsOf(engine, jobId)) {
+    const d = engine.stack.sfn.describeExecution(x.executionArn);
+    lines.push(`  execution ${d.name}: ${d.status} ${d.error ?? ''} ${(d.cause ?? '').slice(0, 400)}`);
+    const failures = engine.stack.sfn
+      .getExecutionHistory(x.executionArn)
+      .filter((h) => h.lambdaFunctionFailedEventDetails || h.taskFailedEventDetails)
+      .slice(-5);
+    for (const h of failures) {
+      const f = h.lambdaFunctionFailedEventDetails ?? h.taskFailedEventDetails;
+      lines.push(`    ${h.type}: ${f?.error ?? ''} ${(f?.cause ?? '').slice(0, 300)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Polls the ledger until `condition` holds. Throws (with a diagnosis) when `timeoutMs` runs
+ * out, or when the job ends without the condition holding.
+ */
+export async function waitForJob(
+  engine: EngineStack,
+  jobId: string,
+  condition: JobCondition,
+  options: { timeoutMs?: number; what?: string; pollMs?: number } = {},
+): Promise<JobView> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const view = await engine.ledger.readJob(TENANT, jobId);
+    if (condition(view)) return view;
+    const ended = TERMINAL_STATUSES.includes(view.job.status);
+    if (ended || Date.now() > deadline) {
+      throw new Error(
+        `${ended ? 'job ended' : `timed out after ${timeoutMs} ms`} waiting for ${options.what ?? 'the condition'}\n${await diagnose(engine, jobId)}`,
+      );
+    }
+    await sleep(options.pollMs ?? 250);
+  }
+}
+
+/**
+ * Runs a job to its end: approves the waits at `approveSteps` as they come; any other wait
+ * (or a failure) throws with a diagnosis. Resolves with the final view once the job is
+ * SUCCEEDED and its execution closed.
+ */
+export async function runToSuccess(
+  engine: EngineStack,
+  jobId: string,
+  options: { approveSteps?: readonly string[]; timeoutMs?: number } = {},
+): Promise<JobView> {
+  const approveSteps = options.approveSteps ?? ['place-order'];
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+  for (;;) {
+    const view = await waitForJob(
+      engine,
+      jobId,
+      ({ job }) => job.status === 'SUCCEEDED' || job.wait !== undefined,
+      { timeoutMs: Math.max(1_000, deadline - Date.now()), what: 'SUCCEEDED' },
+    );
+    const { job } = view;
+    if (job.status === 'SUCCEEDED') {
+      await waitForExecutionEnd(engine, jobId, Math.max(1_000, deadline - Date.now()));
+      return engine.ledger.readJob(TENANT, jobId);
+    }
+    const wait = job.wait;
+    if (wait?.kind === 'approval' && approveSteps.includes(wait.step)) {
+      await approve(engine, jobId, wait.step);
+      continue;
+    }
+    throw new Error(
+      `job ${jobId} waits for ${wait?.kind} at ${wait?.step} (${wait?.reason ?? ''})\n${await diagnose(engine, jobId)}`,
+    );
+  }
+}
+
+/** Waits for the job's newest execution to close; returns its description. */
+export async function waitForExecutionEnd(
+  engine: EngineStack,
+  jobId: string,
+  timeoutMs = 60_000,
+): Promise<ReturnType<LocalStack['sfn']['describeExecution']>> {
+  const latest = executionsOf(engine, jobId)[0];
+  if (!latest) throw new Error(`job ${jobId} has no execution`);
+  return engine.stack.sfn.waitForExecution(latest.executionArn, timeoutMs);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the ledger and the fault points
+
+export const ofType = (entries: readonly LedgerEntry[], type: LedgerEntry['type']): LedgerEntry[] =>
+  entries.filter((e) => e.type === type);
+
+/** Step ids of the `step-completed` entries, in ledger order. */
+export const completedSteps = (entries: readonly LedgerEntry[]): string[] =>
+  ofType(entries, 'step-completed').map((e) => e.step ?? '?');
+
+/** RunStep's fault points for one job. */
+export function runStepPoints(engine: EngineStack, jobId: string, point?: FaultPoint): SeenFaultPoint[] {
+  return engine.faultPoints.filter(
+    (p) =>
+      p.functionName === RUN_STEP && p.info.jobId === jobId && (point === undefined || p.point === point),
+  );
+}
+
+/**
+ * How many times each step's action ran: RunStep reaches `before-action` once per execution
+ * of a step's action, just before it acts (after the intent, for a write).
+ */
+export function executionsPerStep(engine: EngineStack, jobId: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const p of runStepPoints(engine, jobId, 'before-action')) {
+    const i = p.info.stepIndex ?? -1;
+    counts.set(i, (counts.get(i) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Actions that started after their step had been completed in the ledger: a completed
+ * step executed again (lost progress). Each is described; the list should be empty.
+ */
+export function reExecutedAfterCompletion(
+  engine: EngineStack,
+  jobId: string,
+  entries: readonly LedgerEntry[],
+): string[] {
+  const completedAt = new Map<string, number>();
+  for (const e of ofType(entries, 'step-completed')) {
+    if (e.step && !completedAt.has(e.step)) completedAt.set(e.step, Date.parse(e.at));
+  }
+  return runStepPoints(engine, jobId, 'before-action')
+    .filter((p) => {
+      const done = p.info.step ? completedAt.get(p.info.step) : undefined;
+      return done !== undefined && p.at > done;
+    })
+    .map(
+      (p) =>
+        `${p.info.step} (#${p.info.stepIndex}) ran at ${new Date(p.at).toISOString()} after its completion`,
+    );
+}
+
+/** Arms a SIGKILL of the RunStep worker of `jobId` at `point` of step `stepIndex`. */
+export function armKill(engine: EngineStack, jobId: string, stepIndex: number, point: FaultPoint): void {
+  engine.stack.lambdas.arm({
+    functionName: localFunctionArn('RunStep'),
+    point,
+    match: { jobId, stepIndex },
+    times: 1,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The demo sites' own records
+
+/** Orders the shop committed for this idempotency key (its server-side record). */
+export async function ordersFor(engine: EngineStack, jobId: string): Promise<number> {
+  return (await engine.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0;
+}
+
+/**
+ * A demo site's own persisted state (`<dataDir>/sites/<site>.json`, written through on every
+ * change): the records behind its pages (orders with their lines, customer records, billing
+ * accounts), for what the admin summary does not show.
+ */
+export function siteData<T>(engine: Pick<EngineStack, 'dataDir'>, site: 'shop' | 'crm' | 'billing'): T {
+  const state = JSON.parse(readFileSync(join(engine.dataDir, 'sites', `${site}.json`), 'utf8')) as {
+    data: T;
+  };
+  return state.data;
+}
+
+/** Order-placing requests the shop received with this key (replays included). */
+export async function orderAttemptsFor(engine: EngineStack, jobId: string): Promise<number> {
+  return (await engine.shop.writes()).attemptsByKey[`${jobId}:place-order`] ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// A stack in a child process, to be SIGKILLed like a crashed machine
+
+export interface ChildStack {
+  child: ChildProcess;
+  /** What the child printed once it was up: its environment for handlers, endpoints. */
+  info: { env: Record<string, string>; sfnEndpoint: string; stateMachineArn: string; pid: number };
+  /** SIGKILLs the child process alone (its workers exit with it; browsers and DynamoDB Local live on). */
+  kill(): Promise<void>;
+}
+
+const CHILD_SCRIPT = `
+import { startLocalStack } from ${JSON.stringify(`${REPO_ROOT}/local/stack.ts`)};
+const options = JSON.parse(process.argv[2]);
+const stack = await startLocalStack(options);
+process.stdout.write(JSON.stringify({
+  ready: true,
+  pid: process.pid,
+  env: stack.env,
+  sfnEndpoint: stack.sfnServer.endpoint,
+  stateMachineArn: stack.sfn.stateMachineArn,
+}) + '\\n');
+process.on('SIGTERM', async () => { await stack.stop({ endSessions: true }); process.exit(0); });
+setInterval(() => undefined, 60_000);
+`;
+
+/**
+ * Starts the local stack in a child `tsx` process on the given data directory and ports, so
+ * a test can SIGKILL it as a machine would crash.
+ */
+export async function startChildStack(
+  dataDir: string,
+  ports: NonNullable<LocalStackOptions['ports']>,
+  timeoutMs = 150_000,
+): Promise<ChildStack> {
+  const script = join(dataDir, 'child-stack.ts');
+  await writeFile(script, CHILD_SCRIPT);
+  const options: LocalStackOptions = {
+    ...TEST_STACK_SETTINGS,
+    waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
+    env: { ...TEST_STACK_SETTINGS.env },
+    dataDir,
+    ports,
+    resume: true,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(options)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4_000);
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const info = await new Promise<ChildStack['info']>((done, fail) => {
+    let out = '';
+    const timer = setTimeout(
+      () => fail(new Error(`the child stack did not start in ${timeoutMs} ms: ${stderr}`)),
+      timeoutMs,
+    );
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"ready":true'));
+      if (line) {
+        clearTimeout(timer);
+        done(JSON.parse(line) as ChildStack['info']);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(new Error(`the child stack exited (${code ?? signal}) before it was ready: ${stderr}`));
+    });
+  });
+  return {
+    child,
+    info,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** API dependencies against a stack running in a child process. */
+export function apiDepsForChild(child: ChildStack): Promise<ApiDeps> {
+  return apiDepsFromEnv({
+    ...child.info.env,
+    STATE_MACHINE_ARN: child.info.stateMachineArn,
+    SFN_ENDPOINT: child.info.sfnEndpoint,
+  });
+}
