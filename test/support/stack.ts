@@ -573,6 +573,49 @@ export function armKill(engine: EngineStack, jobId: string, stepIndex: number, p
   });
 }
 
+/** The job's running browser session for `app` in the browser service (found by the job's tag). */
+export function liveSessionOf(engine: EngineStack, jobId: string, app = 'shop'): string | undefined {
+  return engine.stack.anchor
+    .sessions()
+    .find(
+      (s) =>
+        s.status === 'running' &&
+        Array.isArray(s.tags) &&
+        s.tags.includes(`jobId:${jobId}`) &&
+        s.tags.includes(`application:${app}`),
+    )?.id;
+}
+
+/**
+ * SIGKILLs the job's browser when its RunStep worker reaches `point` of step `stepIndex`,
+ * before the worker goes on (the runner acks a fault point only after its listeners ran).
+ * Resolves with the killed session once it happened.
+ */
+export function killBrowserAt(
+  engine: EngineStack,
+  jobId: string,
+  stepIndex: number,
+  point: FaultPoint,
+): Promise<{ sessionId: string; at: number }> {
+  const events = engine.stack.lambdas.events;
+  return new Promise((done, fail) => {
+    const listener = (e: FaultPointEvent): void => {
+      if (e.functionName !== RUN_STEP || e.info.jobId !== jobId) return;
+      if (e.info.stepIndex !== stepIndex || e.point !== point) return;
+      events.off('fault-point', listener);
+      const sessionId = liveSessionOf(engine, jobId);
+      if (!sessionId) {
+        fail(new Error(`job ${jobId} has no running browser session at ${point} of step ${stepIndex}`));
+        return;
+      }
+      const at = Date.now();
+      // The SIGKILL is sent synchronously, before the worker is let past the point.
+      engine.stack.anchor.killBrowser(sessionId).then(() => done({ sessionId, at }), fail);
+    };
+    events.on('fault-point', listener);
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // The demo sites' own records
 

@@ -17,13 +17,17 @@ export const RATES = {
   lambdaMemoryGb: 1,
   /** DynamoDB on-demand: $0.625 per million write request units (a transactional write counts 2). */
   dynamoWriteUnit: 0.625 / 1_000_000,
-  /** Anchor browser time, per browser-hour (pay-as-you-go list price). */
+  /**
+   * Browser time, per browser-hour. An ASSUMPTION, not a published figure: Anchor bills in
+   * credits ($1.00 per overage credit on Starter and Growth) and its per-hour credit rate is
+   * not recorded here. Set it from your plan before trusting the browser line of a report.
+   */
   browserHour: 0.05,
-  /** Proxy traffic, per GB. */
+  /** Proxy traffic, per GB: an assumption to set from the proxy plan. */
   proxyGb: 4,
-  /** Model tokens, per 1M (blended input/output) where an agent reports them. */
+  /** Model tokens, per 1M (blended input/output) where an agent reports them: an assumption to set per model. */
   modelMillionTokens: 3,
-  /** A person's intervention (approval, MFA, review), as an internal cost estimate. */
+  /** A person's intervention (approval, MFA, review): an internal estimate, not a price. */
   humanIntervention: 0.5,
 } as const;
 
