@@ -111,7 +111,9 @@ export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcom
       });
     }
     await ctx.faultPoint('before-action');
+    const actionStarted = deps.clock().getTime();
     const evidence = await act(step, page, ctx);
+    const actionMs = deps.clock().getTime() - actionStarted;
     await ctx.faultPoint('after-action');
 
     // 6. Verified evidence advances the checkpoint; none means a failure (read) or an unknown outcome (write).
@@ -125,7 +127,11 @@ export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcom
       }
       return await retryLater(deps, current, step, 'the step did not verify');
     }
-    return await complete(deps, current, playbook, stepIndex, evidence, started, { ...common, attempt });
+    return await complete(deps, current, playbook, stepIndex, evidence, started, {
+      ...common,
+      attempt,
+      actionMs,
+    });
   } catch (err) {
     if (browserLost(attached, err)) {
       await deps.browser.detach(attached.sessionId).catch(() => undefined);
@@ -178,14 +184,22 @@ async function complete(
   stepIndex: number,
   evidence: Evidence,
   startedMs: number,
-  meta: { step: string; attempt: number; sessionId?: string; identityId?: string; reconciled?: boolean },
+  meta: {
+    step: string;
+    attempt: number;
+    sessionId?: string;
+    identityId?: string;
+    reconciled?: boolean;
+    /** Time the step's own browser work took (run + verify); the rest of the invocation is coordination. */
+    actionMs?: number;
+  },
 ): Promise<StepOutcome> {
   const step = playbook.steps[stepIndex] as Step;
   const elapsedMs = deps.clock().getTime() - startedMs;
   const cost: Partial<Cost> = {
     lambdaInvocations: 1,
     lambdaMs: elapsedMs,
-    browserSeconds: elapsedMs / 1000,
+    browserSeconds: (meta.actionMs ?? elapsedMs) / 1000,
     stateTransitions: 2,
     dynamoWrites: 2,
   };
