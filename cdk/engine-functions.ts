@@ -39,7 +39,7 @@ export interface EngineFunctionSpec {
   readonly description: string;
   /** Lambda timeout; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
   readonly timeout: Duration;
-  /** Drives a browser: ships playwright-core, gets 1024 MB and may read the Anchor API key. */
+  /** Drives a browser: 1024 MB and the Anchor API key (every engine handler ships playwright-core: see the stack). */
   readonly browser: boolean;
   /** DynamoDB actions on the ledger table and its indexes. */
   readonly table: readonly DynamoDbAction[];
@@ -65,7 +65,7 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     description: 'Checks the job, its playbook and its accounts; records the coordinating execution.',
     timeout: Duration.seconds(30),
     browser: false,
-    table: [GET, UPDATE, PUT],
+    table: [GET, UPDATE],
     releasesLeases: false,
     readsCredentials: false,
     putsEvents: false,
@@ -118,7 +118,7 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     browser: true,
     table: [GET, QUERY, PUT, UPDATE, CHECK],
     releasesLeases: false,
-    readsCredentials: true,
+    readsCredentials: false,
     putsEvents: false,
     why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem). Probes look, never sign in.',
   },

@@ -1,6 +1,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { createAccountRegistry } from '../accounts/directory.ts';
 import { createApiKeyStore } from '../auth/api-keys.ts';
+import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
 import { documentClientFromEnv, engineDepsFromEnv } from '../engine/runtime.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
@@ -32,6 +33,7 @@ export function sfnClientFromEnv(env: NodeJS.ProcessEnv = process.env): SFNClien
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
+  const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET']);
   const tableName = getStringFromEnv('TABLE_NAME', env);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
   const doc = documentClientFromEnv(env);
@@ -53,7 +55,7 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
     doc,
     tableName,
     webhooks: {
-      secrets: (getOptionalStringFromEnv('ANCHOR_WEBHOOK_SECRET', env) ?? '')
+      secrets: (getOptionalStringFromEnv('ANCHOR_WEBHOOK_SECRET', withSecrets) ?? '')
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),

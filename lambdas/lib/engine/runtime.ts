@@ -7,7 +7,7 @@ import { createAccountRegistry } from '../accounts/directory.ts';
 import { createFileSecretStore } from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
 import type { SecretStore } from '../accounts/types.ts';
-import { browserAdapterFromEnv } from '../browser/adapter.ts';
+import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
 import { isPlanName } from '../capacity/plans.ts';
 import {
@@ -88,7 +88,7 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
   const apiBaseUrl = getOptionalStringFromEnv('BELAY_API_URL', env);
   return {
     ledger: createLedger({ doc, tableName }),
-    browser: browserAdapterFromEnv(env),
+    browser: await browserAdapterFromDeployedEnv(env),
     playbooks: { get: getPlaybook },
     accounts: createAccountRegistry({ doc, tableName }),
     secrets: await secretStoreFromEnv(env),
