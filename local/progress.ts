@@ -49,6 +49,14 @@ export function createProgressTracker(): (event: HistoryEvent) => ProgressLine |
     const { jobId } = info;
     if (event.type === 'ExecutionSucceeded')
       return { jobId, kind: 'finished', state: 'Succeeded', text: 'execution ended' };
+    if (event.type === 'ExecutionAborted') {
+      return {
+        jobId,
+        kind: 'failed',
+        state: 'Aborted',
+        text: 'execution stopped (the job was cancelled or the stack is stopping)',
+      };
+    }
     if (event.type === 'ExecutionFailed') {
       return {
         jobId,

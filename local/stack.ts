@@ -128,6 +128,7 @@ const FUNCTION_TIMEOUT_MS: Record<StateMachineFunction, number> = {
 };
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const log = options.log ?? ((): void => undefined);
   const dataDir = resolve(options.dataDir ?? '.local');
   if (options.fresh) await rm(dataDir, { recursive: true, force: true });
@@ -186,6 +187,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // Node 20 is supported here; the SDK's notice about its future releases is not news to a user.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...options.env,
     };
 
