@@ -157,7 +157,8 @@ describe('Function: updateJob', () => {
       executionName: 'exec-1',
       version: job.version + 1,
     });
-    expect(updated.cost).toMatchObject({ humanInterventions: 1, lambdaInvocations: 2 });
+    // The job's totals take both the explicit addCost and the cost the entry carries.
+    expect(updated.cost).toMatchObject({ humanInterventions: 1, lambdaInvocations: 4 });
     const { job: read, entries } = await ledger.readJob(tenant, job.jobId);
     expect(read).toEqual(updated);
     expect(entries.at(-1)).toMatchObject({ type: 'session-opened', sessionId: 's-1' });

@@ -9,6 +9,7 @@ export class UpdateBuilder {
   private readonly sets: string[] = [];
   private readonly removes: string[] = [];
   private readonly conditions: string[] = [];
+  private readonly increments = new Map<string, string>();
   private counter = 0;
 
   /** Placeholder for an attribute name (or a dotted path of names). */
@@ -34,10 +35,20 @@ export class UpdateBuilder {
     return this;
   }
 
-  /** `SET path = path + delta`, starting from 0 when the attribute is missing. */
+  /**
+   * `SET path = path + delta`, starting from 0 when the attribute is missing. Incrementing the
+   * same path again adds to the same clause (DynamoDB refuses two clauses on one path).
+   */
   increment(names: string[], delta: number): this {
     const p = this.path(...names);
-    this.sets.push(`${p} = if_not_exists(${p}, ${this.value(0)}) + ${this.value(delta)}`);
+    const existing = this.increments.get(p);
+    if (existing !== undefined) {
+      this.values[existing] = (this.values[existing] as number) + delta;
+      return this;
+    }
+    const placeholder = this.value(delta);
+    this.increments.set(p, placeholder);
+    this.sets.push(`${p} = if_not_exists(${p}, ${this.value(0)}) + ${placeholder}`);
     return this;
   }
 

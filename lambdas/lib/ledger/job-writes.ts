@@ -90,7 +90,6 @@ export async function completeStep(ctx: LedgerContext, input: CompleteStepInput)
   const u = new UpdateBuilder();
   u.set('nextStep', stepIndex + 1);
   bumpVersion(u, now);
-  addCost(u, entry.cost);
   u.when(`${u.path('version')} = ${u.value(expectedVersion)}`)
     .when(`${u.path('nextStep')} = ${u.value(stepIndex)}`)
     .when(`${u.path('stepCount')} > ${u.value(stepIndex)}`)

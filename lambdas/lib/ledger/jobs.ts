@@ -2,6 +2,7 @@ import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, requestFields, requestHash } from './canonical.ts';
 import { type LedgerEntryInput, prepareEntry } from './entries.ts';
 import { InvalidInputError, JobConflictError, JobNotFoundError } from './errors.ts';
+import { UpdateBuilder } from './expression.ts';
 import {
   fromEntryItem,
   fromJobItem,
@@ -12,7 +13,7 @@ import {
   toJobItem,
 } from './items.ts';
 import { assertId, epochSeconds, isExpired, jobKey, jobPk } from './keys.ts';
-import { getLiveJob, type LedgerContext, transact } from './store.ts';
+import { addEntryCost, getLiveJob, type LedgerContext, transact } from './store.ts';
 import { translateError } from './translate.ts';
 import { type Job, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
 
@@ -166,20 +167,32 @@ export async function append(
   assertId('tenantId', tenantId);
   assertId('jobId', jobId);
   const entry = await prepareEntry(ctx, tenantId, jobId, input);
+  // The entry's cost goes onto the job's totals in the same transaction (no version bump: an
+  // append fences nothing).
+  const update = new UpdateBuilder();
+  addEntryCost(update, entry);
+  update
+    .when(`attribute_exists(${update.path('pk')})`)
+    .when(
+      `attribute_not_exists(${update.path('expiresAt')}) OR ${update.path('expiresAt')} > ${update.value(epochSeconds(ctx.now()))}`,
+    );
+  const costed = { update, sets: Object.values(entry.cost).some((v) => v !== 0) };
   await transact(
     ctx,
     { operation: 'append', onConditionFailed: () => new JobNotFoundError(tenantId, jobId) },
     [
-      {
-        ConditionCheck: {
-          TableName: ctx.tableName,
-          Key: jobKey(tenantId, jobId),
-          ConditionExpression:
-            'attribute_exists(#pk) AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
-          ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
-          ExpressionAttributeValues: { ':now': epochSeconds(ctx.now()) },
-        },
-      },
+      costed.sets
+        ? { Update: { TableName: ctx.tableName, Key: jobKey(tenantId, jobId), ...costed.update.build() } }
+        : {
+            ConditionCheck: {
+              TableName: ctx.tableName,
+              Key: jobKey(tenantId, jobId),
+              ConditionExpression:
+                'attribute_exists(#pk) AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
+              ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
+              ExpressionAttributeValues: { ':now': epochSeconds(ctx.now()) },
+            },
+          },
       { Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } },
     ],
   );

@@ -58,6 +58,8 @@ class Noop extends Error {}
 export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ job: Job; written: boolean }> {
   const { tenantId, jobId, update, entry, operation } = write;
   const now = ctx.now();
+  // The job's cost is the sum of its entries' costs: every entry written with the job adds its own.
+  if (entry !== undefined) addEntryCost(update, entry);
   update
     .when(`attribute_exists(${update.path('pk')})`)
     .when(
@@ -88,6 +90,13 @@ export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ j
     written = false;
   }
   return { job: await getLiveJob(ctx, tenantId, jobId, operation), written };
+}
+
+/** Adds an entry's (non-zero) cost counters to the job item's totals. */
+export function addEntryCost(update: UpdateBuilder, entry: Pick<LedgerEntry, 'cost'>): void {
+  for (const [key, value] of Object.entries(entry.cost)) {
+    if (value !== 0) update.increment(['cost', key], value);
+  }
 }
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
