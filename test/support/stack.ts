@@ -125,6 +125,13 @@ export interface EngineStack {
   dataDir: string;
 }
 
+/** What acting on and watching jobs needs: the API's functions and the ledger (and, for diagnoses, the stack). */
+export interface JobsClient {
+  api: ApiDeps;
+  ledger: Ledger;
+  stack?: LocalStack;
+}
+
 export interface EngineStackOptions {
   dataDir?: string;
   ports?: LocalStackOptions['ports'];
@@ -176,15 +183,11 @@ export async function stopEngineStack(
   options: { removeDataDir?: boolean } = {},
 ): Promise<void> {
   const { stack } = engine;
-  const pids = new Set<number>([
-    stack.dynamodb.pid,
-    ...stack.anchor.browserPids(),
-    ...stack.lambdas.workers().map((w) => w.pid),
-  ]);
+  const workers = new Set<number>(stack.lambdas.workers().map((w) => w.pid));
   engine.api.sfn.destroy();
   engine.api.doc.destroy();
   await stack.stop({ endSessions: true });
-  const left = await leftoverProcesses(pids, engine.dataDir);
+  const left = await leftoverProcesses(workers, engine.dataDir);
   if (options.removeDataDir !== false && left.length === 0) {
     await rm(engine.dataDir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -214,11 +217,32 @@ export function useEngineStack(options: EngineStackOptions = {}): () => EngineSt
 // ---------------------------------------------------------------------------------------
 // Processes
 
-interface ProcessInfo {
+export interface ProcessInfo {
   pid: number;
   ppid: number;
   state: string;
   cmdline: string;
+}
+
+/** Every live (not zombie) process on the machine. */
+export function processes(): ProcessInfo[] {
+  const found: ProcessInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readProcess(Number(name));
+    if (info && info.state !== 'Z' && info.state !== 'X') found.push(info);
+  }
+  return found;
+}
+
+/** Waits (up to `timeoutMs`) for these processes to exit; returns the PIDs still running. */
+export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pids.filter(isRunning);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(100);
+  }
 }
 
 function readProcess(pid: number): ProcessInfo | undefined {
@@ -233,33 +257,30 @@ function readProcess(pid: number): ProcessInfo | undefined {
   }
 }
 
-/** Live (not zombie) processes with these PIDs, or whose command line names `dataDir`. */
-function liveProcesses(pids: ReadonlySet<number>, dataDir: string): ProcessInfo[] {
-  const found: ProcessInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    const info = readProcess(pid);
-    if (!info || info.state === 'Z' || info.state === 'X') continue;
-    const ours =
-      pids.has(pid) ||
-      info.cmdline.includes(dataDir) ||
-      (info.ppid === process.pid && /chromium|java|local\/lambda\/worker/.test(info.cmdline));
-    if (ours) found.push(info);
-  }
-  return found;
+/**
+ * Live (not zombie) processes the stack started: whose command line names `dataDir` (Chromium's
+ * user-data-dir, DynamoDB Local's dbPath), workers among `workerPids`, and children of this
+ * process that are browsers, JVMs or workers. A PID alone is never trusted (PIDs are reused).
+ */
+function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string): ProcessInfo[] {
+  return processes().filter(
+    (info) =>
+      info.pid !== process.pid &&
+      ((dataDir.length > 1 && info.cmdline.includes(dataDir)) ||
+        (workerPids.has(info.pid) && info.cmdline.includes('local/lambda/worker')) ||
+        (info.ppid === process.pid && /chromium|java|local\/lambda\/worker/.test(info.cmdline))),
+  );
 }
 
 /** Waits (up to `timeoutMs`) for the processes to exit; returns those still running. */
 export async function leftoverProcesses(
-  pids: ReadonlySet<number>,
+  workerPids: ReadonlySet<number>,
   dataDir: string,
   timeoutMs = 10_000,
 ): Promise<ProcessInfo[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = liveProcesses(pids, dataDir);
+    const left = liveProcesses(workerPids, dataDir);
     if (left.length === 0 || Date.now() > deadline) return left;
     await sleep(200);
   }
@@ -311,7 +332,7 @@ export interface SubmitOptions {
 }
 
 /** Submits a `checkout@1` job (through `submitJob`, which also starts its execution). */
-export async function submitCheckout(engine: EngineStack, options: SubmitOptions): Promise<Job> {
+export async function submitCheckout(engine: JobsClient, options: SubmitOptions): Promise<Job> {
   const { job } = await submitJob(
     engine.api,
     PERSON,
@@ -329,7 +350,7 @@ export async function submitCheckout(engine: EngineStack, options: SubmitOptions
 }
 
 /** Submits a `crm-billing-sync@1` job. */
-export async function submitSync(engine: EngineStack, jobId: string): Promise<Job> {
+export async function submitSync(engine: JobsClient, jobId: string): Promise<Job> {
   const { job } = await submitJob(
     engine.api,
     PERSON,
@@ -346,7 +367,7 @@ export async function submitSync(engine: EngineStack, jobId: string): Promise<Jo
 
 /** Approves (or, for a review, resolves) the step the job waits at, as a person through the API. */
 export async function approve(
-  engine: EngineStack,
+  engine: JobsClient,
   jobId: string,
   step: string,
   resolution?: 'done' | 'absent',
@@ -360,7 +381,7 @@ export async function approve(
 }
 
 /** Sends a one-time code for the job's WAITING_MFA sign-in, as a person through the API. */
-export async function sendCode(engine: EngineStack, jobId: string, code: string): Promise<void> {
+export async function sendCode(engine: JobsClient, jobId: string, code: string): Promise<void> {
   const result = await completeMfa(engine.api, PERSON, jobId, { code });
   if (!result.resumed) throw new Error(`the code for ${jobId} resumed nothing`);
 }
@@ -392,7 +413,7 @@ export const reached =
 
 /** Executions of the job (every generation), newest first. */
 export function executionsOf(
-  engine: EngineStack,
+  engine: Pick<EngineStack, 'stack'>,
   jobId: string,
 ): ReturnType<LocalStack['sfn']['listExecutions']> {
   const prefix = executionName(TENANT, jobId, 0).replace(/-g0$/, '-g');
@@ -407,7 +428,7 @@ export function historyOf(engine: EngineStack, jobId: string): HistoryEvent[] {
 }
 
 /** What went on with a job, for a failure message: status, wait, last entries, executions and their errors. */
-export async function diagnose(engine: EngineStack, jobId: string): Promise<string> {
+export async function diagnose(engine: JobsClient, jobId: string): Promise<string> {
   const lines: string[] = [];
   try {
     const { job, entries } = await engine.ledger.readJob(TENANT, jobId);
@@ -422,16 +443,25 @@ export async function diagnose(engine: EngineStack, jobId: string): Promise<stri
   } catch (err) {
     lines.push(`job ${jobId}: cannot read the ledger: ${String(err)}`);
   }
-  for (const x of executionsOf(engine, jobId)) {
-    const d = engine.stack.sfn.describeExecution(x.executionArn);
+  const { stack } = engine;
+  if (!stack) return lines.join('\n');
+  for (const x of executionsOf({ stack }, jobId)) {
+    const d = stack.sfn.describeExecution(x.executionArn);
     lines.push(`  execution ${d.name}: ${d.status} ${d.error ?? ''} ${(d.cause ?? '').slice(0, 400)}`);
-    const failures = engine.stack.sfn
+    const failures = stack.sfn
       .getExecutionHistory(x.executionArn)
       .filter((h) => h.lambdaFunctionFailedEventDetails || h.taskFailedEventDetails)
       .slice(-5);
     for (const h of failures) {
       const f = h.lambdaFunctionFailedEventDetails ?? h.taskFailedEventDetails;
       lines.push(`    ${h.type}: ${f?.error ?? ''} ${(f?.cause ?? '').slice(0, 300)}`);
+    }
+    const outputs = stack.sfn
+      .getExecutionHistory(x.executionArn)
+      .filter((h) => h.lambdaFunctionSucceededEventDetails)
+      .slice(-4);
+    for (const h of outputs) {
+      lines.push(`    returned: ${(h.lambdaFunctionSucceededEventDetails?.output ?? '').slice(0, 300)}`);
     }
   }
   return lines.join('\n');
@@ -442,7 +472,7 @@ export async function diagnose(engine: EngineStack, jobId: string): Promise<stri
  * out, or when the job ends without the condition holding.
  */
 export async function waitForJob(
-  engine: EngineStack,
+  engine: JobsClient,
   jobId: string,
   condition: JobCondition,
   options: { timeoutMs?: number; what?: string; pollMs?: number } = {},
@@ -616,13 +646,45 @@ export function killBrowserAt(
   });
 }
 
+/**
+ * SIGKILLs the job's browser `delayMs` after RunStep starts working on step `stepIndex`
+ * (the invocation that follows the previous step's checkpoint, on the same warm worker): the
+ * kill lands while the step reattaches and checks its page, an arbitrary instant mid-step.
+ */
+export function killBrowserAsStepStarts(
+  engine: EngineStack,
+  jobId: string,
+  stepIndex: number,
+  delayMs: number,
+): Promise<{ sessionId: string; at: number }> {
+  const events = engine.stack.lambdas.events;
+  return new Promise((done, fail) => {
+    let worker: number | undefined;
+    const onPoint = (e: FaultPointEvent): void => {
+      if (e.functionName !== RUN_STEP || e.info.jobId !== jobId) return;
+      if (e.info.stepIndex === stepIndex - 1 && e.point === 'during-checkpoint') worker = e.pid;
+    };
+    const onStart = (e: { functionName: string; pid: number }): void => {
+      if (worker === undefined || e.functionName !== RUN_STEP || e.pid !== worker) return;
+      events.off('fault-point', onPoint);
+      events.off('invocation-started', onStart);
+      setTimeout(() => {
+        const sessionId = liveSessionOf(engine, jobId);
+        if (!sessionId) {
+          fail(new Error(`job ${jobId} has no running browser session at step ${stepIndex}`));
+          return;
+        }
+        const at = Date.now();
+        engine.stack.anchor.killBrowser(sessionId).then(() => done({ sessionId, at }), fail);
+      }, delayMs);
+    };
+    events.on('fault-point', onPoint);
+    events.on('invocation-started', onStart);
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // The demo sites' own records
-
-/** Orders the shop committed for this idempotency key (its server-side record). */
-export async function ordersFor(engine: EngineStack, jobId: string): Promise<number> {
-  return (await engine.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0;
-}
 
 /**
  * A demo site's own persisted state (`<dataDir>/sites/<site>.json`, written through on every
@@ -634,11 +696,6 @@ export function siteData<T>(engine: Pick<EngineStack, 'dataDir'>, site: 'shop' |
     data: T;
   };
   return state.data;
-}
-
-/** Order-placing requests the shop received with this key (replays included). */
-export async function orderAttemptsFor(engine: EngineStack, jobId: string): Promise<number> {
-  return (await engine.shop.writes()).attemptsByKey[`${jobId}:place-order`] ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -676,7 +733,7 @@ export async function startChildStack(
   ports: NonNullable<LocalStackOptions['ports']>,
   timeoutMs = 150_000,
 ): Promise<ChildStack> {
-  const script = join(dataDir, 'child-stack.ts');
+  const script = join(dataDir, 'child-stack.mts');
   await writeFile(script, CHILD_SCRIPT);
   const options: LocalStackOptions = {
     ...TEST_STACK_SETTINGS,
