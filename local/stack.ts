@@ -72,7 +72,7 @@ export interface LocalStackOptions {
   resume?: boolean;
   /** Progress lines while starting (default: none). */
   log?: (line: string) => void;
-  /** The HTTP API on this port (default 3000; 0 picks a free one), or `false` for none. */
+  /** The HTTP API on this port (default: a free one; `npm start` uses 3000), or `false` for none. */
   apiPort?: number | false;
   /** Every execution history event as it is recorded (progress displays, benchmarks). */
   onHistoryEvent?: (event: HistoryEvent) => void;
@@ -247,7 +247,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
-      const api = await startLocalApi({ port: options.apiPort ?? 3000, deps: await apiDepsFromEnv(apiEnv) });
+      const api = await startLocalApi({ port: options.apiPort ?? 0, deps: await apiDepsFromEnv(apiEnv) });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
       env.BELAY_API_URL = api.url;
