@@ -37,7 +37,30 @@ const person = (displayName: string, username: string, password: string, mfa: De
   mfa,
 });
 
-/** Per site: an account without MFA, one with TOTP, one whose code goes to the outbox. */
+/** How many load-test shoppers the shop has (`shopper01@example.com` ...). */
+export const LOAD_TEST_SHOPPER_COUNT = 20;
+
+/** Two-digit number of load-test shopper `n` (1-based): `01` ... `20`. */
+export function shopperNumber(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/**
+ * Load-test accounts of the shop (no MFA), so that concurrent checkouts each have a cart of
+ * their own (the shop keeps one cart per account). Used by `npm run bench`.
+ */
+export const LOAD_TEST_SHOPPERS: readonly DemoAccount[] = Array.from(
+  { length: LOAD_TEST_SHOPPER_COUNT },
+  (_, i) => {
+    const nn = shopperNumber(i + 1);
+    return person(`Shopper ${nn}`, `shopper${nn}@example.com`, `demo-shop-shopper${nn}`, { kind: 'none' });
+  },
+);
+
+/**
+ * Per site: an account without MFA, one with TOTP, one whose code goes to the outbox; the
+ * shop also has the load-test shoppers.
+ */
 export const DEMO_ACCOUNTS: Readonly<Record<DemoSiteName, readonly DemoAccount[]>> = {
   shop: [
     person('Ada Lovelace', 'ada@example.com', 'demo-shop-ada', { kind: 'none' }),
@@ -46,6 +69,7 @@ export const DEMO_ACCOUNTS: Readonly<Record<DemoSiteName, readonly DemoAccount[]
       secret: 'FBLGX3W2W5AJIJFTBMPUBINA7Z7GRFDX',
     }),
     person('Alan Turing', 'alan@example.com', 'demo-shop-alan', { kind: 'outbox', phone: '+44 7700 900123' }),
+    ...LOAD_TEST_SHOPPERS,
   ],
   crm: [
     person('Ada Lovelace', 'ada@example.com', 'demo-crm-ada', { kind: 'none' }),

@@ -3,9 +3,10 @@
  * tenant's API key, reports job progress, and stops everything on Ctrl-C. Data stays under
  * `.local/` (`--fresh` empties it first); unfinished jobs resume from the ledger on start.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { type ControlServer, startControlServer } from './control.ts';
 import { createProgressTracker } from './progress.ts';
-import { type LocalStack, startLocalStack } from './stack.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from './stack.ts';
 
 const program = new Command()
   .name('npm start --')
@@ -16,6 +17,12 @@ const program = new Command()
   .option('--fresh', 'start from nothing (empties the data directory)', false)
   .option('--port <port>', 'API port', (v) => Number(v), Number(process.env.BELAY_API_PORT ?? 3000))
   .option('--cold', 'a new process per Lambda invocation (default: warm workers)', false)
+  .option('--ports <list>', 'fixed ports, e.g. anchor=8790,shop=8801,crm=8802,billing=8803', parsePorts)
+  .option(
+    '--control-port <port>',
+    'start the control channel (fault injection) on this loopback port',
+    parsePort,
+  )
   .option(
     '--end-sessions',
     'end the browser sessions on exit (default: they live on for the next start)',
@@ -28,7 +35,29 @@ const opts = program.opts<{
   port: number;
   cold: boolean;
   endSessions: boolean;
+  ports?: LocalStackOptions['ports'];
+  controlPort?: number;
 }>();
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port from 0 to 65535');
+  return n;
+}
+
+/** `anchor=8790,shop=8801` -> `{ anchor: 8790, shop: 8801 }`. */
+function parsePorts(value: string): LocalStackOptions['ports'] {
+  const names = ['anchor', 'shop', 'crm', 'billing', 'dynamodb', 'sfn'] as const;
+  const ports: NonNullable<LocalStackOptions['ports']> = {};
+  for (const pair of value.split(',').filter(Boolean)) {
+    const [name, port] = pair.split('=');
+    const n = Number(port);
+    if (!names.includes(name as (typeof names)[number]) || !Number.isInteger(n) || n < 0 || n > 65535)
+      throw new InvalidArgumentError(`name=port pairs with names ${names.join(', ')}`);
+    ports[name as (typeof names)[number]] = n;
+  }
+  return ports;
+}
 
 const track = createProgressTracker();
 const started = Date.now();
@@ -40,6 +69,7 @@ try {
     dataDir: opts.dataDir,
     fresh: opts.fresh,
     apiPort: opts.port,
+    ...(opts.ports ? { ports: opts.ports } : {}),
     lambdaMode: opts.cold ? 'cold' : 'warm',
     log: (line) => console.log(`  ${line}`),
     onHistoryEvent: (event) => {
@@ -53,6 +83,16 @@ try {
 }
 
 const s = stack;
+let control: ControlServer | undefined;
+if (opts.controlPort !== undefined) {
+  try {
+    control = await startControlServer({ stack: s, port: opts.controlPort });
+  } catch (err) {
+    console.error(`the control channel could not start: ${(err as Error).message}`);
+    await s.stop();
+    process.exit(1);
+  }
+}
 console.log(`
 Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${s.dataDir})
 
@@ -62,7 +102,7 @@ Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; da
   browser service   ${s.anchor.baseUrl}  (Anchor-compatible; key ${s.anchor.apiKey})
   demo sites        shop ${s.sites.shop.baseUrl}  crm ${s.sites.crm.baseUrl}  billing ${s.sites.billing.baseUrl}
   DynamoDB Local    ${s.dynamodb.endpoint}  (table ${s.tableName})
-  Step Functions    ${s.sfnServer.endpoint}  (local runner, AWS JSON protocol)
+  Step Functions    ${s.sfnServer.endpoint}  (local runner, AWS JSON protocol)${control ? `\n  control channel   ${control.url}  (token in ${s.dataDir}/control-token)` : ''}
 
 Try:
   export BELAY_KEY=${s.demoApiKey}
@@ -78,6 +118,7 @@ async function shutdown(signal: string): Promise<void> {
   console.log(
     `\n${signal}: stopping${opts.endSessions ? ' and ending browser sessions' : ' (browser sessions live on for the next start)'}`,
   );
+  await control?.stop();
   await s.stop({ endSessions: opts.endSessions });
   process.exit(0);
 }

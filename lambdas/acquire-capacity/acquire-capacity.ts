@@ -1,26 +1,61 @@
+import { accountFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
-import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import { IllegalTransitionError } from '../lib/ledger/errors.ts';
+import { type Job, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 
 export type AcquireCapacityResult =
-  | { outcome: 'acquired' }
-  | { outcome: 'queued'; position: number; retryAfterSeconds: number }
+  | {
+      outcome: 'acquired';
+      /** A human wait longer than this parks the job (the state machine's first-wait timeout). */
+      parkAfterSeconds: number;
+    }
+  | { outcome: 'queued'; position: number; retryAfterSeconds: number; reason: 'cap' | 'account' }
   | { outcome: 'stopped'; status: string };
 
 /**
  * Takes the job's browser leases (one per application it works in) under the tenant's cap.
- * Over the cap the job stays QUEUED and the state machine asks again after a pause.
+ * Over the cap (or, with serialized accounts, while another job holds one of its accounts)
+ * the job is QUEUED, keeps its place in submission order, and the state machine asks again
+ * after a pause. A job that resumes after parking comes back here too: it may queue again.
+ *
+ * Every account the job names is checked first: a job whose account was revoked while it
+ * queued fails now (`AccountRevokedError`), without ever opening a browser.
  */
 export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<AcquireCapacityResult> {
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
+  const apps = Object.keys(playbook.applications);
+  const accounts: string[] = [];
+  for (const app of apps) accounts.push((await accountFor(deps, job, app)).accountId);
+
   const result = await deps.capacity.acquire(job.tenantId, job.jobId, {
-    sessions: Object.keys(playbook.applications).length,
+    sessions: apps.length,
     queuedAt: job.createdAt,
+    accounts,
   });
-  if (result.outcome === 'queued') return result;
-  if (job.status === 'QUEUED') {
-    await deps.ledger.transition(job.tenantId, job.jobId, 'RUNNING', { from: ['QUEUED'] });
+  if (result.outcome === 'queued') {
+    // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
+    if (job.status === 'RUNNING') await moveTo(deps, job, 'QUEUED');
+    return result;
   }
-  return { outcome: 'acquired' };
+  const now = await deps.ledger.getJob(job.tenantId, job.jobId);
+  if (TERMINAL_STATUSES.includes(now.status)) {
+    // Cancelled while the lease was being taken: the slot goes back at once.
+    await deps.capacity.release(job.tenantId, job.jobId);
+    return { outcome: 'stopped', status: now.status };
+  }
+  if (now.status === 'QUEUED') await moveTo(deps, now, 'RUNNING');
+  return { outcome: 'acquired', parkAfterSeconds: deps.settings.parkAfterSeconds };
+}
+
+/** QUEUED <-> RUNNING; a job that moved on meanwhile (cancelled, already moved) is left as it is. */
+async function moveTo(deps: EngineDeps, job: Job, to: 'QUEUED' | 'RUNNING'): Promise<void> {
+  try {
+    await deps.ledger.transition(job.tenantId, job.jobId, to, {
+      from: [to === 'QUEUED' ? 'RUNNING' : 'QUEUED'],
+    });
+  } catch (err) {
+    if (!(err instanceof IllegalTransitionError)) throw err;
+  }
 }

@@ -1,17 +1,30 @@
 import { evidenceSoFar } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
-import { isWaitKind, WAIT_ENTRY, WAIT_STATUS, WAIT_TIMEOUT_SECONDS } from '../lib/engine/waits.ts';
-import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import {
+  decisionSinceRequest,
+  isParkable,
+  isWaitKind,
+  WAIT_ENTRY,
+  WAIT_STATUS,
+  WAIT_TIMEOUT_SECONDS,
+} from '../lib/engine/waits.ts';
+import { type Job, type LedgerEntry, TERMINAL_STATUSES, type WaitKind } from '../lib/ledger/types.ts';
+import { ApprovalRejectedError, WaitAnsweredError } from './errors.ts';
+import { type ParkInput, type ParkResult, parkJob } from './park.ts';
 
 export interface AwaitHumanInput extends JobRef {
   kind: string;
   step: string;
   reason: string;
   taskToken: string;
+  /** The state machine's first-wait timeout: the job parks if nobody answers within it. */
+  parkAfterSeconds?: number;
+  /** The parked wait: arm the stored wait with this new token (no new request, nobody told again). */
+  rearm?: boolean;
 }
 
 export type AwaitHumanResult =
-  | { outcome: 'waiting'; kind: string; expiresAt: string }
+  | { outcome: 'waiting'; kind: string; expiresAt: string; parked?: boolean }
   | { outcome: 'stopped'; status: string };
 
 /**
@@ -19,24 +32,41 @@ export type AwaitHumanResult =
  * step and the expiry) and tells the people who must act. The token never leaves the
  * backend: people answer through the API, which looks it up. A retried invocation re-arms
  * the wait with the new token.
+ *
+ * The job keeps its browser lease for as long as it keeps its session: until it parks
+ * (approvals and reviews, after `parkAfterSeconds`) or, for an MFA wait, until the session's
+ * idle timeout would end the browser anyway.
+ *
+ * With `action: 'park'` the same function parks the job instead (see {@link parkJob}).
  */
-export async function awaitHuman(deps: EngineDeps, input: AwaitHumanInput): Promise<AwaitHumanResult> {
-  if (!isWaitKind(input.kind)) throw new TypeError(`unknown wait kind ${input.kind}`);
-  if (!input.taskToken) throw new TypeError('a task token is required');
+export async function awaitHuman(
+  deps: EngineDeps,
+  input: AwaitHumanInput | ParkInput,
+): Promise<AwaitHumanResult | ParkResult> {
+  if ('action' in input && input.action === 'park') return parkJob(deps, input);
+  const wait = input as AwaitHumanInput;
+  if (!isWaitKind(wait.kind)) throw new TypeError(`unknown wait kind ${wait.kind}`);
+  if (!wait.taskToken) throw new TypeError('a task token is required');
+  return wait.rearm ? rearm(deps, wait, wait.kind) : request(deps, wait, wait.kind);
+}
+
+async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind): Promise<AwaitHumanResult> {
+  const started = deps.clock().getTime();
   const { job, entries } = await deps.ledger.readJob(input.tenantId, input.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
-  const playbook = deps.playbooks.get(job.playbook);
-  const stepIndex = Math.max(
-    0,
-    playbook.steps.findIndex((s) => s.id === input.step),
-  );
+  const stepIndex = stepIndexOf(deps, job, input.step);
   const now = deps.clock();
-  const expiresAt = new Date(now.getTime() + WAIT_TIMEOUT_SECONDS[input.kind] * 1000).toISOString();
+  const expiresAt = new Date(now.getTime() + WAIT_TIMEOUT_SECONDS[kind] * 1000).toISOString();
+  const parkAfterSeconds = input.parkAfterSeconds ?? deps.settings.parkAfterSeconds;
+  const heldSeconds = isParkable(kind) ? parkAfterSeconds : deps.settings.sessionIdleTimeoutMinutes * 60;
+  await deps.capacity.renew(job.tenantId, job.jobId, {
+    forSeconds: heldSeconds + deps.settings.leaseTtlSeconds,
+  });
   await deps.ledger.setWait(
     job.tenantId,
     job.jobId,
     {
-      kind: input.kind,
+      kind,
       step: input.step,
       stepIndex,
       taskToken: input.taskToken,
@@ -44,23 +74,94 @@ export async function awaitHuman(deps: EngineDeps, input: AwaitHumanInput): Prom
       requestedAt: now.toISOString(),
       reason: input.reason,
     },
-    WAIT_STATUS[input.kind],
+    WAIT_STATUS[kind],
     {
-      type: WAIT_ENTRY[input.kind],
+      type: WAIT_ENTRY[kind],
       step: input.step,
       stepIndex,
-      detail: { reason: input.reason, expiresAt },
-      cost: { lambdaInvocations: 1, dynamoWrites: 2, humanInterventions: 1 },
+      detail: { reason: input.reason, expiresAt, ...(isParkable(kind) ? { parkAfterSeconds } : {}) },
+      cost: {
+        lambdaInvocations: 1,
+        lambdaMs: deps.clock().getTime() - started,
+        // Prepare + Await states of this wait.
+        stateTransitions: 2,
+        dynamoWrites: 2,
+        humanInterventions: 1,
+      },
     },
   );
   await deps.notifier.waiting({
     tenantId: job.tenantId,
     jobId: job.jobId,
-    kind: input.kind,
+    kind,
     step: input.step,
     reason: input.reason,
     expiresAt,
     evidence: evidenceSoFar(entries),
   });
-  return { outcome: 'waiting', kind: input.kind, expiresAt };
+  return { outcome: 'waiting', kind, expiresAt };
+}
+
+/**
+ * The parked wait: the first wait's token timed out when the job parked, so the stored wait
+ * gets this one. A decision recorded in the meantime (the API records before it resumes, so
+ * it may have answered the old token) is taken from the ledger instead of being waited for:
+ * checked before the new token is stored and again after, so no decision can slip between.
+ */
+async function rearm(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind): Promise<AwaitHumanResult> {
+  const { job, entries } = await deps.ledger.readJob(input.tenantId, input.jobId);
+  if (TERMINAL_STATUSES.includes(job.status)) throw new WaitAnsweredError(job.jobId, input.step, 'finished');
+  await answerFromLedger(deps, job, entries, kind, input.step, undefined);
+  const stepIndex = stepIndexOf(deps, job, input.step);
+  const now = deps.clock();
+  const stored = job.wait?.kind === kind && job.wait.step === input.step ? job.wait : undefined;
+  const expiresAt =
+    stored?.expiresAt ?? new Date(now.getTime() + WAIT_TIMEOUT_SECONDS[kind] * 1000).toISOString();
+  await deps.ledger.setWait(
+    job.tenantId,
+    job.jobId,
+    {
+      kind,
+      step: input.step,
+      stepIndex,
+      taskToken: input.taskToken,
+      expiresAt,
+      requestedAt: stored?.requestedAt ?? now.toISOString(),
+      reason: stored?.reason ?? input.reason,
+    },
+    WAIT_STATUS[kind],
+  );
+  const after = await deps.ledger.readJob(input.tenantId, input.jobId);
+  await answerFromLedger(deps, after.job, after.entries, kind, input.step, input.taskToken);
+  return { outcome: 'waiting', kind, expiresAt, parked: true };
+}
+
+/** Throws when the ledger already answers the wait: approved (go on) or rejected (fail). */
+async function answerFromLedger(
+  deps: EngineDeps,
+  job: Job,
+  entries: readonly LedgerEntry[],
+  kind: WaitKind,
+  step: string,
+  ownToken: string | undefined,
+): Promise<void> {
+  const decision = decisionSinceRequest(entries, kind, step);
+  if (decision === undefined) return;
+  if (decision === 'reject') throw new ApprovalRejectedError(job.jobId, step);
+  // The API may not have cleared the wait (it answered a token that had timed out): clear it.
+  if (job.wait) {
+    await deps.ledger.clearWait(job.tenantId, job.jobId, {
+      ...(ownToken ? { taskToken: ownToken } : { taskToken: job.wait.taskToken }),
+      to: 'RUNNING',
+    });
+  }
+  throw new WaitAnsweredError(job.jobId, step, 'approve');
+}
+
+function stepIndexOf(deps: EngineDeps, job: Job, step: string): number {
+  const playbook = deps.playbooks.get(job.playbook);
+  return Math.max(
+    0,
+    playbook.steps.findIndex((s) => s.id === step),
+  );
 }

@@ -19,15 +19,40 @@ const CARD_NUMBER = /\b(?:\d[ -]?){12,18}\d\b/g;
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const API_KEY = /\bblk_[A-Za-z0-9_-]{16,}\b/g;
 
-/** Masks card numbers (keeping the last four digits), bearer tokens and API keys in free text. */
+/** Secret values this process has handled (credentials it read or stored), masked wherever they appear. */
+const KNOWN_SECRETS = new Set<string>();
+const MAX_KNOWN_SECRETS = 1000;
+/** Shorter values would mask ordinary words and numbers. */
+export const MIN_KNOWN_SECRET_LENGTH = 6;
+
+/**
+ * Remembers a secret value (a password, a TOTP seed) that this process handles, so that
+ * `redactText` masks it in any free text later, where no key name says it is secret (an
+ * error message quoting a form field, a page's text). Called by the secret stores whenever
+ * credentials pass through them.
+ */
+export function registerSecret(value: string | undefined): void {
+  if (typeof value !== 'string' || value.length < MIN_KNOWN_SECRET_LENGTH) return;
+  if (KNOWN_SECRETS.size >= MAX_KNOWN_SECRETS) {
+    const oldest = KNOWN_SECRETS.values().next().value;
+    if (oldest !== undefined) KNOWN_SECRETS.delete(oldest);
+  }
+  KNOWN_SECRETS.add(value);
+}
+
+/** Masks card numbers (keeping the last four digits), bearer tokens, API keys and registered secrets in free text. */
 export function redactText(text: string): string {
-  return text
+  let out = text
     .replace(CARD_NUMBER, (m) => {
       const digits = m.replace(/\D/g, '');
       return digits.length >= 13 ? `[card ****${digits.slice(-4)}]` : m;
     })
     .replace(BEARER, `$1${REDACTED}`)
     .replace(API_KEY, REDACTED);
+  for (const secret of KNOWN_SECRETS) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
 }
 
 /** Is this key the name of a secret (its value is masked whatever it is)? */

@@ -1,9 +1,11 @@
 import type { Page } from 'playwright-core';
+import type { Attached } from '../lib/browser/types.ts';
+import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
-import type { Cost, Evidence, Job } from '../lib/ledger/types.ts';
+import type { Cost, Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Playbook, Step, StepContext } from '../lib/playbooks/contract.ts';
 
@@ -18,6 +20,16 @@ import type { Playbook, Step, StepContext } from '../lib/playbooks/contract.ts';
  * It returns what the state machine should do next, so the happy path costs two transitions.
  */
 export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
+  // A live holder keeps its browser lease for as long as the step runs (see keepLeaseAlive).
+  const stopRenewing = keepLeaseAlive(deps, ref.tenantId, ref.jobId);
+  try {
+    return await runOneStep(deps, ref);
+  } finally {
+    stopRenewing();
+  }
+}
+
+async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
   const started = deps.clock().getTime();
   const { job: loaded, entries } = await deps.ledger.readJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(loaded.status)) return { outcome: 'stopped', status: loaded.status };
@@ -85,13 +97,18 @@ export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcom
       });
     }
 
-    // 4. Is the page where the step starts?
+    // 4. Is the page where the step starts? After a person's decision the page may be hours
+    // old (the site may have signed out or changed since): look at it fresh before judging it.
+    if (resumedByPerson(entries)) await step.restore(page, ctx);
     let pre = await step.precondition(page, ctx);
     if (!pre.ok && pre.reason === 'wrong_page') {
       await step.restore(page, ctx);
       pre = await step.precondition(page, ctx);
     }
     if (!pre.ok) {
+      // A dead browser shows no page at all: that is a lost session, not a changed layout.
+      if (await browserGone(deps, attached))
+        return { outcome: 'session_lost', step: step.id, app: step.app, detail: 'the browser went away' };
       if (pre.reason === 'signed_out')
         return { outcome: 'auth_expired', step: step.id, app: step.app, detail: pre.detail };
       return { outcome: 'layout_changed', step: step.id, detail: pre.detail };
@@ -125,6 +142,16 @@ export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcom
           detail: 'the write was not confirmed by the application',
         };
       }
+      if (await browserGone(deps, attached))
+        return { outcome: 'session_lost', step: step.id, app: step.app, detail: 'the browser went away' };
+      // The site sent the step to its sign-in page: an expired sign-in, not a failed step.
+      if (await playbook.applications[step.app]?.isSignedOut(page).catch(() => false))
+        return {
+          outcome: 'auth_expired',
+          step: step.id,
+          app: step.app,
+          detail: 'signed out during the step',
+        };
       return await retryLater(deps, current, step, 'the step did not verify');
     }
     return await complete(deps, current, playbook, stepIndex, evidence, started, {
@@ -146,6 +173,22 @@ export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcom
     }
     return await retryLater(deps, current, step, describe(err));
   }
+}
+
+/** A person decided (approval, review) or completed a sign-in since the last checkpoint. */
+function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const type = entries[i]?.type;
+    if (type === 'step-completed') return false;
+    if (type === 'approval-recorded' || type === 'review-recorded' || type === 'mfa-completed') return true;
+  }
+  return false;
+}
+
+/** The session's browser is gone (disconnected, or ended in the browser service). */
+async function browserGone(deps: EngineDeps, attached: Attached): Promise<boolean> {
+  if (!attached.browser.isConnected()) return true;
+  return !(await deps.browser.isAlive(attached.sessionId).catch(() => true));
 }
 
 /** A job resumed by a person (or a new execution) may still show its waiting or queued status. */

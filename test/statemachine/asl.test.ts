@@ -10,6 +10,9 @@ interface State {
   End?: boolean;
   Default?: string;
   TimeoutSeconds?: number;
+  TimeoutSecondsPath?: string;
+  InputPath?: string;
+  ResultPath?: string;
   Retry?: { ErrorEquals: string[] }[];
   Catch?: { ErrorEquals: string[]; Next: string }[];
   Choices?: { Variable: string; StringEquals: string; Next: string }[];
@@ -41,18 +44,23 @@ describe('statemachine/job.asl.json', () => {
     }
   });
 
+  const isCallback = (s: State): boolean => s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
   it.each(states.filter(([, s]) => s.Type === 'Task'))(
     'task %s has a timeout and retries a dying Lambda',
     (_name, state) => {
-      expect(state.TimeoutSeconds).toBeGreaterThan(0);
+      expect(state.TimeoutSeconds ?? state.TimeoutSecondsPath).toBeDefined();
+      if (state.TimeoutSeconds !== undefined) expect(state.TimeoutSeconds).toBeGreaterThan(0);
       const retried = (state.Retry ?? []).flatMap((r) => r.ErrorEquals);
-      for (const error of [
-        'Lambda.ServiceException',
-        'Lambda.Unknown',
-        'Lambda.TooManyRequestsException',
-        'States.Timeout',
-      ]) {
+      for (const error of ['Lambda.ServiceException', 'Lambda.Unknown', 'Lambda.TooManyRequestsException']) {
         expect(retried).toContain(error);
+      }
+      if (isCallback(state)) {
+        // A callback's States.Timeout is the wait running out: caught (park or fail), never retried.
+        expect(retried).not.toContain('States.Timeout');
+        expect(state.Catch?.some((c) => c.ErrorEquals.includes('States.Timeout'))).toBe(true);
+      } else {
+        expect(retried).toContain('States.Timeout');
       }
     },
   );
@@ -72,13 +80,20 @@ describe('statemachine/job.asl.json', () => {
     ['AwaitApproval', 'approval'],
     ['AwaitMfa', 'mfa'],
     ['AwaitReview', 'review'],
-  ] as const)('%s waits for a task token with the %s timeout the engine records', (name, kind) => {
+    ['AwaitParked', undefined],
+  ] as const)('%s waits for a task token of AwaitHuman', (name, kind) => {
     const state = asl.States[name] as State;
     expect(state.Resource).toBe('arn:aws:states:::lambda:invoke.waitForTaskToken');
     expect(state.Parameters?.FunctionName).toBe(`\${${substitutionKey('AwaitHuman')}}`);
     expect(state.Parameters?.Payload?.['taskToken.$']).toBe('$$.Task.Token');
-    expect(state.Parameters?.Payload?.kind).toBe(kind);
-    expect(state.TimeoutSeconds).toBe(WAIT_TIMEOUT_SECONDS[kind]);
+    if (kind === 'mfa') expect(state.Parameters?.Payload?.kind).toBe(kind);
+    else expect(state.Parameters?.Payload?.['kind.$']).toBe('$.Payload.kind');
+  });
+
+  it('waits as long as the engine records: MFA a day, a parked approval or review the full 7 days', () => {
+    expect(asl.States.AwaitMfa?.TimeoutSeconds).toBe(WAIT_TIMEOUT_SECONDS.mfa);
+    expect(WAIT_TIMEOUT_SECONDS.approval).toBe(WAIT_TIMEOUT_SECONDS.review);
+    expect(asl.States.AwaitParked?.TimeoutSeconds).toBe(WAIT_TIMEOUT_SECONDS.approval);
   });
 
   it('routes every outcome RunStep returns', () => {
@@ -102,5 +117,140 @@ describe('statemachine/job.asl.json', () => {
     const completed = asl.States.Route?.Choices?.find((c) => c.StringEquals === 'completed');
     expect(asl.States.RunStep?.Next).toBe('Route');
     expect(completed?.Next).toBe('RunStep');
+  });
+});
+
+/** Reads `$.a.b` from a value (the reference paths this file uses). */
+function read(path: string, value: unknown): unknown {
+  let current = value;
+  for (const key of path
+    .replace(/^\$\.?/, '')
+    .split('.')
+    .filter(Boolean)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Applies a `Parameters` template to an input (`x.$` keys read paths; `$$` context paths give a marker). */
+function applyParameters(template: Record<string, unknown>, input: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(template)) {
+    if (key.endsWith('.$') && typeof value === 'string') {
+      out[key.slice(0, -2)] = value.startsWith('$$') ? '<context>' : read(value, input);
+    } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out[key] = applyParameters(value as Record<string, unknown>, input);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+describe('statemachine/job.asl.json: parking during long human waits', () => {
+  it("keeps AcquireCapacity's result at $.capacity, where the waits find the park-after time", () => {
+    expect(asl.States.AcquireCapacity?.ResultPath).toBe('$.capacity');
+    expect(asl.States.CapacityGranted?.Choices?.every((c) => c.Variable === '$.capacity.outcome')).toBe(true);
+    expect((asl.States.WaitForCapacity as State & { SecondsPath?: string }).SecondsPath).toBe(
+      '$.capacity.retryAfterSeconds',
+    );
+  });
+
+  it.each([
+    ['PrepareApproval', 'AwaitApproval', 'approval'],
+    ['PrepareReview', 'AwaitReview', 'review'],
+  ] as const)('%s -> %s waits parkAfterSeconds with the browser, then parks', (prepare, wait, kind) => {
+    const before = asl.States[prepare] as State;
+    const state = asl.States[wait] as State;
+    expect(before.Type).toBe('Pass');
+    expect(before.Next).toBe(wait);
+    expect(state.InputPath).toBe('$.wait');
+    expect(state.ResultPath).toBe('$.decision');
+    expect(state.TimeoutSeconds).toBeUndefined();
+    const timeout = state.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'));
+    expect(timeout?.Next).toBe('ParkWait');
+
+    // The timeout path resolves to the same number whether it is read from the state's input
+    // (after InputPath) or from the task's parameters: runtimes differ on which one they use.
+    const execution = {
+      tenantId: 't1',
+      jobId: 'j1',
+      result: { outcome: kind === 'approval' ? 'needs_approval' : 'layout_changed', step: 'place-order' },
+      capacity: { outcome: 'acquired', parkAfterSeconds: 42 },
+    };
+    const withWait = { ...execution, wait: applyParameters(before.Parameters ?? {}, execution) };
+    const input = read(state.InputPath ?? '$', withWait);
+    const parameters = applyParameters(state.Parameters ?? {}, input);
+    expect(read(state.TimeoutSecondsPath ?? '', input)).toBe(42);
+    expect(read(state.TimeoutSecondsPath ?? '', parameters)).toBe(42);
+    expect(parameters.Payload).toEqual({
+      tenantId: 't1',
+      jobId: 'j1',
+      kind,
+      step: 'place-order',
+      reason: execution.result.outcome,
+      parkAfterSeconds: 42,
+      taskToken: '<context>',
+    });
+  });
+
+  it('sends approvals and reviews through the parking path, and never MFA (its code belongs to its session)', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('needs_approval')).toBe('PrepareApproval');
+    expect(route.get('layout_changed')).toBe('PrepareReview');
+    const reconcile = new Map(
+      (asl.States.ReconcileOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]),
+    );
+    expect(reconcile.get('unknown')).toBe('PrepareReview');
+    expect(asl.States.AwaitMfa?.Catch?.map((c) => c.Next)).not.toContain('ParkWait');
+    expect(asl.States.AwaitMfa?.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'))?.Next).toBe(
+      'RecordFailure',
+    );
+  });
+
+  it('parks (ParkWait), waits without a browser (AwaitParked), then takes a lease and a session again', () => {
+    const park = asl.States.ParkWait as State;
+    expect(park.Resource).toBe(`\${${substitutionKey('AwaitHuman')}}`);
+    expect(park.Parameters?.action).toBe('park');
+    expect(park.Next).toBe('Parked');
+    const parked = new Map((asl.States.Parked?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(parked).toEqual(
+      new Map([
+        ['parked', 'AwaitParked'],
+        ['answered', 'RunStep'],
+        ['stopped', 'Stopped'],
+      ]),
+    );
+    const awaitParked = asl.States.AwaitParked as State;
+    expect(awaitParked.InputPath).toBe('$.wait');
+    expect(awaitParked.Parameters?.Payload?.rearm).toBe(true);
+    expect(awaitParked.Next).toBe('AcquireCapacity');
+    // The answer was already in the ledger: go on the same way as a resumed token.
+    expect(awaitParked.Catch?.[0]).toMatchObject({
+      ErrorEquals: ['WaitAnsweredError'],
+      Next: 'AcquireCapacity',
+    });
+    expect(awaitParked.Catch?.at(-1)).toMatchObject({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' });
+  });
+
+  it('reaches every state from StartAt', () => {
+    const seen = new Set<string>();
+    const queue = [asl.StartAt];
+    while (queue.length > 0) {
+      const name = queue.shift() as string;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const s = asl.States[name] as State;
+      for (const next of [
+        s.Next,
+        s.Default,
+        ...(s.Choices ?? []).map((c) => c.Next),
+        ...(s.Catch ?? []).map((c) => c.Next),
+      ]) {
+        if (next) queue.push(next);
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(asl.States).sort());
   });
 });

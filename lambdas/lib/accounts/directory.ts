@@ -20,6 +20,7 @@ export interface AccountRegistry extends AccountDirectory {
     label: string;
     identityId?: string;
     accountId?: string;
+    connectedWith?: Account['connectedWith'];
   }): Promise<Account>;
   list(tenantId: string): Promise<Account[]>;
   /** Marks the account revoked; jobs using it stop at their next step. Returns false when there is none. */
@@ -52,7 +53,7 @@ export function createAccountRegistry(deps: {
       return res.Item ? toAccount(res.Item) : null;
     },
 
-    async create({ tenantId, application, label, identityId, accountId }) {
+    async create({ tenantId, application, label, identityId, accountId, connectedWith }) {
       const id = accountId ?? `acct_${randomBytes(8).toString('hex')}`;
       const account: Account = {
         tenantId,
@@ -61,6 +62,7 @@ export function createAccountRegistry(deps: {
         label,
         profileName: profileNameFor(tenantId, application, id),
         ...(identityId ? { identityId } : {}),
+        ...(connectedWith ? { connectedWith } : {}),
         status: 'connected',
         createdAt: clock().toISOString(),
       };

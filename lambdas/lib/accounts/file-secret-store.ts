@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Credentials } from '../playbooks/contract.ts';
+import { registerSecret } from '../redact.ts';
 import type { SecretStore } from './types.ts';
 
 /** No credentials are stored for this account (or it is another tenant's). */
@@ -54,9 +55,10 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
       // The tenant and account are bound as associated data: a file copied to another name does not decrypt.
       decipher.setAAD(Buffer.from(`${tenantId}/${accountId}`));
       const plain = Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]);
-      return JSON.parse(plain.toString('utf8')) as Credentials;
+      return registered(JSON.parse(plain.toString('utf8')) as Credentials);
     },
     async putCredentials(tenantId, accountId, credentials) {
+      registered(credentials);
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(`${tenantId}/${accountId}`));
@@ -69,6 +71,13 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
       await rm(fileFor(tenantId, accountId), { force: true });
     },
   };
+}
+
+/** Credentials that pass through a store are masked in this process's logs and texts from then on. */
+export function registered(credentials: Credentials): Credentials {
+  registerSecret(credentials.password);
+  registerSecret(credentials.totpSecret);
+  return credentials;
 }
 
 async function loadOrCreateKey(path: string): Promise<Buffer> {

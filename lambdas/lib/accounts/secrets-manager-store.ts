@@ -7,7 +7,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Credentials } from '../playbooks/contract.ts';
-import { CredentialsNotFoundError, type WritableSecretStore } from './file-secret-store.ts';
+import { CredentialsNotFoundError, registered, type WritableSecretStore } from './file-secret-store.ts';
 
 /**
  * Credentials in AWS Secrets Manager, one secret per account named
@@ -23,7 +23,7 @@ export function createSecretsManagerStore(
       try {
         const res = await client.send(new GetSecretValueCommand({ SecretId: name(tenantId, accountId) }));
         if (!res.SecretString) throw new CredentialsNotFoundError(tenantId, accountId);
-        return JSON.parse(res.SecretString) as Credentials;
+        return registered(JSON.parse(res.SecretString) as Credentials);
       } catch (err) {
         if (err instanceof ResourceNotFoundException)
           throw new CredentialsNotFoundError(tenantId, accountId, { cause: err });
@@ -31,6 +31,7 @@ export function createSecretsManagerStore(
       }
     },
     async putCredentials(tenantId, accountId, credentials) {
+      registered(credentials);
       const SecretString = JSON.stringify(credentials);
       try {
         await client.send(new PutSecretValueCommand({ SecretId: name(tenantId, accountId), SecretString }));

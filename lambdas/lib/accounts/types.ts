@@ -15,7 +15,11 @@ export interface Account {
   /** Anchor identity (managed authentication), when the account was connected through one. */
   identityId?: string;
   status: 'connected' | 'revoked';
+  /** How the account signs in: credentials in the secret store, or an Anchor identity. */
+  connectedWith?: 'credentials' | 'identity';
   createdAt: string;
+  /** When it was disconnected (revoked). */
+  revokedAt?: string;
 }
 
 /** Looks accounts up, scoped to a tenant: another tenant's account is indistinguishable from a missing one. */

@@ -6,6 +6,8 @@
  * `{"error": {"code", "message", "details"}}`. A 5xx never exposes its message.
  */
 
+import { redact, redactText } from '../redact.ts';
+
 /** One field a request got wrong, by its dotted path (`inputs.items.0.sku`, `accounts.shop`, `header:Idempotency-Key`). */
 export interface FieldIssue {
   field: string;
@@ -159,8 +161,9 @@ export function errorBody(err: unknown): {
   headers: Record<string, string>;
 } {
   if (err instanceof ApiError && err.expose) {
-    const body: ErrorBody = { error: { code: err.code, message: err.message } };
-    if (err.details !== undefined) body.error.details = err.details;
+    // Messages may quote what the caller sent (a malformed body): masked like any response.
+    const body: ErrorBody = { error: { code: err.code, message: redactText(err.message) } };
+    if (err.details !== undefined) body.error.details = redact(err.details);
     return { statusCode: err.statusCode, body, headers: err.headers };
   }
   if (err instanceof ServiceUnavailableError) {

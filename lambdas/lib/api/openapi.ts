@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { AnchorEventSchema } from '../webhooks/anchor.ts';
+import { registerAccountPaths } from './openapi-accounts.ts';
 import {
   DecisionBodySchema,
   DecisionResponseSchema,
@@ -154,6 +155,7 @@ function registry(): OpenAPIRegistry {
       ...JOB_ERRORS,
     },
   });
+  registerAccountPaths(r, { security, json, error, common: COMMON_ERRORS });
   r.registerPath({
     method: 'post',
     path: '/webhooks/anchor',

@@ -85,6 +85,9 @@ export async function handleApiEvent(deps: ApiDeps, event: HttpApiEvent): Promis
   if (params.jobId !== undefined && !ID_PATTERN.test(params.jobId)) {
     throw new NotFoundError(`job ${params.jobId} not found`);
   }
+  if (params.accountId !== undefined && !ID_PATTERN.test(params.accountId)) {
+    throw new NotFoundError(`account ${params.accountId} not found`);
+  }
   let response: Awaited<ReturnType<Route['handle']>>;
   try {
     response = await route.handle({ event, deps, principal, params });

@@ -4,6 +4,7 @@ import { decide } from '../jobs/decide.ts';
 import { completeMfa } from '../jobs/mfa.ts';
 import { submitJob } from '../jobs/submit.ts';
 import { handleAnchorWebhook } from '../webhooks/anchor.ts';
+import { ACCOUNT_ROUTES, REPORT_ROUTES } from './account-routes.ts';
 import { jsonBody, rawBody } from './body.ts';
 import { type ApiDeps, findPlaybook } from './deps.ts';
 import { BadRequestError } from './errors.ts';
@@ -32,7 +33,7 @@ export interface RouteResponse {
 }
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway route syntax: `/jobs/{jobId}`. */
   path: string;
   /** Needs `Authorization: Bearer <api key>` (the Lambda authorizer in AWS). */
@@ -117,10 +118,12 @@ export const ROUTES: readonly Route[] = [
     roles: ANY_ROLE,
     async handle(req) {
       const job = await req.deps.engine.ledger.getJob(req.principal.tenantId, jobParam(req));
-      return ok({
-        job: toJobView(job, findPlaybook(req.deps, job.playbook)),
-        links: jobLinks(baseUrlOf(req), job.jobId),
-      });
+      const view = toJobView(job, findPlaybook(req.deps, job.playbook));
+      const { capacity } = req.deps.engine;
+      if (job.status === 'QUEUED' && capacity.queuePosition) {
+        view.queue = { position: await capacity.queuePosition(job.tenantId, job.jobId, job.createdAt) };
+      }
+      return ok({ job: view, links: jobLinks(baseUrlOf(req), job.jobId) });
     },
   },
   {
@@ -175,6 +178,8 @@ export const ROUTES: readonly Route[] = [
       return ok(await handleAnchorWebhook(req.deps, { headers: req.event.headers, rawBody: raw }));
     },
   },
+  ...ACCOUNT_ROUTES,
+  ...REPORT_ROUTES,
   {
     method: 'GET',
     path: '/openapi.json',

@@ -3,7 +3,7 @@ import { createAccountRegistry } from '../accounts/directory.ts';
 import { createApiKeyStore } from '../auth/api-keys.ts';
 import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
-import { documentClientFromEnv, engineDepsFromEnv } from '../engine/runtime.ts';
+import { documentClientFromEnv, engineDepsFromEnv, secretStoreFromEnv } from '../engine/runtime.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
 import { createDynamoRateLimiter } from './rate-limit.ts';
 
@@ -41,6 +41,7 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
   return {
     engine,
     accounts: createAccountRegistry({ doc, tableName }),
+    credentials: await secretStoreFromEnv(env),
     keys: createApiKeyStore({ doc, tableName }),
     rateLimiter: createDynamoRateLimiter({
       doc,

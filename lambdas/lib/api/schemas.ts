@@ -125,6 +125,19 @@ export const JobViewSchema = z
       })
       .nullable()
       .meta({ description: 'What a person must do for the job to go on.' }),
+    queue: z
+      .object({
+        position: z
+          .number()
+          .int()
+          .min(1)
+          .meta({ description: "1 = the next of the tenant's queued jobs to start." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "A QUEUED job's place: jobs over the tenant's browser cap wait and start in submission order.",
+      }),
     inputs: z.record(z.string(), z.unknown()),
     accounts: z.record(z.string(), z.string()),
     approvals: z.array(z.string()),

@@ -3,27 +3,31 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { TABLE_KEYS } from '../ledger/schema.ts';
 import { isPlanName, PLAN_CAPS, type PlanName } from './plans.ts';
-import type { AcquireResult, Capacity } from './types.ts';
+import { queuedAhead, sharesAccount } from './queue.ts';
+import type { AcquireOptions, AcquireResult, Capacity, RenewOptions } from './types.ts';
 
 /**
  * Browser leases in DynamoDB. One lease item per job (holding as many sessions as the job
  * has applications) under the tenant's capacity partition; a `STATE` item whose version
  * every acquire and release bumps, so two acquirers racing for the last slot cannot both
  * win. A lease not renewed within its TTL has expired: its holder died, and the slot is
- * free again without anyone cleaning up.
+ * free again without anyone cleaning up (locally, where DynamoDB Local never deletes
+ * expired items, expiry is a read-time filter; in AWS the table's TTL removes them later).
  *
  * Jobs over the cap wait in submission order: a job may take a slot only when the QUEUED
- * jobs submitted before it fit as well.
+ * jobs submitted before it fit as well. With `serializeAccounts`, a job also waits while
+ * another job holds a lease on one of its accounts (and such a blocked job holds no one
+ * behind it back).
  */
 export interface LeaseCapacityOptions {
   doc: DynamoDBDocumentClient;
   tableName: string;
   clock?: () => Date;
-  /** How long a lease lives without renewal. */
+  /** How long a lease lives without renewal (default 900 s). */
   leaseTtlSeconds?: number;
   /** Plan of a tenant with no plan recorded. */
   defaultPlan?: PlanName;
@@ -31,26 +35,40 @@ export interface LeaseCapacityOptions {
   caps?: Partial<Record<PlanName, number>>;
   /** How long a queued job waits before asking again. */
   pollSeconds?: number;
+  /** One job at a time per connected account (`BELAY_SERIALIZE_ACCOUNTS`). */
+  serializeAccounts?: boolean;
 }
 
-interface LeaseItem {
+/** A lease as stored: which job holds how many sessions on which accounts, until when. */
+export interface LeaseItem {
   jobId: string;
   sessions: number;
+  accounts?: string[];
+  acquiredAt?: string;
+  /** Epoch seconds after which the lease is free again. */
   leaseExpiresAt: number;
 }
 
-const capPk = (tenantId: string): string => `T#${tenantId}#CAP`;
-const leaseSk = (jobId: string): string => `L#${jobId}`;
-
-export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
+/** The lease store, with what the API and tests read of it. */
+export interface LeaseCapacity extends Capacity {
   status(tenantId: string): Promise<{ cap: number; held: number; leases: LeaseItem[] }>;
   capFor(tenantId: string): Promise<number>;
-} {
+  queuePosition(tenantId: string, jobId: string, queuedAt: string): Promise<number>;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const capPk = (tenantId: string): string => `T#${tenantId}#CAP`;
+const leaseSk = (jobId: string): string => `L#${jobId}`;
+const ROUNDS = 5;
+
+export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacity {
   const { doc, tableName } = options;
   const clock = options.clock ?? (() => new Date());
   const ttl = options.leaseTtlSeconds ?? 900;
-  const caps = { ...PLAN_CAPS, ...options.caps };
+  const caps: Record<PlanName, number> = { ...PLAN_CAPS, ...options.caps };
   const pollSeconds = options.pollSeconds ?? 5;
+  const serialize = options.serializeAccounts === true;
   const nowSeconds = (): number => Math.floor(clock().getTime() / 1000);
 
   async function capFor(tenantId: string): Promise<number> {
@@ -67,6 +85,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
     return caps[plan];
   }
 
+  /** The STATE version and the live (unexpired) leases of the tenant. */
   async function readState(tenantId: string): Promise<{ version: number; leases: LeaseItem[] }> {
     const items: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -92,21 +111,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
     return { version: state?.version ?? 0, leases };
   }
 
-  /** QUEUED jobs of the tenant submitted before this one (gsi1: jobs by status, oldest first). */
-  async function queuedAhead(tenantId: string, jobId: string, queuedAt: string): Promise<number> {
-    const res = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: TABLE_KEYS.gsi1.name,
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :sk',
-        ExpressionAttributeValues: { ':pk': `T#${tenantId}#S#QUEUED`, ':sk': `${queuedAt}#${jobId}` },
-        Select: 'COUNT',
-      }),
-    );
-    return res.Count ?? 0;
-  }
-
-  function stateUpdate(tenantId: string, version: number): Record<string, unknown> {
+  function stateUpdate(tenantId: string, version: number): TransactItem {
     return {
       Update: {
         TableName: tableName,
@@ -118,21 +123,30 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
     };
   }
 
-  async function acquire(
-    tenantId: string,
-    jobId: string,
-    { sessions, queuedAt }: { sessions: number; queuedAt: string },
-  ): Promise<AcquireResult> {
-    for (let round = 0; round < 5; round++) {
+  async function acquire(tenantId: string, jobId: string, request: AcquireOptions): Promise<AcquireResult> {
+    const { sessions, queuedAt } = request;
+    const accounts = [...new Set(request.accounts ?? [])];
+    for (let round = 0; round < ROUNDS; round++) {
       const [{ version, leases }, cap] = await Promise.all([readState(tenantId), capFor(tenantId)]);
       if (leases.some((l) => l.jobId === jobId)) {
         await renew(tenantId, jobId);
         return { outcome: 'acquired' };
       }
       const held = leases.reduce((sum, l) => sum + l.sessions, 0);
-      const ahead = await queuedAhead(tenantId, jobId, queuedAt);
-      const fits = held + sessions * (ahead + 1) <= cap;
-      if (!fits) return { outcome: 'queued', position: ahead + 1, retryAfterSeconds: pollSeconds };
+      const ahead = await queuedAhead(doc, tableName, tenantId, jobId, queuedAt);
+      const position = ahead.length + 1;
+      let competing = ahead.length;
+      if (serialize) {
+        const heldAccounts = new Set(leases.flatMap((l) => l.accounts ?? []));
+        if (sharesAccount(accounts, heldAccounts)) {
+          return { outcome: 'queued', position, retryAfterSeconds: pollSeconds, reason: 'account' };
+        }
+        // A job ahead that waits for its account cannot take a slot now: it holds no one back.
+        competing = ahead.filter((j) => !sharesAccount(j.accounts, heldAccounts)).length;
+      }
+      if (held + sessions * (competing + 1) > cap) {
+        return { outcome: 'queued', position, retryAfterSeconds: pollSeconds, reason: 'cap' };
+      }
       try {
         await doc.send(
           new TransactWriteCommand({
@@ -145,12 +159,13 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
                     sk: leaseSk(jobId),
                     jobId,
                     sessions,
+                    accounts,
                     acquiredAt: clock().toISOString(),
                     leaseExpiresAt: nowSeconds() + ttl,
                   },
                 },
               },
-              stateUpdate(tenantId, version) as never,
+              stateUpdate(tenantId, version),
             ],
           }),
         );
@@ -160,35 +175,51 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
         // Another acquire or release went first: look again.
       }
     }
-    return { outcome: 'queued', position: 1, retryAfterSeconds: 1 };
+    return { outcome: 'queued', position: 1, retryAfterSeconds: 1, reason: 'cap' };
   }
 
-  async function renew(tenantId: string, jobId: string): Promise<void> {
+  async function renew(tenantId: string, jobId: string, renewal: RenewOptions = {}): Promise<boolean> {
+    const now = nowSeconds();
+    const expires = now + (renewal.forSeconds ?? ttl);
+    const res = await doc.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: { pk: capPk(tenantId), sk: leaseSk(jobId) },
+        ConsistentRead: true,
+      }),
+    );
+    const lease = res.Item as LeaseItem | undefined;
+    if (!lease) return false;
+    if (renewal.ifRemainingBelow !== undefined && lease.leaseExpiresAt - now >= renewal.ifRemainingBelow) {
+      return true;
+    }
+    if (lease.leaseExpiresAt >= expires) return true;
     try {
+      // Never shortens a lease (a wait may have extended it further than a step would).
       await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: { pk: capPk(tenantId), sk: leaseSk(jobId) },
-          UpdateExpression: 'SET leaseExpiresAt = :exp',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':exp': nowSeconds() + ttl },
+          UpdateExpression: 'SET leaseExpiresAt = :exp, renewedAt = :at',
+          ConditionExpression: 'attribute_exists(pk) AND leaseExpiresAt < :exp',
+          ExpressionAttributeValues: { ':exp': expires, ':at': clock().toISOString() },
         }),
       );
     } catch (err) {
       if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
     }
+    return true;
   }
 
   async function release(tenantId: string, jobId: string): Promise<void> {
-    for (let round = 0; round < 5; round++) {
-      const { version, leases } = await readState(tenantId);
-      void leases;
+    for (let round = 0; round < ROUNDS; round++) {
+      const { version } = await readState(tenantId);
       try {
         await doc.send(
           new TransactWriteCommand({
             TransactItems: [
               { Delete: { TableName: tableName, Key: { pk: capPk(tenantId), sk: leaseSk(jobId) } } },
-              stateUpdate(tenantId, version) as never,
+              stateUpdate(tenantId, version),
             ],
           }),
         );
@@ -204,5 +235,9 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): Capacity & {
     return { cap, held: leases.reduce((s, l) => s + l.sessions, 0), leases };
   }
 
-  return { acquire, renew, release, status, capFor };
+  async function queuePosition(tenantId: string, jobId: string, queuedAt: string): Promise<number> {
+    return (await queuedAhead(doc, tableName, tenantId, jobId, queuedAt)).length + 1;
+  }
+
+  return { acquire, renew, release, status, capFor, queuePosition };
 }

@@ -4,12 +4,11 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { createAccountRegistry } from '../accounts/directory.ts';
-import { createFileSecretStore } from '../accounts/file-secret-store.ts';
+import { createFileSecretStore, type WritableSecretStore } from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
-import type { SecretStore } from '../accounts/types.ts';
 import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
-import { isPlanName } from '../capacity/plans.ts';
+import { isPlanName, type PlanCaps, planCaps } from '../capacity/plans.ts';
 import {
   ConfigError,
   getIntFromEnv,
@@ -23,7 +22,7 @@ import { createLogger } from '../logger.ts';
 import { getPlaybook } from '../playbooks/registry.ts';
 import { recordSessionOwner } from '../webhooks/store.ts';
 import { eventBridgeNotifier, localNotifier } from './notifiers.ts';
-import type { ApplicationEndpoint, EngineDeps } from './types.ts';
+import type { ApplicationEndpoint, EngineDeps, EngineSettings } from './types.ts';
 
 const ApplicationsSchema = z.record(
   z.string().min(1),
@@ -60,7 +59,8 @@ export function documentClientFromEnv(env: NodeJS.ProcessEnv = process.env): Dyn
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-async function secretStoreFromEnv(env: NodeJS.ProcessEnv): Promise<SecretStore> {
+/** `BELAY_SECRETS`: where connected accounts' credentials live (`file:<dir>` locally, `secretsmanager:<prefix>` in AWS). */
+export async function secretStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<WritableSecretStore> {
   const spec = getStringFromEnv('BELAY_SECRETS', env);
   if (spec.startsWith('file:'))
     return createFileSecretStore(spec.slice('file:'.length), env.BELAY_SECRETS_KEY);
@@ -76,7 +76,52 @@ async function secretStoreFromEnv(env: NodeJS.ProcessEnv): Promise<SecretStore> 
   );
 }
 
-/** Builds the engine's dependencies from the environment. Called once per process (cold start). */
+/** `BELAY_PLAN_CAPS`: caps per plan over the defaults, e.g. `{"free": 2}`. */
+export function planCapsFromEnv(env: NodeJS.ProcessEnv = process.env): PlanCaps {
+  if (getOptionalStringFromEnv('BELAY_PLAN_CAPS', env) === undefined) return planCaps();
+  return getJsonFromEnv('BELAY_PLAN_CAPS', (v) => planCaps(v), env);
+}
+
+/** A `true`/`false` variable (default false). */
+function getFlagFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = getOptionalStringFromEnv(name, env)?.trim().toLowerCase();
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * The engine's timing settings. A human wait shorter than `BELAY_PARK_AFTER_SECONDS` keeps
+ * its browser session, so the session's idle timeout must outlast it: by default it is the
+ * park-after time plus ten minutes (at least 30), and a configured one that is shorter is refused.
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
+  const parkAfterSeconds = getIntFromEnv('BELAY_PARK_AFTER_SECONDS', 900, { min: 1, max: 86_400 }, env);
+  const coverMinutes = Math.ceil(parkAfterSeconds / 60) + 1;
+  const idle = getIntFromEnv('BELAY_SESSION_IDLE_MINUTES', Math.max(30, coverMinutes + 9), { min: 1 }, env);
+  if (idle < coverMinutes) {
+    throw new ConfigError(
+      'BELAY_SESSION_IDLE_MINUTES',
+      `must cover a wait that keeps its session: at least ${coverMinutes} with BELAY_PARK_AFTER_SECONDS=${parkAfterSeconds}`,
+    );
+  }
+  return {
+    sessionIdleTimeoutMinutes: idle,
+    sessionMaxDurationMinutes: getIntFromEnv('BELAY_SESSION_MAX_MINUTES', 24 * 60, { min: 1 }, env),
+    retryBackoffSeconds: getIntFromEnv('BELAY_RETRY_BACKOFF_SECONDS', 2, { min: 0 }, env),
+    capacityPollSeconds: getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env),
+    parkAfterSeconds,
+    // Longer than any task that does not renew (Finish: 180 s) in production; RunStep renews as it runs.
+    leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 30 }, env),
+  };
+}
+
+/**
+ * Builds the engine's dependencies from the environment. Called once per process (cold start).
+ * Besides the variables of {@link settingsFromEnv}: `BELAY_DEFAULT_PLAN` (plan of a tenant with
+ * none recorded), `BELAY_PLAN_CAPS` (caps per plan), `BELAY_SERIALIZE_ACCOUNTS` (one job per
+ * connected account at a time).
+ */
 export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EngineDeps> {
   const tableName = getStringFromEnv('TABLE_NAME', env);
   const doc = documentClientFromEnv(env);
@@ -86,6 +131,7 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     throw new ConfigError('BELAY_DEFAULT_PLAN', 'must be free, starter, growth or enterprise');
   const busName = getOptionalStringFromEnv('EVENT_BUS_NAME', env);
   const apiBaseUrl = getOptionalStringFromEnv('BELAY_API_URL', env);
+  const settings = settingsFromEnv(env);
   return {
     ledger: createLedger({ doc, tableName }),
     browser: await browserAdapterFromDeployedEnv(env),
@@ -96,8 +142,10 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
       doc,
       tableName,
       defaultPlan,
-      leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 5 }, env),
-      pollSeconds: getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env),
+      caps: planCapsFromEnv(env),
+      leaseTtlSeconds: settings.leaseTtlSeconds,
+      pollSeconds: settings.capacityPollSeconds,
+      serializeAccounts: getFlagFromEnv('BELAY_SERIALIZE_ACCOUNTS', env),
     }),
     applications: applicationsFromEnv(env),
     notifier: busName
@@ -111,12 +159,7 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     recordSessionOwner: (sessionId, tenantId, jobId, app) =>
       recordSessionOwner(doc, tableName, sessionId, tenantId, jobId, { app }),
     faultPoint,
-    settings: {
-      sessionIdleTimeoutMinutes: getIntFromEnv('BELAY_SESSION_IDLE_MINUTES', 30, { min: 1 }, env),
-      sessionMaxDurationMinutes: getIntFromEnv('BELAY_SESSION_MAX_MINUTES', 24 * 60, { min: 1 }, env),
-      retryBackoffSeconds: getIntFromEnv('BELAY_RETRY_BACKOFF_SECONDS', 2, { min: 0 }, env),
-      capacityPollSeconds: getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env),
-    },
+    settings,
   };
 }
 

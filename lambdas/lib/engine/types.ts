@@ -35,6 +35,14 @@ export interface EngineSettings {
   retryBackoffSeconds: number;
   /** How long a queued job waits before asking for capacity again. */
   capacityPollSeconds: number;
+  /**
+   * A human wait (approval, review) longer than this parks the job: its sessions end (profiles
+   * persisted) and its lease is released until the person answers. Shorter waits keep the
+   * session, so `sessionIdleTimeoutMinutes` must cover this (the runtime sizes it so).
+   */
+  parkAfterSeconds: number;
+  /** A browser lease not renewed for this long has expired (its holder died). */
+  leaseTtlSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: EngineSettings = {
@@ -42,6 +50,8 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   sessionMaxDurationMinutes: 24 * 60,
   retryBackoffSeconds: 2,
   capacityPollSeconds: 5,
+  parkAfterSeconds: 900,
+  leaseTtlSeconds: 900,
 };
 
 /** Everything a handler's core needs, built once at the edge (cold start) and injected. */

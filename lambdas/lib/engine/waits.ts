@@ -22,3 +22,38 @@ export const WAIT_ENTRY = {
 export function isWaitKind(value: unknown): value is WaitKind {
   return value === 'approval' || value === 'mfa' || value === 'review';
 }
+
+/**
+ * Waits that park: after `parkAfterSeconds` the job gives its browser and lease back until
+ * the person answers. An MFA wait never parks: the one-time code belongs to the sign-in
+ * that asked for it, in that very session.
+ */
+export const PARKABLE_KINDS: readonly WaitKind[] = ['approval', 'review'];
+
+export function isParkable(kind: WaitKind): boolean {
+  return PARKABLE_KINDS.includes(kind);
+}
+
+/**
+ * Is the latest request of this kind at this step answered in the ledger? `approve`/`reject`
+ * from the decision recorded after it (approvals and reviews), else undefined.
+ */
+export function decisionSinceRequest(
+  entries: readonly { type: string; step?: string; detail?: Record<string, unknown> }[],
+  kind: WaitKind,
+  step: string,
+): 'approve' | 'reject' | undefined {
+  const recorded =
+    kind === 'approval' ? 'approval-recorded' : kind === 'review' ? 'review-recorded' : undefined;
+  if (!recorded) return undefined;
+  let decision: 'approve' | 'reject' | undefined;
+  for (const e of entries) {
+    if (e.step !== step) continue;
+    if (e.type === WAIT_ENTRY[kind]) decision = undefined;
+    else if (e.type === recorded) {
+      const d = e.detail?.decision;
+      decision = d === 'approve' || d === 'reject' ? d : decision;
+    }
+  }
+  return decision;
+}

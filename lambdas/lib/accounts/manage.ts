@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AccountView,
+  type ConnectAccountBody,
+  ConnectAccountBodySchema,
+} from '../api/account-schemas.ts';
+import type { ApiDeps } from '../api/deps.ts';
+import { BadRequestError, NotFoundError, UnprocessableError } from '../api/errors.ts';
+import { fieldIssues } from '../api/schemas.ts';
+import type { Principal } from '../auth/api-keys.ts';
+import { registerSecret } from '../redact.ts';
+import type { Account } from './types.ts';
+
+/**
+ * The connected-accounts API (role admin): connect an account of an application this
+ * deployment knows, list them, disconnect one. Credentials go to the secret store and
+ * nowhere else: not into the account item, not into logs, not into a response. Every
+ * lookup is keyed by the caller's tenant, so another tenant's account is a 404 like a
+ * missing one.
+ */
+
+/** Connects an account: credentials into the secret store first, then the mapping in DynamoDB. */
+export async function connectAccount(deps: ApiDeps, principal: Principal, body: unknown): Promise<Account> {
+  // Masked in this process's logs from now on, whatever happens to the request.
+  const raw = body as { credentials?: { password?: unknown; totpSecret?: unknown } } | undefined;
+  if (typeof raw?.credentials?.password === 'string') registerSecret(raw.credentials.password);
+  if (typeof raw?.credentials?.totpSecret === 'string') registerSecret(raw.credentials.totpSecret);
+
+  const parsed = ConnectAccountBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new BadRequestError(
+      'invalid_request',
+      'the account is not valid: see details for the fields to fix',
+      {
+        details: fieldIssues(parsed.error),
+      },
+    );
+  }
+  const input: ConnectAccountBody = parsed.data;
+  const known = Object.keys(deps.engine.applications);
+  if (!known.includes(input.application)) {
+    throw new UnprocessableError(
+      'unknown_application',
+      `this deployment has no application ${input.application}`,
+      {
+        details: [{ field: 'application', message: `use one of ${known.join(', ')}` }],
+      },
+    );
+  }
+  const registry = required(deps.accounts.create?.bind(deps.accounts), 'account registry');
+  const accountId = `acct_${randomBytes(8).toString('hex')}`;
+  if (input.credentials) {
+    const store = required(deps.credentials, 'credential store');
+    await store.putCredentials(principal.tenantId, accountId, {
+      username: input.credentials.username,
+      password: input.credentials.password,
+      ...(input.credentials.totpSecret ? { totpSecret: input.credentials.totpSecret } : {}),
+    });
+  }
+  try {
+    return await registry({
+      tenantId: principal.tenantId,
+      application: input.application,
+      label: input.label,
+      accountId,
+      ...(input.anchorIdentityId ? { identityId: input.anchorIdentityId } : {}),
+      connectedWith: input.credentials ? 'credentials' : 'identity',
+    });
+  } catch (err) {
+    // No mapping, no credentials: nothing is left behind for an account that does not exist.
+    if (input.credentials)
+      await deps.credentials?.deleteCredentials(principal.tenantId, accountId).catch(() => {});
+    throw err;
+  }
+}
+
+/** The caller's tenant's accounts (connected and revoked), oldest first. */
+export async function listAccounts(deps: ApiDeps, principal: Principal): Promise<Account[]> {
+  const list = required(deps.accounts.list?.bind(deps.accounts), 'account registry');
+  const accounts = await list(principal.tenantId);
+  return accounts.sort(
+    (a, b) => a.createdAt.localeCompare(b.createdAt) || a.accountId.localeCompare(b.accountId),
+  );
+}
+
+/** One of the caller's tenant's accounts; another tenant's is exactly as missing as one that never was. */
+export async function getAccount(deps: ApiDeps, principal: Principal, accountId: string): Promise<Account> {
+  const account = await deps.accounts.get(principal.tenantId, accountId);
+  if (!account || account.tenantId !== principal.tenantId)
+    throw new NotFoundError(`account ${accountId} not found`);
+  return account;
+}
+
+/**
+ * Disconnects an account: marks it revoked first (every job using it stops at its next step
+ * with `account-revoked`: the engine checks before each step, session opening, sign-in and
+ * capacity request), then deletes its credentials. Idempotent: a revoked account is
+ * answered as it is.
+ */
+export async function disconnectAccount(
+  deps: ApiDeps,
+  principal: Principal,
+  accountId: string,
+): Promise<{ account: Account; revoked: boolean }> {
+  const account = await getAccount(deps, principal, accountId);
+  const revoke = required(deps.accounts.revoke?.bind(deps.accounts), 'account registry');
+  let revoked = false;
+  if (account.status !== 'revoked') revoked = await revoke(principal.tenantId, accountId);
+  await deps.credentials?.deleteCredentials(principal.tenantId, accountId);
+  return { account: await getAccount(deps, principal, accountId), revoked };
+}
+
+/** What the API shows of an account: never its credentials (the item holds none anyway). */
+export function toAccountView(deps: Pick<ApiDeps, 'engine'>, account: Account): AccountView {
+  return {
+    accountId: account.accountId,
+    application: account.application,
+    label: account.label,
+    status: account.status,
+    profile: account.profileName,
+    ...(account.identityId ? { identityId: account.identityId } : {}),
+    ...(account.connectedWith ? { connectedWith: account.connectedWith } : {}),
+    domains: [...(deps.engine.applications[account.application]?.allowedDomains ?? [])],
+    createdAt: account.createdAt,
+    ...(account.revokedAt ? { revokedAt: account.revokedAt } : {}),
+  };
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the API was built without a ${what}`);
+  return value;
+}

@@ -1,0 +1,84 @@
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import {
+  AccountIdParams,
+  AccountListSchema,
+  AccountResponseSchema,
+  ConnectAccountBodySchema,
+} from './account-schemas.ts';
+import { CostReportQuerySchema, CostReportSchema } from './report-schemas.ts';
+
+/** The accounts and reports paths of the OpenAPI document, from the schemas the handlers validate with. */
+export function registerAccountPaths(
+  r: OpenAPIRegistry,
+  helpers: {
+    security: Record<string, string[]>[];
+    json: (schema: z.ZodType, description: string) => ResponseConfig;
+    error: (description: string) => ResponseConfig;
+    common: Record<number, ResponseConfig>;
+  },
+): void {
+  const { security, json, error, common } = helpers;
+  const admin = { 403: error('The key lacks the admin role.'), ...common };
+  const missing = {
+    404: error("No such account for this tenant (another tenant's account reads the same)."),
+  };
+
+  r.registerPath({
+    method: 'post',
+    path: '/accounts',
+    summary: 'Connect an account of an application (role admin)',
+    description:
+      'Credentials go to the secret store only; no response, log line or DynamoDB item carries them. The account gets its own persisted browser profile, named by tenant, application and account.',
+    security,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ConnectAccountBodySchema } } },
+    },
+    responses: {
+      201: json(AccountResponseSchema, 'Connected.'),
+      400: error('Malformed request; details name the fields.'),
+      422: error('An application this deployment does not know.'),
+      ...admin,
+    },
+  });
+  r.registerPath({
+    method: 'get',
+    path: '/accounts',
+    summary: "The tenant's accounts, connected and revoked (role admin)",
+    security,
+    responses: { 200: json(AccountListSchema, 'The accounts, oldest first.'), ...admin },
+  });
+  r.registerPath({
+    method: 'get',
+    path: '/accounts/{accountId}',
+    summary: 'One account (role admin)',
+    security,
+    request: { params: AccountIdParams },
+    responses: { 200: json(AccountResponseSchema, 'The account.'), ...missing, ...admin },
+  });
+  r.registerPath({
+    method: 'delete',
+    path: '/accounts/{accountId}',
+    summary: 'Disconnect an account: revoke it and delete its credentials (role admin)',
+    description:
+      'Jobs using the account stop at their next step: FAILED with reason account-revoked, sessions ended, nothing further done. Idempotent.',
+    security,
+    request: { params: AccountIdParams },
+    responses: { 200: json(AccountResponseSchema, 'Revoked (or already was).'), ...missing, ...admin },
+  });
+  r.registerPath({
+    method: 'get',
+    path: '/reports/cost',
+    summary: 'Cost per verified completion of the tenant’s jobs over a period (role admin)',
+    description:
+      'Jobs submitted in [from, to): verified completions, usage and dollars by component (summed over every ledger entry, priced at the dated rates), cost per verified completion, retries, human interventions and idle browser time (session time not spent in steps).',
+    security,
+    request: { query: CostReportQuerySchema },
+    responses: {
+      200: json(CostReportSchema, 'The report.'),
+      400: error('Bad from or to.'),
+      422: error('from is not before to, the period is longer than 366 days, or it has too many jobs.'),
+      ...admin,
+    },
+  });
+}

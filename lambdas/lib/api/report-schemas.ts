@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Schemas of the reports routes (validated by the handler, documented by `openapi.ts`). */
+
+const Time = z.iso.datetime({ offset: true });
+
+export const CostReportQuerySchema = z
+  .object({
+    from: Time.optional().meta({
+      description: 'Start of the period (inclusive, ISO time). Default: 30 days before `to`.',
+    }),
+    to: Time.optional().meta({ description: 'End of the period (exclusive, ISO time). Default: now.' }),
+  })
+  .strict();
+
+const Components = {
+  browserSeconds: z.number(),
+  lambdaInvocations: z.number(),
+  lambdaMs: z.number(),
+  stateTransitions: z.number(),
+  dynamoWrites: z.number(),
+  proxyBytes: z.number(),
+  modelTokens: z.number(),
+  humanInterventions: z.number(),
+};
+
+export const CostReportSchema = z
+  .object({
+    tenantId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    ratesAsOf: z.string().meta({ description: 'Date of the list prices used (lambdas/lib/cost/rates.ts).' }),
+    jobs: z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) }),
+    verifiedCompletions: z.number().int().meta({
+      description: 'SUCCEEDED jobs whose finish step verified the outcome in the target applications.',
+    }),
+    usage: z.object(Components).meta({ description: 'Usage by component, summed over every ledger entry.' }),
+    cost: z
+      .object({ ...Components, total: z.number() })
+      .meta({ description: 'Dollars by component at the dated rates, and the total.' }),
+    costPerVerifiedCompletion: z
+      .number()
+      .nullable()
+      .meta({ description: 'Total dollars / verified completions (null without any).' }),
+    retries: z.number().int().meta({ description: 'Step failures retried (each spends retry budget).' }),
+    humanInterventions: z.number().int(),
+    browser: z
+      .object({ sessionSeconds: z.number(), activeSeconds: z.number(), idleSeconds: z.number() })
+      .meta({
+        description:
+          'Session time (billed), time spent in steps, and idle time: session time not spent in steps (waits that kept the browser, queues, coordination).',
+      }),
+  })
+  .meta({ id: 'CostReport' });

@@ -1,0 +1,218 @@
+/**
+ * Running `checkout@1` through Belay for the benchmark: a local stack with its history events
+ * on a hub, and a driver that submits a job through the HTTP API, approves place-order through
+ * the API the moment it is asked (a person who answers at once), waits for the execution to
+ * end and reads what the job cost from the ledger and the execution history.
+ */
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cost } from '../../lambdas/lib/ledger/types.ts';
+import { createProgressTracker } from '../progress.ts';
+import type { HistoryEvent } from '../sfn/index.ts';
+import { type LocalStack, localFunctionArn, startLocalStack } from '../stack.ts';
+import { measure } from './measure.ts';
+
+/** A local stack for the benchmark, its history events on `events`, and an API client. */
+export interface BenchStack {
+  stack: LocalStack;
+  mode: 'warm' | 'cold';
+  events: EventEmitter<{ history: [HistoryEvent] }>;
+  api: ApiCall;
+}
+
+export type ApiCall = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+/** Starts a fresh local stack under `dataDir` on free ports, browser cap 5 (plan `free`). */
+export async function startBenchStack(options: {
+  dataDir: string;
+  mode: 'warm' | 'cold';
+  log: (line: string) => void;
+}): Promise<BenchStack> {
+  const events = new EventEmitter<{ history: [HistoryEvent] }>();
+  events.setMaxListeners(100);
+  const stack = await startLocalStack({
+    dataDir: join(options.dataDir, options.mode),
+    fresh: true,
+    ports: { anchor: 0, shop: 0, crm: 0, billing: 0 },
+    apiPort: 0,
+    lambdaMode: options.mode,
+    resume: false,
+    env: { BELAY_DEFAULT_PLAN: 'free' },
+    log: (line) => options.log(`  [${options.mode} stack] ${line}`),
+    onHistoryEvent: (event) => events.emit('history', event),
+  });
+  return { stack, mode: options.mode, events, api: apiClient(stack.apiUrl as string, stack.demoApiKey) };
+}
+
+function apiClient(baseUrl: string, apiKey: string): ApiCall {
+  return async (method, path, body) => {
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      // Rate limited: wait as told (a person's client would), a few times.
+      if (res.status === 429 && attempt < 10) {
+        await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
+        continue;
+      }
+      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    }
+  };
+}
+
+/** What one Belay job measured. */
+export interface BelayRun {
+  jobId: string;
+  status: string;
+  /** Submission (job created) to SUCCEEDED (job finished), from the job item's own times. */
+  wallMs: number;
+  /** Sum of the completed steps' own browser time (ledger `browserSeconds`), ms. */
+  browserMs: number;
+  /** Approval requested to approval recorded (the "person" answers at once), ms. */
+  approvalWaitMs: number;
+  steps: number;
+  /** Whole RunStep invocation time of each completed step, by step index (ledger `lambdaMs`). */
+  stepInvocationMs: number[];
+  /** State transitions counted from the execution history (every execution of the job). */
+  stateTransitions: number;
+  /** Lambda invocations scheduled by the state machine (history: Lambda/Task scheduled events). */
+  invocationsScheduled: number;
+  /** Sum of the cost records of every ledger entry of the job. */
+  ledgerCost: Cost;
+  /** Per ledger entry type: how many, and the invocations and writes they record. */
+  ledgerByType: Record<string, { entries: number; lambdaInvocations: number; dynamoWrites: number }>;
+  /** States entered, by state name (every execution of the job). */
+  statesEntered: Record<string, number>;
+  /** Lifetime of the job's browser session(s), seconds (what a browser provider bills). */
+  sessionSeconds: number;
+  /** Orders the shop committed under this job's place-order key (its own record). */
+  ordersPlaced: number;
+  /** Workers killed by the armed fault. */
+  crashes: number;
+  /** Why the job failed, when it did (the job item's `failure`). */
+  failure?: string;
+}
+
+const CHECKOUT_BODY = JSON.parse(
+  readFileSync(new URL('../../demo/jobs/checkout.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+
+/**
+ * Submits checkout@1 as `jobId` on `accountId`, approves place-order at once, waits for the
+ * end. With `crashAtStep` the RunStep worker is SIGKILLed mid-action in that step (1-based).
+ */
+export async function runBelayJob(
+  b: BenchStack,
+  options: {
+    jobId: string;
+    accountId: string;
+    crashAtStep?: number;
+    timeoutMs: number;
+    /** Progress lines of the job (verbose mode). */
+    progress?: (line: string) => void;
+  },
+): Promise<BelayRun> {
+  const { stack, api } = b;
+  const { jobId } = options;
+  const track = createProgressTracker();
+  const executions = new Set<string>();
+  let crashes = 0;
+  const onFault = (e: { info: { jobId?: string } }): void => {
+    if (e.info.jobId === jobId) crashes++;
+  };
+  let approving: Promise<void> | undefined;
+  let approvalError: unknown;
+  let settle: ((status: string) => void) | undefined;
+  const ended = new Promise<string>((ok) => {
+    settle = ok;
+  });
+  const onHistory = (event: HistoryEvent): void => {
+    const line = track(event);
+    if (!line || line.jobId !== jobId) return;
+    options.progress?.(`${jobId}: ${line.text}`);
+    executions.add(event.executionArn);
+    if (line.kind === 'wait' && line.state === 'AwaitApproval' && !approving) {
+      approving = approve(api, jobId).catch((err: unknown) => {
+        approvalError = err;
+        settle?.('approval failed');
+      });
+    }
+    if (event.type === 'ExecutionSucceeded') settle?.('ended');
+    if (event.type === 'ExecutionFailed') settle?.('failed');
+  };
+  b.events.on('history', onHistory);
+  if (options.crashAtStep) stack.lambdas.events.on('fault-fired', onFault);
+  try {
+    if (options.crashAtStep) {
+      stack.lambdas.arm({
+        functionName: localFunctionArn('RunStep'),
+        point: 'mid-action',
+        match: { jobId, stepIndex: options.crashAtStep - 1 },
+      });
+    }
+    const submitted = await api('POST', '/jobs', {
+      ...CHECKOUT_BODY,
+      jobId,
+      accounts: { shop: options.accountId },
+    });
+    if (submitted.status !== 202)
+      throw new Error(`submit ${jobId}: HTTP ${submitted.status} ${JSON.stringify(submitted.body)}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((ok) => {
+      timer = setTimeout(() => ok('timeout'), options.timeoutMs);
+    });
+    const how = await Promise.race([ended, timeout]).finally(() => clearTimeout(timer));
+    if (how === 'timeout') throw new Error(`${jobId} did not end within ${options.timeoutMs / 1000} s`);
+    await approving;
+    if (approvalError) throw approvalError;
+    return await measure(b, jobId, [...executions], crashes);
+  } finally {
+    b.events.off('history', onHistory);
+    if (options.crashAtStep) {
+      stack.lambdas.events.off('fault-fired', onFault);
+      stack.lambdas.disarm();
+    }
+  }
+}
+
+/** Polls the job until it waits for approval, then approves through the API. */
+async function approve(api: ApiCall, jobId: string): Promise<void> {
+  const deadline = Date.now() + 10 * 60_000;
+  let seen = 'nothing';
+  while (Date.now() < deadline) {
+    const res = await api('GET', `/jobs/${jobId}`);
+    const job = res.body.job as { status?: string; wait?: { step?: string } | null } | undefined;
+    seen = `HTTP ${res.status} status ${job?.status} wait ${JSON.stringify(job?.wait ?? null)}`;
+    if (job?.status === 'WAITING_APPROVAL' && job.wait?.step) {
+      const decided = await api('POST', `/jobs/${jobId}/decisions`, {
+        step: job.wait.step,
+        decision: 'approve',
+        comment: 'benchmark: approved at once',
+      });
+      if (decided.status >= 300)
+        throw new Error(
+          `approval of ${jobId} refused: HTTP ${decided.status} ${JSON.stringify(decided.body)}`,
+        );
+      return;
+    }
+    if (job && ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(String(job.status))) break;
+    await sleep(50);
+  }
+  throw new Error(`${jobId} never waited for approval (last seen: ${seen})`);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

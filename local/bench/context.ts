@@ -1,0 +1,186 @@
+/**
+ * What the sections of one benchmark run share: the warm and cold local stacks (started on
+ * first use, stopped at the end), the clean warm Belay runs (measured once, read by the
+ * recovery, overhead and cost sections), job ids, and progress lines on stderr.
+ */
+import { rm } from 'node:fs/promises';
+import type { InvocationEndedEvent, InvocationStartedEvent } from '../lambda/events.ts';
+import { loadTestShopAccountId } from '../seed.ts';
+import { type BelayRun, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
+import { type LoadAverage, loadAverage } from './report.ts';
+
+/** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
+export interface MeasuredRun extends BelayRun {
+  /** Invocations the local Lambda runner served during the job (the job ran alone). */
+  runnerInvocations: number;
+  /** Their summed duration, ms (cold starts included). */
+  runnerLambdaMs: number;
+  /** Of them, those that started a new process. */
+  coldStarts: number;
+  /** Load average when the run started and ended. */
+  load: { start: LoadAverage; end: LoadAverage };
+  /** With a crash: what the recovery took, from the kill to the re-run of the step. */
+  recovery?: RecoveryTimeline;
+}
+
+/** From the SIGKILL of the RunStep worker to the end of the step's re-run. */
+export interface RecoveryTimeline {
+  /** Kill -> the next RunStep invocation handed to a worker (retry backoff + new process + module load), ms. */
+  restartMs: number;
+  /** Of which: module load of the new worker, ms (0 when a live worker took it). */
+  initMs: number;
+  /** The re-run RunStep invocation once handed to its worker (reattach, precondition, step 12 again, checkpoint), ms. */
+  rerunMs: number;
+}
+
+/** Per-job timeout of the sequential runs. */
+export const JOB_TIMEOUT_MS = 10 * 60_000;
+
+export class BenchContext {
+  readonly runs: number;
+  readonly browserRuns: number;
+  readonly dataDir: string;
+  readonly log: (line: string) => void;
+  /** Every job's progress lines on stderr too. */
+  readonly verbose: boolean;
+  /** Clean checkout@1 runs on the warm stack (recovery's clean Belay runs are these). */
+  readonly cleanWarm: MeasuredRun[] = [];
+  /** Every process the stacks started (DynamoDB Local, workers, Chromium): all must be gone at the end. */
+  readonly pids = new Set<number>();
+  readonly #stacks = new Map<'warm' | 'cold', BenchStack>();
+  readonly #runId = new Date().toISOString().replace(/\D/g, '').slice(2, 14);
+  #seq = 0;
+
+  constructor(options: {
+    runs: number;
+    browserRuns: number;
+    dataDir: string;
+    log: (line: string) => void;
+    verbose?: boolean;
+  }) {
+    this.verbose = options.verbose ?? false;
+    this.runs = options.runs;
+    this.browserRuns = options.browserRuns;
+    this.dataDir = options.dataDir;
+    this.log = options.log;
+  }
+
+  /** A job id unique in this run, e.g. `bench-clean-2506061200-3`. */
+  jobId(kind: string): string {
+    this.#seq += 1;
+    return `bench-${kind}-${this.#runId}-${this.#seq}`;
+  }
+
+  /** The stack of `mode`, started (and, when warm, warmed up with one uncounted job) on first use. */
+  async stack(mode: 'warm' | 'cold'): Promise<BenchStack> {
+    const existing = this.#stacks.get(mode);
+    if (existing) return existing;
+    this.log(`starting the ${mode} local stack (lambdaMode '${mode}', browser cap 5)`);
+    const b = await startBenchStack({ dataDir: this.dataDir, mode, log: this.log });
+    this.#stacks.set(mode, b);
+    this.pids.add(b.stack.dynamodb.pid);
+    b.stack.lambdas.events.on('worker-spawned', (e) => this.pids.add(e.pid));
+    if (mode === 'warm') {
+      this.log('warm-up job (not counted): starts one worker per function');
+      const run = await runBelayJob(b, {
+        jobId: this.jobId('warmup'),
+        accountId: loadTestShopAccountId(1),
+        timeoutMs: JOB_TIMEOUT_MS,
+        ...(this.verbose ? { progress: this.log } : {}),
+      });
+      if (run.status !== 'SUCCEEDED') throw new Error(`the warm-up job ended ${run.status}`);
+      this.log(`warm-up job done in ${(run.wallMs / 1000).toFixed(1)} s`);
+    }
+    return b;
+  }
+
+  /** One clean (or crashed) checkout, measured alone on the stack of `mode`. */
+  async measuredRun(
+    mode: 'warm' | 'cold',
+    options: { kind: string; accountId: string; crashAtStep?: number },
+  ): Promise<MeasuredRun> {
+    const b = await this.stack(mode);
+    const loadStart = loadAverage();
+    let invocations = 0;
+    let lambdaMs = 0;
+    let cold = 0;
+    let killedAt: number | undefined;
+    let rerun: { requestId: string; startedAt: number; initMs: number } | undefined;
+    let recovery: RecoveryTimeline | undefined;
+    const onStarted = (e: InvocationStartedEvent): void => {
+      if (e.cold) cold++;
+      if (killedAt !== undefined && !rerun && /run-step/.test(e.functionName))
+        rerun = { requestId: e.requestId, startedAt: performance.now(), initMs: e.initMs ?? 0 };
+    };
+    const onEnded = (e: InvocationEndedEvent): void => {
+      invocations++;
+      lambdaMs += e.durationMs;
+      if (rerun && !recovery && e.requestId === rerun.requestId && killedAt !== undefined) {
+        const rerunMs = performance.now() - rerun.startedAt;
+        recovery = { restartMs: rerun.startedAt - killedAt, initMs: rerun.initMs, rerunMs };
+      }
+    };
+    const onFault = (): void => {
+      killedAt ??= performance.now();
+    };
+    b.stack.lambdas.events.on('invocation-started', onStarted);
+    b.stack.lambdas.events.on('invocation-ended', onEnded);
+    b.stack.lambdas.events.on('fault-fired', onFault);
+    try {
+      const run = await runBelayJob(b, {
+        jobId: this.jobId(options.kind),
+        accountId: options.accountId,
+        timeoutMs: JOB_TIMEOUT_MS,
+        ...(this.verbose ? { progress: this.log } : {}),
+        ...(options.crashAtStep ? { crashAtStep: options.crashAtStep } : {}),
+      });
+      if (run.status !== 'SUCCEEDED') throw new Error(`${run.jobId} ended ${run.status}`);
+      if (run.ordersPlaced !== 1) throw new Error(`${run.jobId} placed ${run.ordersPlaced} orders, not 1`);
+      if (options.crashAtStep && run.crashes !== 1)
+        throw new Error(`${run.jobId}: the armed fault fired ${run.crashes} times`);
+      return {
+        ...run,
+        runnerInvocations: invocations,
+        runnerLambdaMs: lambdaMs,
+        coldStarts: cold,
+        load: { start: loadStart, end: loadAverage() },
+        ...(recovery ? { recovery } : {}),
+      };
+    } finally {
+      b.stack.lambdas.events.off('invocation-started', onStarted);
+      b.stack.lambdas.events.off('invocation-ended', onEnded);
+      b.stack.lambdas.events.off('fault-fired', onFault);
+    }
+  }
+
+  /** Load average at the start of the first and the end of the last of `runs`. */
+  static loadOf(runs: readonly MeasuredRun[]): { start: LoadAverage; end: LoadAverage } {
+    return { start: runs[0]?.load.start ?? loadAverage(), end: runs.at(-1)?.load.end ?? loadAverage() };
+  }
+
+  /** Clean warm runs until there are `n` of them. */
+  async ensureCleanWarm(n: number): Promise<MeasuredRun[]> {
+    while (this.cleanWarm.length < n) {
+      const run = await this.measuredRun('warm', { kind: 'clean', accountId: loadTestShopAccountId(2) });
+      this.cleanWarm.push(run);
+      this.log(`belay clean run ${this.cleanWarm.length}/${n}: ${(run.wallMs / 1000).toFixed(1)} s`);
+    }
+    return this.cleanWarm.slice(0, n);
+  }
+
+  /** Stops a stack now (its browsers ended), to free the machine for the next section. */
+  async stopStack(mode: 'warm' | 'cold'): Promise<void> {
+    const b = this.#stacks.get(mode);
+    if (!b) return;
+    this.#stacks.delete(mode);
+    this.log(`stopping the ${mode} local stack`);
+    for (const pid of b.stack.anchor.browserPids()) this.pids.add(pid);
+    await b.stack.stop({ endSessions: true });
+  }
+
+  /** Stops everything and removes the data directory. */
+  async close(): Promise<void> {
+    for (const mode of [...this.#stacks.keys()]) await this.stopStack(mode).catch(() => undefined);
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench -- [--json] [--runs N] [--browser-runs N] [--sections recovery,overhead,cost,concurrency,browser]`
+ *
+ * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
+ * crash in step 12, coordinator overhead per step (warm and cold), cost per job, 20 jobs
+ * under a browser cap of 5, and the browser layer. Every figure is printed with its unit, the
+ * statistic and how many runs it is over, the load average while it was measured, and its
+ * issue 7 target with PASS/MISS (targets are reported, not asserted). Progress goes to stderr.
+ *
+ * Exit status: 0 when every selected section ran and no invariant broke (a missed target is
+ * not a failure); 1 otherwise. Everything it starts is stopped, and checked to be gone.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { isProcessAlive, waitForExit } from '../chromium.ts';
+import { type BrowserSamples, runBrowser } from './browser.ts';
+import { runConcurrency } from './concurrency.ts';
+import { BenchContext } from './context.ts';
+import { runCost } from './cost.ts';
+import { killNaiveLeftovers, naivePids } from './naive-runner.ts';
+import { overheadSample, overheadSection, runColdOverhead } from './overhead.ts';
+import { runRecovery } from './recovery.ts';
+import {
+  type BenchReport,
+  formatReport,
+  loadAverage,
+  newReport,
+  SECTION_NAMES,
+  type SectionName,
+  type SectionResult,
+} from './report.ts';
+
+interface Options {
+  json: boolean;
+  runs: number;
+  browserRuns: number;
+  sections: SectionName[];
+  verbose: boolean;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');
+  return n;
+}
+
+function sectionList(value: string): SectionName[] {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const n of names) {
+    if (!(SECTION_NAMES as readonly string[]).includes(n))
+      throw new InvalidArgumentError(`unknown section "${n}" (choose from ${SECTION_NAMES.join(', ')})`);
+  }
+  return SECTION_NAMES.filter((s) => names.includes(s));
+}
+
+function parseOptions(argv: string[]): Options {
+  return new Command()
+    .name('npm run bench --')
+    .description('Belay against the naive baseline, measured on the local stack.')
+    .option('--json', 'print the report as JSON (progress still goes to stderr)', false)
+    .option('--verbose', "also print every job's progress lines (stderr)", false)
+    .option('--runs <n>', 'runs each job-level median is taken over', positive, 3)
+    .option('--browser-runs <n>', 'runs of each browser-layer measurement', positive, 20)
+    .option('--sections <list>', `comma-separated, from ${SECTION_NAMES.join(',')}`, sectionList, [
+      ...SECTION_NAMES,
+    ])
+    .parse(argv, { from: 'user' })
+    .opts<Options>();
+}
+
+const t0 = performance.now();
+function log(line: string): void {
+  const [one] = loadAverage();
+  process.stderr.write(
+    `[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(5)}s load ${one.toFixed(2)}] ${line}\n`,
+  );
+}
+
+/** Runs one section, recording a failure instead of stopping the others. */
+async function attempt<T>(report: BenchReport, name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    log(`section ${name}: start`);
+    const value = await fn();
+    log(`section ${name}: done`);
+    return value;
+  } catch (err) {
+    const message = err instanceof Error ? `${err.message}` : String(err);
+    report.errors.push(`section ${name}: ${message}`);
+    log(`section ${name} FAILED: ${message}`);
+    return undefined;
+  }
+}
+
+async function main(options: Options): Promise<number> {
+  const report = newReport(options.runs, options.browserRuns);
+  const ctx = new BenchContext({
+    runs: options.runs,
+    browserRuns: options.browserRuns,
+    dataDir: await mkdtemp(join(tmpdir(), 'belay-bench-')),
+    log,
+    verbose: options.verbose,
+  });
+  const want = (s: SectionName): boolean => options.sections.includes(s);
+  const results = new Map<SectionName, SectionResult>();
+  const raw: Record<string, unknown> = {};
+  const interrupted = (): void => {
+    log('interrupted: stopping everything');
+    killNaiveLeftovers();
+    void ctx.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    if (want('recovery')) {
+      const r = await attempt(report, 'recovery', () => runRecovery(ctx));
+      if (r) {
+        results.set('recovery', r.result);
+        raw.recovery = r.samples;
+      }
+    }
+    let warm: Parameters<typeof overheadSection>[0] | undefined;
+    if (want('overhead')) {
+      warm = await attempt(report, 'overhead (warm)', async () => {
+        const started = performance.now();
+        const runs = await ctx.ensureCleanWarm(ctx.runs);
+        return {
+          samples: runs.map(overheadSample),
+          load: BenchContext.loadOf(runs),
+          seconds: (performance.now() - started) / 1000,
+        };
+      });
+    }
+    if (want('cost')) {
+      const r = await attempt(report, 'cost', () => runCost(ctx));
+      if (r) {
+        results.set('cost', r.result);
+        raw.cost = r.samples;
+      }
+    }
+    if (want('concurrency')) {
+      const r = await attempt(report, 'concurrency', () => runConcurrency(ctx));
+      if (r) {
+        results.set('concurrency', r.result);
+        raw.concurrency = r.samples;
+      }
+    }
+    await ctx.stopStack('warm');
+    const cold = want('overhead')
+      ? await attempt(report, 'overhead (cold)', () => runColdOverhead(ctx))
+      : undefined;
+    let browser: BrowserSamples | undefined;
+    if (want('browser')) {
+      const r = await attempt(report, 'browser', () =>
+        runBrowser({ runs: options.browserRuns, log, pids: ctx.pids }),
+      );
+      if (r) {
+        results.set('browser', r.result);
+        raw.browser = r.samples;
+        browser = r.samples;
+      }
+    }
+    if (warm || cold) {
+      const none = { samples: [], load: { start: loadAverage(), end: loadAverage() }, seconds: 0 };
+      results.set('overhead', overheadSection(warm ?? none, cold ?? none, browser));
+      raw.overhead = { warm: warm?.samples ?? [], cold: cold?.samples ?? [] };
+    }
+  } finally {
+    await ctx.close();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+  const left = await leftovers([...ctx.pids, ...naivePids]);
+  if (left.length) report.errors.push(`processes still running after the benchmark: ${left.join(', ')}`);
+  else log(`all ${ctx.pids.size + naivePids.size} processes the benchmark started are gone`);
+
+  report.sections = SECTION_NAMES.flatMap((s) => results.get(s) ?? []);
+  report.loadAverage.end = loadAverage();
+  const violations = report.sections.flatMap((s) => s.violations);
+  report.ok = report.errors.length === 0 && violations.length === 0;
+  // Six significant digits are plenty for timings on a shared machine.
+  const tidy = (_key: string, value: unknown): unknown =>
+    typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(6)) : value;
+  if (options.json) console.log(JSON.stringify({ ...report, samples: raw }, tidy, 2));
+  else console.log(formatReport(report));
+  return report.ok ? 0 : 1;
+}
+
+async function leftovers(pids: number[]): Promise<number[]> {
+  await Promise.all(pids.map((p) => waitForExit(p, 5_000)));
+  return pids.filter(isProcessAlive);
+}
+
+process.exitCode = await main(parseOptions(process.argv.slice(2)));

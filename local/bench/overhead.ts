@@ -1,0 +1,123 @@
+/**
+ * Section `overhead`: what Belay's coordination adds per step, with warm workers and with a
+ * new process per invocation (cold):
+ * (job wall time - the steps' own browser time - the approval wait) / steps, per run; median.
+ */
+import { loadTestShopAccountId } from '../seed.ts';
+import type { BrowserSamples } from './browser.ts';
+import { BenchContext, type MeasuredRun } from './context.ts';
+import { below, type Figure, median, overheadPerStep } from './figures.ts';
+import type { LoadAverage, SectionResult } from './report.ts';
+
+/** The per-run inputs of the overhead figure, as the JSON carries them. */
+export interface OverheadSample {
+  wallMs: number;
+  browserMs: number;
+  approvalWaitMs: number;
+  steps: number;
+  overheadPerStepMs: number;
+}
+
+export function overheadSample(run: MeasuredRun): OverheadSample {
+  const input = {
+    wallMs: run.wallMs,
+    browserMs: run.browserMs,
+    approvalWaitMs: run.approvalWaitMs,
+    steps: run.steps,
+  };
+  return { ...input, overheadPerStepMs: overheadPerStep(input) };
+}
+
+function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: number): Figure[] {
+  const runs = samples.length;
+  const f = (label: string, value: number, unit = 'ms'): Figure => ({
+    label: `${mode}: ${label}`,
+    value,
+    unit,
+    statistic: 'median',
+    runs,
+  });
+  const perStep = median(samples.map((s) => s.overheadPerStepMs));
+  return [
+    { ...f('coordinator overhead per step', perStep), verdict: below(perStep, limitMs, `< ${limitMs} ms`) },
+    f('job wall time, submission to SUCCEEDED', median(samples.map((s) => s.wallMs))),
+    f("steps' own browser time (sum of 14)", median(samples.map((s) => s.browserMs))),
+    f('approval wait (answered at once)', median(samples.map((s) => s.approvalWaitMs))),
+  ];
+}
+
+/** Figures of the section (pure). `browser` is the browser section's samples, when it ran. */
+export function overheadFigures(
+  warm: OverheadSample[],
+  cold: OverheadSample[],
+  browser?: BrowserSamples,
+): Figure[] {
+  const figures: Figure[] = [];
+  if (warm.length) figures.push(...modeFigures('warm', warm, 100));
+  if (cold.length) figures.push(...modeFigures('cold', cold, 600));
+  if (browser) {
+    figures.push(
+      {
+        label: 'reattach, fresh process (attach only)',
+        value: median(browser.reattachFreshMs),
+        unit: 'ms',
+        statistic: 'median',
+        runs: browser.reattachFreshMs.length,
+        note: 'from the browser section',
+      },
+      {
+        label: 'reattach, warm process (cached connection)',
+        value: median(browser.reattachWarmMs),
+        unit: 'ms',
+        statistic: 'median',
+        runs: browser.reattachWarmMs.length,
+        note: 'from the browser section',
+      },
+    );
+  }
+  return figures;
+}
+
+/** Clean runs on the cold stack (a process per invocation); the stack is stopped afterwards. */
+export async function runColdOverhead(
+  ctx: BenchContext,
+): Promise<{ samples: OverheadSample[]; load: { start: LoadAverage; end: LoadAverage }; seconds: number }> {
+  const started = performance.now();
+  const samples: OverheadSample[] = [];
+  const runs: MeasuredRun[] = [];
+  try {
+    for (let i = 1; i <= ctx.runs; i++) {
+      const run = await ctx.measuredRun('cold', { kind: 'cold', accountId: loadTestShopAccountId(4) });
+      runs.push(run);
+      samples.push(overheadSample(run));
+      ctx.log(
+        `overhead cold ${i}/${ctx.runs}: ${(run.wallMs / 1000).toFixed(1)} s, ${samples.at(-1)?.overheadPerStepMs.toFixed(0)} ms/step (${run.coldStarts} processes)`,
+      );
+    }
+  } finally {
+    await ctx.stopStack('cold');
+  }
+  return { samples, load: BenchContext.loadOf(runs), seconds: (performance.now() - started) / 1000 };
+}
+
+/** Assembles the section once every input is measured. */
+export function overheadSection(
+  warm: { samples: OverheadSample[]; load: { start: LoadAverage; end: LoadAverage }; seconds: number },
+  cold: { samples: OverheadSample[]; load: { start: LoadAverage; end: LoadAverage }; seconds: number },
+  browser: BrowserSamples | undefined,
+): SectionResult {
+  return {
+    section: 'overhead',
+    title: 'Coordinator overhead per step (checkout@1, 14 steps)',
+    loadAverage: { start: warm.load.start, end: cold.load.end },
+    figures: overheadFigures(warm.samples, cold.samples, browser),
+    notes: [
+      "Per run: (job wall time from submission to SUCCEEDED - sum of the 14 completed steps' own browser time (ledger browserSeconds: run + verify) - the approval wait (approval requested -> recorded)) / 14; the figure is the median over runs.",
+      "It includes every state transition and Lambda invocation (Authorize, AcquireCapacity, OpenSession with its new Chromium, RunStep reads/attach/precondition/checkpoint, AwaitApproval, Finish), and the sign-in, which the engine does in Reauthenticate (outside any step's browser time).",
+      "warm: one worker process per function, reused (after one uncounted warm-up job); the warm runs are the recovery section's Belay clean runs when it ran. cold: a new Node process per invocation (module load included), as a cold Lambda.",
+      `Load average: warm runs ${warm.load.start.join('/')} -> ${warm.load.end.join('/')}; cold runs ${cold.load.start.join('/')} -> ${cold.load.end.join('/')}.`,
+    ],
+    violations: [],
+    durationSeconds: warm.seconds + cold.seconds,
+  };
+}

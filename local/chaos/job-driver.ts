@@ -1,0 +1,313 @@
+/**
+ * One job of a chaos run, end to end: arm its worker kills, submit it through the API, act
+ * as its people (approvals, one-time codes, reviews), inject its faults at their moments,
+ * and, once it ends, check it against the sites' own records and the workers' events.
+ */
+import { AdminRequestError } from '../../demo/sites/errors.ts';
+import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
+import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
+import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
+import { usernameOf } from './inputs.ts';
+import { describeFault, type FaultKind, type JobSpec, type PlannedFault, type SiteName } from './plan.ts';
+import { type ReExecution, recordProblems, reExecutions } from './verify.ts';
+
+/** The layout check of a job: no POST reached the site between the switch and the review. */
+export interface LayoutCheck {
+  site: SiteName;
+  step: string;
+  /** The step the job waited for review at (undefined: it never did). */
+  reviewStep?: string;
+  postsAfterSwitch: string[];
+  ok: boolean;
+}
+
+export interface JobOutcome {
+  jobId: string;
+  playbook: string;
+  resource: string;
+  status: string;
+  seconds: number;
+  /** Each planned fault (`kind@step`) and whether it was injected. */
+  faults: { kind: FaultKind; fault: string; injected: boolean }[];
+  /** Committed writes per idempotency key, from the sites' admin endpoints. */
+  sideEffects: Record<string, number>;
+  recordProblems: string[];
+  reExecuted: ReExecution[];
+  layoutChecks: LayoutCheck[];
+  stuck: boolean;
+  /** Failure reason, or what a stuck job was doing. */
+  detail?: string;
+}
+
+const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+/** Reviews of one step a person answers before concluding the job loops. */
+const MAX_REVIEWS_PER_STEP = 4;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+type Tracked = { f: PlannedFault; injected: boolean };
+
+export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutcome> {
+  const started = Date.now();
+  const deadline = started + ctx.jobTimeoutMs;
+  const steps = getPlaybook(spec.playbook).steps;
+  const faults: Tracked[] = spec.faults.map((f) => ({ f, injected: false }));
+  const answered = new Set<string>();
+  const reviewsAt = new Map<string, number>();
+  let gaveUp: string | undefined;
+  const layoutChecks: LayoutCheck[] = [];
+  let layout: { t: Tracked; site: SiteName; switchedAt: number; check?: LayoutCheck } | undefined;
+  const note = (text: string): void => ctx.say(`  ${spec.jobId}: ${text}`);
+  const stack = <T>(what: string, fn: Parameters<typeof withStack<T>>[3]): Promise<T> =>
+    withStack(ctx, `${spec.jobId} ${what}`, deadline, fn);
+
+  for (const { f } of faults) {
+    if (!f.kind.startsWith('worker-kill:') || !('point' in f)) continue;
+    const fault = {
+      functionName: RUN_STEP,
+      point: f.point,
+      match: { jobId: spec.jobId, stepIndex: f.stepIndex },
+    };
+    await stack('arm', (h) => h.control.arm(fault));
+    ctx.armed.push({ jobId: spec.jobId, point: f.point, stepIndex: f.stepIndex, fired: false, done: false });
+  }
+  const drop = faults.find((t) => t.f.kind === 'drop-write-response');
+  if (drop && 'site' in drop.f) {
+    const site = drop.f.site;
+    await stack('drop', (h) => h.sites[site].setFaults({ dropNextWriteResponse: true }));
+  }
+
+  let view: JobView | undefined;
+  let stuck = false;
+  let submitted = false;
+  let progress = { mark: '', at: Date.now() };
+  for (;;) {
+    try {
+      if (!submitted) await stack('submit', (h) => h.api.submit(spec.body));
+      submitted = true;
+      view = await stack('status', (h) => h.api.job(spec.jobId));
+      if (TERMINAL.has(view.status)) break;
+      const mark = `${view.status}|${view.stepsCompleted}|${view.updatedAt}|${ctx.events.count(spec.jobId)}`;
+      if (mark !== progress.mark) progress = { mark, at: Date.now() };
+      const stalled = Date.now() - progress.at > ctx.stallTimeoutMs;
+      if (Date.now() > deadline || stalled || ctx.signal?.aborted || gaveUp) {
+        if (stalled && !gaveUp) gaveUp = `no progress for ${Math.round(ctx.stallTimeoutMs / 1000)}s`;
+        stuck = true;
+        break;
+      }
+      await momentFaults(view);
+      await answerWait(view);
+    } catch (err) {
+      if (err instanceof StackDownError) {
+        stuck = true;
+        break;
+      }
+      // An API error (a 5xx while the stack restarts, a 409 of a race): look again shortly.
+      if (!(err instanceof HttpStatusError || err instanceof AdminRequestError)) throw err;
+      if (Date.now() > deadline) {
+        stuck = true;
+        break;
+      }
+    }
+    await sleep(300);
+  }
+
+  async function momentFaults(v: JobView): Promise<void> {
+    for (const t of faults) {
+      const { f } = t;
+      if (
+        t.injected ||
+        !(f.kind === 'browser-kill' || f.kind === 'sign-in-expiry' || f.kind === 'stack-kill')
+      )
+        continue;
+      // A step can also end without RunStep's points (a write reconciled by its probe): the pointer says.
+      if (!ctx.events.reached(spec.jobId, f.stepIndex, f.moment) && v.stepsCompleted <= f.stepIndex) continue;
+      const site = (f as { site: SiteName }).site;
+      if (f.kind === 'browser-kill') {
+        const id = v.sessions[site]?.sessionId;
+        if (!id) continue;
+        const killed = await stack('kill browser', (h) => h.control.killBrowser(id)).catch((err: unknown) => {
+          if (err instanceof HttpStatusError && err.status === 404) return undefined;
+          throw err;
+        });
+        if (!killed) continue;
+        note(`killed the Chromium of its ${site} session (pid ${killed.pid}) in ${f.step}`);
+      } else if (f.kind === 'sign-in-expiry') {
+        const { expired } = await stack('expire', (h) => h.sites[site].expireSessions());
+        note(`expired every sign-in of ${site} (${expired}) in ${f.step}`);
+      } else if (!(await ctx.killStack(`${spec.jobId} in ${f.step}`))) continue;
+      t.injected = true;
+      ctx.injected[f.kind]++;
+    }
+  }
+
+  async function answerWait(v: JobView): Promise<void> {
+    const w = v.wait;
+    if (!w) return;
+    const key = `${w.kind}:${w.step}:${w.requestedAt}`;
+    if (answered.has(key)) return;
+    try {
+      if (w.kind === 'approval') {
+        const t = faults.find((x) => x.f.kind === 'layout-change' && x.f.step === w.step && !x.injected);
+        if (t && 'site' in t.f) {
+          const site = t.f.site;
+          ctx.layoutWindows.add(site);
+          const switchedAt = Date.now();
+          await stack('layout', (h) => h.sites[site].setFaults({ changedLayout: true }));
+          layout = { t, site, switchedAt };
+          t.injected = true;
+          ctx.injected['layout-change']++;
+          note(`switched ${site} to its changed layout while waiting for approval of ${w.step}`);
+        }
+        await stack('approve', (h) => h.api.decide(spec.jobId, { step: w.step, decision: 'approve' }));
+        ctx.humans.approvals++;
+      } else if (w.kind === 'review') {
+        const n = (reviewsAt.get(w.step) ?? 0) + 1;
+        reviewsAt.set(w.step, n);
+        if (n > MAX_REVIEWS_PER_STEP) {
+          gaveUp = `the job asked for review at ${w.step} again right after each approval (${n} times): the person stops answering`;
+          return;
+        }
+        await review(w.step);
+        ctx.humans.reviews++;
+      } else {
+        const app = steps.find((s) => s.id === w.step)?.app as SiteName | undefined;
+        const username = usernameOf(spec.body.accounts[app ?? ''] ?? '');
+        if (!app || !username) return;
+        const code = await stack('outbox', (h) => h.sites[app].latestCode(username));
+        if (!code) return;
+        await stack('mfa', (h) => h.api.mfa(spec.jobId, code));
+        ctx.humans.mfaCodes++;
+        note(`sent the one-time code from the ${app} outbox (${w.step})`);
+      }
+      answered.add(key);
+    } catch (err) {
+      // 409/422: the job moved on, or the code was not the latest: look again next round.
+      if (!(err instanceof HttpStatusError || err instanceof AdminRequestError) || err.status >= 500)
+        throw err;
+    }
+  }
+
+  async function review(step: string): Promise<void> {
+    if (layout && !layout.check) {
+      const { site, switchedAt } = layout;
+      const log = await stack('requests', (h) => h.sites[site].requests());
+      const posts = log.requests
+        .filter((r) => r.method === 'POST' && Date.parse(r.at) >= switchedAt && !r.path.startsWith('/signin'))
+        .map((r) => `POST ${r.path} ${r.status} at ${r.at}`);
+      const check = {
+        site,
+        step: layout.t.f.step,
+        reviewStep: step,
+        postsAfterSwitch: posts,
+        ok: posts.length === 0,
+      };
+      layout.check = check;
+      layoutChecks.push(check);
+      await stack('layout back', (h) => h.sites[site].setFaults({ changedLayout: false }));
+      ctx.layoutWindows.delete(site);
+      note(
+        `waits for review at ${step} after the layout switch; POSTs to ${site} since: ${posts.length}; switched back, approving`,
+      );
+      await stack('approve review', (h) => h.api.decide(spec.jobId, { step, decision: 'approve' }));
+      return;
+    }
+    // A person looks in the application for the write before answering.
+    const write = spec.writes.find((x) => x.step === step);
+    let resolution: 'done' | 'absent' | undefined;
+    if (write) {
+      const entries = await stack('ledger', (h) => h.api.ledger(spec.jobId));
+      if (openIntent(entries, step)) {
+        const writes = await stack('writes', (h) => h.sites[write.site].writes());
+        resolution = (writes.countsByKey[write.key] ?? 0) > 0 ? 'done' : 'absent';
+      }
+    }
+    note(`waits for review at ${step}; a person checked the site: ${resolution ?? 'no write in doubt'}`);
+    await stack('review', (h) =>
+      h.api.decide(spec.jobId, { step, decision: 'approve', ...(resolution ? { resolution } : {}) }),
+    );
+  }
+
+  return finish();
+
+  async function finish(): Promise<JobOutcome> {
+    const until = Date.now() + 120_000;
+    const after = <T>(what: string, fn: Parameters<typeof withStack<T>>[3]): Promise<T> =>
+      withStack(ctx, `${spec.jobId} ${what}`, until, fn);
+    let detail = view?.failure ? `${view.failure.reason}: ${view.failure.message}` : undefined;
+    if (stuck) {
+      detail = `${gaveUp ? `${gaveUp}; ` : ''}${await diagnose(view)}`;
+      await after('cancel', (h) => h.api.cancel(spec.jobId)).catch(() => undefined);
+    }
+    if (layout && !layout.check) {
+      const site = layout.site;
+      layoutChecks.push({ site, step: layout.t.f.step, postsAfterSwitch: [], ok: false });
+      await after('layout back', (h) => h.sites[site].setFaults({ changedLayout: false }));
+      ctx.layoutWindows.delete(site);
+    }
+    if (drop && 'site' in drop.f) {
+      const site = drop.f.site;
+      const flags = await after('faults', (h) => h.sites[site].faults());
+      if (flags.dropNextWriteResponse)
+        await after('drop off', (h) => h.sites[site].setFaults({ dropNextWriteResponse: false }));
+      else {
+        drop.injected = true;
+        ctx.injected['drop-write-response']++;
+      }
+    }
+    for (const a of ctx.armed.filter((x) => x.jobId === spec.jobId)) {
+      a.done = true;
+      const t = faults.find((x) => 'point' in x.f && x.f.point === a.point && x.f.stepIndex === a.stepIndex);
+      if (t) t.injected = a.fired;
+    }
+    await ctx.events.drain();
+    const entries = await after('ledger', (h) => h.api.ledger(spec.jobId));
+    const sideEffects: Record<string, number> = {};
+    for (const w of spec.writes) {
+      const writes = await after('writes', (h) => h.sites[w.site].writes());
+      sideEffects[w.key] = writes.countsByKey[w.key] ?? 0;
+    }
+    return {
+      jobId: spec.jobId,
+      playbook: spec.playbook,
+      resource: spec.resource,
+      status: stuck ? 'STUCK' : (view?.status ?? 'UNKNOWN'),
+      seconds: (Date.now() - started) / 1000,
+      faults: faults.map((t) => ({ kind: t.f.kind, fault: describeFault(t.f), injected: t.injected })),
+      sideEffects,
+      recordProblems: recordProblems(spec, ctx.dataDir),
+      reExecuted: reExecutions(entries, ctx.events.of(spec.jobId)),
+      layoutChecks,
+      stuck,
+      ...(detail ? { detail } : {}),
+    };
+  }
+
+  async function diagnose(v: JobView | undefined): Promise<string> {
+    const h = ctx.stack.handle;
+    if (!h) return 'the stack was down';
+    const entries = await h.api.ledger(spec.jobId).catch(() => [] as EntryView[]);
+    const executions = await h.control.executions(spec.jobId).catch(() => []);
+    const last = entries
+      .slice(-4)
+      .map((e) => `${e.type}${e.step ? ` ${e.step}` : ''}`)
+      .join(', ');
+    const failures = executions
+      .flatMap((x) =>
+        x.failures.map((f) => `${x.name.slice(-3)} ${f.error ?? f.type}: ${(f.cause ?? '').slice(0, 160)}`),
+      )
+      .slice(-3)
+      .join(' | ');
+    return `status ${v?.status ?? '?'}${v?.wait ? ` waiting for ${v.wait.kind} at ${v.wait.step}` : ''}; last entries: ${last}; executions: ${executions.map((x) => `${x.name.slice(-3)} ${x.status}`).join(', ')}${failures ? `; failures: ${failures}` : ''}`;
+  }
+}
+
+/** The step's latest intent has no completion (and no "absent" verdict) after it. */
+function openIntent(entries: readonly EntryView[], step: string): boolean {
+  let open = false;
+  for (const e of entries.filter((x) => x.step === step)) {
+    if (e.type === 'step-started') open = true;
+    else if (e.type === 'step-completed') open = false;
+    else if (e.type === 'reconciled' && e.detail?.probe === 'absent') open = false;
+  }
+  return open;
+}

@@ -1,0 +1,276 @@
+/**
+ * A chaos run: the stack as a child process, N jobs through the HTTP API a few at a time,
+ * seeded faults, and a summary checked against the sites' own records.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
+import { EventLog } from './events.ts';
+import { driveJob, type JobOutcome } from './job-driver.ts';
+import { describeFault, FAULT_KINDS, type JobSpec, planRun, type SiteName } from './plan.ts';
+import { createPrng } from './prng.ts';
+import { type ChaosSummary, jobLine } from './report.ts';
+import { ChaosStack, freePorts } from './stack-process.ts';
+
+export type { ChaosSummary } from './report.ts';
+
+export interface ChaosOptions {
+  runs: number;
+  seed: number;
+  /** Jobs at once (default 3). */
+  concurrency?: number;
+  /** Default: a new temporary directory. */
+  dataDir?: string;
+  /** Remove the data directory at the end: `on-success` (default for a temporary one), `always`, `never` (default for a given one). */
+  removeDataDir?: 'on-success' | 'always' | 'never';
+  /** A job that has not ended after this long is stuck (default 5 min). */
+  jobTimeoutMs?: number;
+  /** A job with nothing new (status, ledger, worker events) for this long is stuck (default 3 min). */
+  stallTimeoutMs?: number;
+  /** No job starts after this long (default: 4 min per job). */
+  runTimeoutMs?: number;
+  say?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the suite; never throws for a job's result (the summary says), only for a broken setup. */
+export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
+  const started = Date.now();
+  const clock = (): string => `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s]`;
+  const say = (line: string): void => (options.say ?? console.log)(`${clock()} ${line}`);
+  const concurrency = Math.max(1, options.concurrency ?? 3);
+  const tempDir = options.dataDir === undefined;
+  const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'belay-chaos-')));
+  if (!tempDir) await rm(dataDir, { recursive: true, force: true });
+  await mkdir(dataDir, { recursive: true });
+
+  const plan = planRun(createPrng(options.seed), options.runs, options.seed);
+  const planned = emptyCounts();
+  for (const j of plan) for (const f of j.faults) planned[f.kind]++;
+  say(
+    `Belay chaos: ${plan.length} jobs, seed ${options.seed}, concurrency ${concurrency}, data in ${dataDir}`,
+  );
+  say(`planned faults: ${FAULT_KINDS.map((k) => `${k} ${planned[k]}`).join(', ')}`);
+
+  const [api, control, anchor, shop, crm, billing] = (await freePorts(6)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const stack = new ChaosStack(dataDir, { api, control, anchor, shop, crm, billing });
+  const events = new EventLog(stack);
+  const restarts: ChaosSummary['stackRestarts'] = [];
+  const armed: ArmedWorkerFault[] = [];
+  const injected = emptyCounts();
+  let restarting: Promise<boolean> | undefined;
+
+  const ctx: RunContext = {
+    stack,
+    events,
+    dataDir,
+    jobTimeoutMs: options.jobTimeoutMs ?? 5 * 60_000,
+    stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
+    say,
+    injected,
+    humans: { approvals: 0, reviews: 0, mfaCodes: 0 },
+    armed,
+    layoutWindows: new Set<SiteName>(),
+    ...(options.signal ? { signal: options.signal } : {}),
+    async killStack(reason) {
+      if (restarting || ctx.layoutWindows.size > 0 || !stack.handle) return false;
+      restarting = (async () => {
+        await events.drain();
+        const down = Date.now();
+        await stack.crash();
+        say(`SIGKILL of the whole stack process (${reason}); starting it again on the same data directory`);
+        const h = await stack.start();
+        for (const a of armed.filter((x) => !x.fired && !x.done)) {
+          await h.control.arm({
+            functionName: RUN_STEP,
+            point: a.point,
+            match: { jobId: a.jobId, stepIndex: a.stepIndex },
+          });
+        }
+        const downSeconds = (Date.now() - down) / 1000;
+        restarts.push({ reason, downSeconds });
+        say(
+          `the stack is back (pid ${h.pid}) after ${downSeconds.toFixed(1)}s; unfinished jobs resume from the ledger`,
+        );
+        return true;
+      })();
+      try {
+        return await restarting;
+      } finally {
+        restarting = undefined;
+      }
+    },
+  };
+  events.onEvent((e) => {
+    if (e.type !== 'fault-fired') return;
+    const a = armed.find(
+      (x) => !x.fired && x.jobId === e.info.jobId && x.point === e.point && x.stepIndex === e.info.stepIndex,
+    );
+    if (!a) return;
+    a.fired = true;
+    injected[`worker-kill:${e.point}`]++;
+    say(`  ${a.jobId}: SIGKILL of the step worker (pid ${e.pid}) ${e.point} in ${e.info.step}`);
+  });
+
+  const outcomes: JobOutcome[] = [];
+  const notStarted: string[] = [];
+  let leftovers: ChaosSummary['leftoverProcesses'] = [];
+  try {
+    const t0 = Date.now();
+    const h = await stack.start();
+    say(`the stack is up (pid ${h.pid}) in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    events.start();
+    await schedule(
+      ctx,
+      plan,
+      concurrency,
+      started + (options.runTimeoutMs ?? plan.length * 240_000),
+      (o) => {
+        outcomes.push(o);
+        say(jobLine(o, outcomes.length, plan.length));
+      },
+      notStarted,
+    );
+  } finally {
+    await events.stop();
+    say('stopping the stack (ending its browser sessions) and checking that nothing is left running');
+    leftovers = await stack.stop();
+  }
+
+  const summary = summarize(options, concurrency, dataDir, started, plan, outcomes, ctx, planned, restarts);
+  summary.notStarted = notStarted;
+  summary.leftoverProcesses = leftovers;
+  summary.ok = summary.ok && notStarted.length === 0 && leftovers.length === 0;
+  const remove = options.removeDataDir ?? (tempDir ? 'on-success' : 'never');
+  if (remove === 'always' || (remove === 'on-success' && summary.ok))
+    rmSync(dataDir, { recursive: true, force: true });
+  return summary;
+}
+
+/**
+ * Starts jobs in plan order, at most `concurrency` at once, never two on the same shop account
+ * or customer, and a job with a site-wide fault (layout, dropped response) alone on its site.
+ */
+async function schedule(
+  ctx: RunContext,
+  plan: JobSpec[],
+  concurrency: number,
+  startDeadline: number,
+  done: (o: JobOutcome) => void,
+  notStarted: string[],
+): Promise<void> {
+  const queue = [...plan];
+  const running = new Map<string, Promise<void>>();
+  const resources = new Set<string>();
+  const shared = new Map<SiteName, number>();
+  const exclusive = new Set<SiteName>();
+  const exclusiveOf = (j: JobSpec): SiteName[] =>
+    j.faults.flatMap((f) => (f.kind === 'layout-change' || f.kind === 'drop-write-response' ? [f.site] : []));
+  while (queue.length || running.size) {
+    const stopping = Date.now() > startDeadline || ctx.signal?.aborted;
+    const blocked = new Set<SiteName>();
+    for (const j of stopping ? [] : [...queue]) {
+      if (running.size >= concurrency) break;
+      const mine = exclusiveOf(j);
+      const free =
+        !resources.has(j.resource) &&
+        j.sites.every((s) => !exclusive.has(s) && !blocked.has(s)) &&
+        mine.every((s) => (shared.get(s) ?? 0) === 0);
+      if (!free) {
+        for (const s of mine) blocked.add(s);
+        continue;
+      }
+      queue.splice(queue.indexOf(j), 1);
+      resources.add(j.resource);
+      for (const s of j.sites) shared.set(s, (shared.get(s) ?? 0) + 1);
+      for (const s of mine) exclusive.add(s);
+      ctx.say(
+        `start ${j.jobId} ${j.playbook} (${j.resource}); faults: ${j.faults.map(describeFault).join(', ') || 'none'}`,
+      );
+      running.set(
+        j.jobId,
+        driveJob(ctx, j)
+          .then(done, (err: unknown) => {
+            ctx.say(`  ${j.jobId}: the driver failed: ${err instanceof Error ? err.stack : String(err)}`);
+            throw err;
+          })
+          .finally(() => {
+            running.delete(j.jobId);
+            resources.delete(j.resource);
+            for (const s of j.sites) shared.set(s, (shared.get(s) ?? 1) - 1);
+            for (const s of mine) exclusive.delete(s);
+          }),
+      );
+    }
+    if (stopping && queue.length) notStarted.push(...queue.splice(0).map((j) => j.jobId));
+    if (running.size) await Promise.race([...running.values(), sleep(1_000)]);
+    else if (queue.length) await sleep(500);
+  }
+}
+
+function summarize(
+  options: ChaosOptions,
+  concurrency: number,
+  dataDir: string,
+  started: number,
+  plan: JobSpec[],
+  outcomes: JobOutcome[],
+  ctx: RunContext,
+  planned: ChaosSummary['faultsPlanned']['byKind'],
+  restarts: ChaosSummary['stackRestarts'],
+): ChaosSummary {
+  const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
+  const counts = outcomes.flatMap((o) => Object.values(o.sideEffects));
+  const reExecutions = outcomes.flatMap((o) => o.reExecuted.map((r) => ({ jobId: o.jobId, ...r })));
+  const layoutChecks = outcomes.flatMap((o) => o.layoutChecks.map((c) => ({ jobId: o.jobId, ...c })));
+  const recordProblems = outcomes
+    .filter((o) => o.recordProblems.length)
+    .map((o) => ({ jobId: o.jobId, problems: o.recordProblems }));
+  const summary: ChaosSummary = {
+    seed: options.seed,
+    runs: options.runs,
+    concurrency,
+    dataDir,
+    wallSeconds: (Date.now() - started) / 1000,
+    jobs: outcomes.length,
+    faultsInjected: { total: sum(ctx.injected), byKind: { ...ctx.injected } },
+    faultsPlanned: { total: sum(planned), byKind: planned },
+    jobsSucceeded: outcomes.filter((o) => o.status === 'SUCCEEDED').length,
+    sideEffectsPerJob: outcomes.map((o) => ({ jobId: o.jobId, playbook: o.playbook, writes: o.sideEffects })),
+    duplicateSideEffects: counts.reduce((a, c) => a + Math.max(0, c - 1), 0),
+    missingSideEffects: counts.filter((c) => c === 0).length,
+    completedStepsExecutedAgain: reExecutions.length,
+    reExecutions,
+    jobsStuck: outcomes.filter((o) => o.stuck).length,
+    stuck: outcomes.filter((o) => o.stuck).map((o) => ({ jobId: o.jobId, detail: o.detail ?? '' })),
+    jobsFailed: outcomes
+      .filter((o) => !o.stuck && o.status !== 'SUCCEEDED')
+      .map((o) => ({ jobId: o.jobId, status: o.status, detail: o.detail ?? '' })),
+    recordProblems,
+    layoutChecks,
+    people: { ...ctx.humans },
+    stackRestarts: restarts,
+    notStarted: [],
+    leftoverProcesses: [],
+    ok: false,
+  };
+  summary.ok =
+    summary.jobs === plan.length &&
+    summary.jobsSucceeded === summary.jobs &&
+    counts.every((c) => c === 1) &&
+    reExecutions.length === 0 &&
+    recordProblems.length === 0 &&
+    layoutChecks.every((c) => c.ok);
+  return summary;
+}

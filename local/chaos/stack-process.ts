@@ -1,0 +1,278 @@
+/**
+ * The local stack as a CHILD process of the chaos driver (`node --import tsx local/main.ts`),
+ * so the driver can SIGKILL the whole stack and start it again on the same data directory
+ * and the same ports. Every process a boot starts is tracked, and {@link ChaosStack.stop}
+ * checks that none is left.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
+import { CONTROL_TOKEN_FILE } from '../control.ts';
+import { type BelayApi, belayApi, type ControlClient, controlClient } from './clients.ts';
+import type { SiteName } from './plan.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Loopback ports kept across restarts. */
+export interface StackPorts {
+  api: number;
+  control: number;
+  anchor: number;
+  shop: number;
+  crm: number;
+  billing: number;
+}
+
+/** What the driver uses of a running boot. */
+export interface StackHandle {
+  pid: number;
+  bootId: string;
+  api: BelayApi;
+  control: ControlClient;
+  sites: Record<SiteName, SiteAdmin>;
+}
+
+/** The stack process did not come up (or exited while starting). */
+export class StackStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StackStartError';
+  }
+}
+
+/** A process still alive after the run ended. */
+export interface Leftover {
+  pid: number;
+  cmdline: string;
+}
+
+/** Free loopback ports (listen on 0, close). */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) {
+    ports.push(
+      await new Promise<number>((done, fail) => {
+        const server = createServer();
+        server.once('error', fail);
+        server.listen(0, '127.0.0.1', () => {
+          const address = server.address();
+          server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+        });
+      }),
+    );
+  }
+  return ports;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs, kills and restarts the stack process; tracks everything it starts. */
+export class ChaosStack {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  /** PID -> its start time (guards against PID reuse: only these very processes are ever signalled). */
+  private readonly tracked = new Map<number, string>();
+  /** Current boot, while it is up. */
+  handle: StackHandle | undefined;
+  boots = 0;
+
+  constructor(
+    readonly dataDir: string,
+    readonly ports: StackPorts,
+    private readonly startTimeoutMs = 240_000,
+  ) {}
+
+  /** Starts a boot and waits until its API and control channel answer. */
+  async start(): Promise<StackHandle> {
+    rmSync(join(this.dataDir, CONTROL_TOKEN_FILE), { force: true });
+    const log = openSync(join(this.dataDir, 'stack.log'), 'a');
+    const p = this.ports;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'local/main.ts',
+        '--data-dir',
+        this.dataDir,
+        '--port',
+        String(p.api),
+        '--control-port',
+        String(p.control),
+        '--ports',
+        `anchor=${p.anchor},shop=${p.shop},crm=${p.crm},billing=${p.billing}`,
+        '--end-sessions',
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', log, log], env: { ...process.env, LOG_LEVEL: 'error' } },
+    );
+    this.child = child;
+    this.boots++;
+    if (child.pid !== undefined) this.track(child.pid);
+    let gone = false;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', () => {
+        gone = true;
+        resolve();
+      });
+    });
+    const deadline = Date.now() + this.startTimeoutMs;
+    while (Date.now() < deadline) {
+      if (gone) throw new StackStartError(`the stack exited while starting:\n${this.logTail()}`);
+      const handle = await this.tryConnect(child.pid ?? 0);
+      if (handle) {
+        this.handle = handle;
+        return handle;
+      }
+      await sleep(500);
+    }
+    child.kill('SIGKILL');
+    throw new StackStartError(
+      `the stack did not answer within ${this.startTimeoutMs / 1000} s:\n${this.logTail()}`,
+    );
+  }
+
+  /** SIGKILLs the stack process (only it: its children find out as they would after a crash). */
+  async crash(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    for (const d of descendants(pid)) this.track(d);
+    this.handle = undefined;
+    this.child?.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** Stops the boot gracefully (its browser sessions end), then SIGKILLs what is left. */
+  async stop(): Promise<Leftover[]> {
+    const pid = this.child?.pid;
+    if (pid !== undefined && this.child?.exitCode === null && this.child.signalCode === null) {
+      for (const d of descendants(pid)) this.track(d);
+      this.child.kill('SIGTERM');
+      const done = await Promise.race([this.exited.then(() => true), sleep(90_000).then(() => false)]);
+      if (!done) this.child.kill('SIGKILL');
+      await this.exited;
+    }
+    this.handle = undefined;
+    const deadline = Date.now() + 15_000;
+    let left = this.leftovers();
+    while (left.length > 0 && Date.now() < deadline) {
+      await sleep(300);
+      left = this.leftovers();
+    }
+    for (const l of left) {
+      try {
+        process.kill(l.pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return left;
+  }
+
+  /** Live processes of this run: tracked PIDs, and anything naming the data directory (Chromium, DynamoDB Local). */
+  leftovers(): Leftover[] {
+    const found: Leftover[] = [];
+    const ancestors = new Set<number>();
+    for (let p: number | undefined = process.pid; p && !ancestors.has(p); p = readProc(p)?.ppid)
+      ancestors.add(p);
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const pid = Number(name);
+      if (pid === process.pid) continue;
+      const info = readProc(pid);
+      if (!info || info.state === 'Z') continue;
+      if (ancestors.has(pid)) continue;
+      // Tracked (same start time: not a reused PID), or a browser or DynamoDB Local whose
+      // files are under the data directory (their command lines name a path inside it).
+      const ours = this.tracked.has(pid) && this.tracked.get(pid) === info.started;
+      if (ours || info.cmdline.includes(`${this.dataDir}/`)) found.push({ pid, cmdline: info.cmdline });
+    }
+    return found;
+  }
+
+  private track(pid: number): void {
+    const info = readProc(pid);
+    if (info) this.tracked.set(pid, info.started);
+  }
+
+  private async tryConnect(pid: number): Promise<StackHandle | undefined> {
+    const read = (f: string): string | undefined => {
+      try {
+        return readFileSync(join(this.dataDir, f), 'utf8').trim();
+      } catch {
+        return undefined;
+      }
+    };
+    const token = read(CONTROL_TOKEN_FILE);
+    const apiKey = read('demo-api-key');
+    const adminToken = read('sites-admin-token');
+    if (!token || !apiKey || !adminToken) return undefined;
+    const control = controlClient(`http://127.0.0.1:${this.ports.control}`, token);
+    try {
+      const health = await control.health();
+      if (health.pid !== pid || !health.apiUrl) return undefined;
+      for (const d of descendants(pid)) this.track(d);
+      return {
+        pid,
+        bootId: health.bootId,
+        api: belayApi(health.apiUrl, apiKey),
+        control,
+        sites: {
+          shop: siteAdmin(health.sites.shop, adminToken),
+          crm: siteAdmin(health.sites.crm, adminToken),
+          billing: siteAdmin(health.sites.billing, adminToken),
+        },
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private logTail(): string {
+    try {
+      return readFileSync(join(this.dataDir, 'stack.log'), 'utf8').split('\n').slice(-30).join('\n');
+    } catch {
+      return '(no stack.log)';
+    }
+  }
+}
+
+function readProc(
+  pid: number,
+): { ppid: number; state: string; cmdline: string; started: string } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    // Field 22 of /proc/<pid>/stat (after the parenthesised command name) is the start time.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return {
+      started: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '',
+      state: /^State:\s+(\S)/m.exec(status)?.[1] ?? '?',
+      ppid: Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+      cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live descendant of `root`. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readProc(Number(name));
+    if (!info) continue;
+    children.set(info.ppid, [...(children.get(info.ppid) ?? []), Number(name)]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const c of children.get(queue.shift() as number) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}

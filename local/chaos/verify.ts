@@ -1,0 +1,142 @@
+/**
+ * Checks of one job against the truth that is not Belay's: the demo sites' own records (the
+ * admin endpoint's committed writes per idempotency key, and the sites' persisted data), and
+ * the workers' fault-point events (a completed step whose action began again).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Address } from '../../demo/sites/http/address.ts';
+import type { EntryView } from './clients.ts';
+import type { SeenEvent } from './events.ts';
+import { usernameOf } from './inputs.ts';
+import type { JobSpec, SiteName } from './plan.ts';
+
+/** A completed step whose action began again after its completion was recorded. */
+export interface ReExecution {
+  step: string;
+  completedAt: string;
+  startedAgainAt: string;
+  pid: number;
+}
+
+/**
+ * Completed steps executed again: for each `step-completed` entry, the `before-action` points
+ * of that step reached later (in any boot). Each counts once per completion.
+ */
+export function reExecutions(entries: readonly EntryView[], events: readonly SeenEvent[]): ReExecution[] {
+  const found: ReExecution[] = [];
+  for (const done of entries.filter((e) => e.type === 'step-completed' && e.step)) {
+    const at = Date.parse(done.at);
+    const again = events.find(
+      (e) =>
+        e.type === 'fault-point' && e.point === 'before-action' && e.info.step === done.step && e.at > at,
+    );
+    if (again) {
+      found.push({
+        step: done.step as string,
+        completedAt: done.at,
+        startedAgainAt: new Date(again.at).toISOString(),
+        pid: again.pid,
+      });
+    }
+  }
+  return found;
+}
+
+interface SiteFile<D> {
+  data: D;
+}
+
+function readSite<D>(dataDir: string, site: SiteName): D {
+  return (JSON.parse(readFileSync(join(dataDir, 'sites', `${site}.json`), 'utf8')) as SiteFile<D>).data;
+}
+
+interface ShopOrder {
+  key: string;
+  username: string;
+  lines: { sku: string; quantity: number }[];
+  address: Address;
+  shippingMethod: string;
+  promoCode?: string;
+  payment: { last4: string };
+}
+
+interface CheckoutIn {
+  items: { sku: string; quantity: number }[];
+  shippingAddress: Address;
+  shippingMethod: string;
+  promoCode?: string;
+  payment: { savedCardLast4: string };
+}
+
+interface SyncIn {
+  customerEmail: string;
+  address: Address;
+  phone?: string;
+}
+
+const same = (a: string | undefined, b: string | undefined): boolean =>
+  (a ?? '').replace(/\s+/g, ' ').trim().toUpperCase() === (b ?? '').replace(/\s+/g, ' ').trim().toUpperCase();
+
+function addressProblems(what: string, got: Address | undefined, want: Address): string[] {
+  if (!got) return [`${what}: no address`];
+  const fields = ['line1', 'city', 'postcode', 'country'] as const;
+  return fields
+    .filter((f) => !same(got[f], want[f]))
+    .map((f) => `${what}: ${f} is "${got[f]}", the job asked for "${want[f]}"`);
+}
+
+/**
+ * What the sites' persisted data says about the job's writes, compared with its inputs:
+ * the order's lines, address, shipping, promo and card; the CRM record's and the billing
+ * account's address (and phone). An empty list means the records are what the job asked for.
+ */
+export function recordProblems(spec: JobSpec, dataDir: string): string[] {
+  if (spec.playbook === 'checkout@1') {
+    const want = spec.body.inputs as CheckoutIn;
+    const key = `${spec.jobId}:place-order`;
+    const orders = readSite<{ orders: ShopOrder[] }>(dataDir, 'shop').orders.filter((o) => o.key === key);
+    if (orders.length !== 1) return [`shop: ${orders.length} orders with key ${key}`];
+    const o = orders[0] as ShopOrder;
+    const problems: string[] = [];
+    const username = usernameOf(spec.body.accounts.shop ?? '');
+    if (o.username !== username) problems.push(`order placed by ${o.username}, not ${username}`);
+    for (const item of want.items) {
+      const q = o.lines.find((l) => l.sku === item.sku)?.quantity ?? 0;
+      if (q !== item.quantity)
+        problems.push(`order has ${q} x ${item.sku}, the job asked for ${item.quantity}`);
+    }
+    if (o.lines.length !== want.items.length) problems.push(`order has ${o.lines.length} lines, not 2`);
+    problems.push(...addressProblems('order', o.address, want.shippingAddress));
+    if (o.shippingMethod !== want.shippingMethod) problems.push(`order ships ${o.shippingMethod}`);
+    if ((o.promoCode ?? undefined) !== want.promoCode) problems.push(`order promo ${o.promoCode ?? 'none'}`);
+    if (o.payment.last4 !== want.payment.savedCardLast4) problems.push(`order paid with ${o.payment.last4}`);
+    return problems;
+  }
+  const want = spec.body.inputs as SyncIn;
+  const problems: string[] = [];
+  const crm = readSite<{
+    customers: Record<string, { email: string; phone: string; address: Address }>;
+    changes: { key: string; customerId: string }[];
+  }>(dataDir, 'crm');
+  const crmChanges = crm.changes.filter((c) => c.key === `${spec.jobId}:update-crm-customer`);
+  if (crmChanges.length !== 1) problems.push(`crm: ${crmChanges.length} saves with the job's key`);
+  const customer = crm.customers[crmChanges[0]?.customerId ?? ''];
+  if (customer && customer.email !== want.customerEmail)
+    problems.push(`crm: the save changed ${customer.email}, not ${want.customerEmail}`);
+  problems.push(...addressProblems('crm record', customer?.address, want.address));
+  if (want.phone && customer && customer.phone.replace(/\D/g, '') !== want.phone.replace(/\D/g, ''))
+    problems.push(`crm record: phone is ${customer.phone}, the job asked for ${want.phone}`);
+  const billing = readSite<{
+    accounts: Record<string, { email: string; address: Address }>;
+    changes: { key: string; accountId: string }[];
+  }>(dataDir, 'billing');
+  const billingChanges = billing.changes.filter((c) => c.key === `${spec.jobId}:update-billing-address`);
+  if (billingChanges.length !== 1)
+    problems.push(`billing: ${billingChanges.length} changes with the job's key`);
+  const account = billing.accounts[billingChanges[0]?.accountId ?? ''];
+  if (account && account.email !== want.customerEmail)
+    problems.push(`billing: the change hit ${account.email}, not ${want.customerEmail}`);
+  problems.push(...addressProblems('billing account', account?.address, want.address));
+  return problems;
+}

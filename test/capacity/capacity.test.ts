@@ -1,0 +1,219 @@
+/**
+ * Browser capacity on the real local stack: a tenant on a plan capped at 2 concurrent
+ * browsers submits five checkouts; never more than two browsers run, the others wait in
+ * QUEUED with their place shown by the API and start in submission order. A lease whose
+ * holder died (worker SIGKILLed, execution gone, browser gone) expires and its slot is reused.
+ */
+import { describe, expect, it } from 'vitest';
+import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
+import type { Cost, LedgerEntry } from '../../lambdas/lib/ledger/types.ts';
+import type { FaultPointEvent } from '../../local/lambda/events.ts';
+import {
+  api,
+  approveApi,
+  connectShopAccount,
+  runningSessions,
+  submitCheckoutApi,
+  useApiStack,
+  watchBrowsers,
+} from '../accounts/support.ts';
+import { armKill, diagnose, executionsOf, ofType, sleep } from '../support/stack.ts';
+
+const LEASE_TTL = 60;
+const stack = useApiStack({
+  BELAY_PLAN_CAPS: JSON.stringify({ free: 2 }),
+  BELAY_LEASE_TTL_SECONDS: String(LEASE_TTL),
+  BELAY_PARK_AFTER_SECONDS: '900',
+});
+
+type S = ReturnType<typeof stack>;
+const leases = (s: S) => createLeaseCapacity({ doc: s.stack.doc, tableName: s.stack.tableName });
+
+/** When the job first opened a browser (its lease was taken just before). */
+async function startedAt(s: S, jobId: string): Promise<number> {
+  const { entries } = await s.ledger.readJob('demo', jobId);
+  const opened = ofType(entries, 'session-opened')[0];
+  if (!opened) throw new Error(`job ${jobId} never opened a session`);
+  return Date.parse(opened.at);
+}
+
+/** Approves place-order as each job gets there (except `hold`), until every job SUCCEEDED. */
+async function drive(
+  s: S,
+  jobIds: string[],
+  hold: Set<string> = new Set(),
+  timeoutMs = 420_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let done = 0;
+    for (const jobId of jobIds) {
+      const job = await s.ledger.getJob('demo', jobId);
+      if (job.status === 'SUCCEEDED') done += 1;
+      else if (job.status === 'FAILED' || job.status === 'CANCELLED')
+        throw new Error(`job ${jobId} ended ${job.status}\n${await diagnose(s, jobId)}`);
+      else if (job.wait?.kind === 'approval' && job.wait.step === 'place-order' && !hold.has(jobId)) {
+        await approveApi(s, s.demoKey, jobId, 'place-order');
+      } else if (job.wait && job.wait.kind !== 'approval') {
+        throw new Error(`job ${jobId} waits for ${job.wait.kind}\n${await diagnose(s, jobId)}`);
+      }
+    }
+    if (done === jobIds.length) return;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out:\n${(await Promise.all(jobIds.map((j) => diagnose(s, j)))).join('\n')}`);
+    }
+    await sleep(300);
+  }
+}
+
+const sumCosts = (entries: readonly LedgerEntry[]): Cost =>
+  entries.reduce(
+    (sum, e) => {
+      for (const k of Object.keys(sum) as (keyof Cost)[]) sum[k] += e.cost[k];
+      return sum;
+    },
+    {
+      browserSeconds: 0,
+      lambdaInvocations: 0,
+      lambdaMs: 0,
+      stateTransitions: 0,
+      dynamoWrites: 0,
+      proxyBytes: 0,
+      modelTokens: 0,
+      humanInterventions: 0,
+    } as Cost,
+  );
+
+describe('Capacity: a plan capped at 2 browsers', () => {
+  it('runs five checkouts with never more than two browsers, the rest QUEUED with their place, started in order', {
+    timeout: 600_000,
+  }, async () => {
+    const s = stack();
+    const from = new Date(Date.now() - 1000).toISOString();
+    const created = [];
+    for (const shopper of ['shopper18@example.com', 'shopper19@example.com', 'shopper20@example.com']) {
+      created.push(await connectShopAccount(s, s.demoKey, shopper));
+    }
+    const accounts = ['acct_demo_shop', 'acct_demo_shop_totp', ...created];
+    const jobs = accounts.map((_, i) => `cap-${i + 1}`);
+    const browsers = watchBrowsers(s);
+    try {
+      for (const [i, jobId] of jobs.entries())
+        await submitCheckoutApi(s, s.demoKey, jobId, accounts[i] as string);
+
+      // Once the first two hold the slots, the other three wait in QUEUED, in submission order.
+      await expect
+        .poll(async () => (await s.ledger.getJob('demo', 'cap-2')).status, {
+          timeout: 180_000,
+          interval: 250,
+        })
+        .not.toBe('QUEUED');
+      const queued = await Promise.all(jobs.slice(2).map((j) => api(s, 'GET', `/jobs/${j}`, s.demoKey)));
+      expect(queued.map((r) => r.json.job.status)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
+      expect(queued.map((r) => r.json.job.queue)).toEqual([
+        { position: 1 },
+        { position: 2 },
+        { position: 3 },
+      ]);
+      expect((await api(s, 'GET', '/jobs/cap-1', s.demoKey)).json.job.queue).toBeUndefined();
+
+      await drive(s, jobs);
+    } finally {
+      browsers.stop();
+    }
+    expect(browsers.max(), `browsers at the peak: ${JSON.stringify(browsers.peaks())}`).toBe(2);
+
+    // Started in order: the queued three one after another, each after a slot was freed.
+    const starts = await Promise.all(jobs.map((j) => startedAt(s, j)));
+    const finishes = await Promise.all(
+      jobs.map(async (j) => Date.parse((await s.ledger.getJob('demo', j)).finishedAt ?? '')),
+    );
+    expect(Math.max(starts[0] as number, starts[1] as number)).toBeLessThan(starts[2] as number);
+    expect(starts[2]).toBeLessThan(starts[3] as number);
+    expect(starts[3]).toBeLessThan(starts[4] as number);
+    expect(starts[2]).toBeGreaterThanOrEqual(Math.min(finishes[0] as number, finishes[1] as number));
+
+    // One order each; every lease given back.
+    const writes = await s.shop.writes();
+    for (const jobId of jobs) expect(writes.countsByKey[`${jobId}:place-order`], jobId).toBe(1);
+    // Finish ends the sessions, then releases the lease, just after the job is SUCCEEDED.
+    await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
+
+    // The cost report over these jobs adds up their ledgers.
+    const to = new Date(Date.now() + 1000).toISOString();
+    const report = await api(s, 'GET', `/reports/cost?from=${from}&to=${to}`, s.demoKey);
+    expect(report.status).toBe(200);
+    const ledgers = await Promise.all(jobs.map((j) => s.ledger.readJob('demo', j)));
+    const usage = sumCosts(ledgers.flatMap((l) => l.entries));
+    expect(report.json.jobs).toEqual({ total: 5, byStatus: { SUCCEEDED: 5 } });
+    expect(report.json.verifiedCompletions).toBe(5);
+    expect(report.json.humanInterventions).toBe(5);
+    expect(report.json.usage.lambdaInvocations).toBe(usage.lambdaInvocations);
+    expect(report.json.usage.stateTransitions).toBe(usage.stateTransitions);
+    expect(report.json.usage.dynamoWrites).toBe(usage.dynamoWrites);
+    expect(report.json.browser.activeSeconds).toBeCloseTo(usage.browserSeconds, 2);
+    // Each job waited for its approval with its browser open: idle time the report shows.
+    expect(report.json.browser.idleSeconds).toBeGreaterThan(0);
+    expect(report.json.costPerVerifiedCompletion).toBeCloseTo(report.json.cost.total / 5, 8);
+  });
+
+  it('expires the lease of a killed worker and gives its slot to the next queued job', {
+    timeout: 480_000,
+  }, async () => {
+    const s = stack();
+    const [dead, holder, next] = ['lease-dead', 'lease-holder', 'lease-next'];
+    const KILL_AT = 2; // search: signed in, browser open, lease held
+    let lease: { leaseExpiresAt: number } | undefined;
+    let killedAt = 0;
+    armKill(s, dead, KILL_AT, 'before-action');
+    const onPoint = (e: FaultPointEvent): void => {
+      if (e.info.jobId !== dead || e.info.stepIndex !== KILL_AT || e.point !== 'before-action') return;
+      s.stack.lambdas.events.off('fault-point', onPoint);
+      // The whole holder dies: its execution, its browser, and (armed) its worker process.
+      killedAt = Date.now();
+      for (const x of executionsOf(s, dead)) s.stack.sfn.stopExecution(x.executionArn);
+      const session = runningSessions(s).find((r) => r.jobId === dead);
+      if (session) void s.stack.anchor.killBrowser(session.id);
+    };
+    s.stack.lambdas.events.on('fault-point', onPoint);
+    const browsers = watchBrowsers(s);
+    try {
+      await submitCheckoutApi(s, s.demoKey, dead, 'acct_demo_shop');
+      await expect.poll(() => killedAt, { timeout: 180_000 }).toBeGreaterThan(0);
+      lease = (await leases(s).status('demo')).leases.find((l) => l.jobId === dead);
+      expect(lease, 'the dead holder still has its lease').toBeDefined();
+
+      await submitCheckoutApi(s, s.demoKey, holder, 'acct_demo_shop_totp');
+      await expect
+        .poll(async () => (await s.ledger.getJob('demo', holder)).status, { timeout: 180_000, interval: 250 })
+        .not.toBe('QUEUED');
+      await submitCheckoutApi(
+        s,
+        s.demoKey,
+        next,
+        await connectShopAccount(s, s.demoKey, 'shopper15@example.com'),
+      );
+      const waiting = await api(s, 'GET', `/jobs/${next}`, s.demoKey);
+      expect(waiting.json.job).toMatchObject({ status: 'QUEUED', queue: { position: 1 } });
+
+      // The holder keeps its slot (its approval is held back); only the dead lease's expiry frees one.
+      await drive(s, [next], new Set(), 300_000).catch(async (err: unknown) => {
+        throw new Error(`${String(err)}\n${await diagnose(s, holder)}`);
+      });
+      const nextStart = await startedAt(s, next);
+      expect(nextStart).toBeGreaterThanOrEqual(((lease?.leaseExpiresAt ?? 0) - 1) * 1000);
+      expect((await s.ledger.getJob('demo', holder)).status).not.toBe('SUCCEEDED');
+      await drive(s, [holder]);
+    } finally {
+      browsers.stop();
+    }
+    expect(browsers.max(), `browsers at the peak: ${JSON.stringify(browsers.peaks())}`).toBeLessThanOrEqual(
+      2,
+    );
+    expect((await s.ledger.getJob('demo', dead)).status).toBe('RUNNING');
+    const cancelled = await api(s, 'POST', `/jobs/${dead}/cancel`, s.demoKey);
+    expect(cancelled.status).toBe(200);
+    // Finish ends the sessions, then releases the lease, just after the job is SUCCEEDED.
+    await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
+  });
+});
