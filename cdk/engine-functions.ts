@@ -76,10 +76,10 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     timeout: Duration.seconds(30),
     browser: false,
     table: [GET, QUERY, PUT, UPDATE],
-    releasesLeases: false,
+    releasesLeases: true,
     readsCredentials: false,
     putsEvents: false,
-    why: 'getJob, tenant plan (GetItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem).',
+    why: 'getJob, tenant plan (GetItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem); gives a lease back when the job was cancelled while acquiring (DeleteItem on the lease).',
   },
   OpenSession: {
     description:
@@ -123,14 +123,15 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem). Probes look, never sign in.',
   },
   AwaitHuman: {
-    description: 'Stores the task token of a wait on the job and tells the people who must act.',
-    timeout: Duration.seconds(30),
-    browser: false,
+    description:
+      'Stores the task token of a wait on the job and tells the people who must act; parks a long wait.',
+    timeout: Duration.seconds(60),
+    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
-    releasesLeases: false,
+    releasesLeases: true,
     readsCredentials: false,
     putsEvents: true,
-    why: 'readJob (Query); setWait with its entry (UpdateItem, PutItem, GetItem); the wait event on the bus (events:PutEvents).',
+    why: 'readJob (Query); setWait with its entry (UpdateItem, PutItem, GetItem); the wait event on the bus (events:PutEvents); parking ends the sessions (Anchor key) and releases the lease (DeleteItem on the lease).',
   },
   Finish: {
     description: "Verifies the job's outcome, marks it SUCCEEDED, ends its sessions and releases its leases.",

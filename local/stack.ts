@@ -122,7 +122,7 @@ const FUNCTION_TIMEOUT_MS: Record<StateMachineFunction, number> = {
   RunStep: 150_000,
   Reauthenticate: 100_000,
   Reconcile: 100_000,
-  AwaitHuman: 30_000,
+  AwaitHuman: 60_000,
   Finish: 150_000,
   RecordFailure: 60_000,
 };

@@ -9,7 +9,7 @@ import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
 import { usernameOf } from './inputs.ts';
 import { describeFault, type FaultKind, type JobSpec, type PlannedFault, type SiteName } from './plan.ts';
-import { type ReExecution, recordProblems, reExecutions } from './verify.ts';
+import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
 /** The layout check of a job: no POST reached the site between the switch and the review. */
 export interface LayoutCheck {
@@ -122,6 +122,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       // A step can also end without RunStep's points (a write reconciled by its probe): the pointer says.
       if (!ctx.events.reached(spec.jobId, f.stepIndex, f.moment) && v.stepsCompleted <= f.stepIndex) continue;
       const site = (f as { site: SiteName }).site;
+      const where = f.moment === 'checkpoint' ? `as ${f.step} completed` : `in ${f.step}`;
       if (f.kind === 'browser-kill') {
         const id = v.sessions[site]?.sessionId;
         if (!id) continue;
@@ -130,11 +131,11 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
           throw err;
         });
         if (!killed) continue;
-        note(`killed the Chromium of its ${site} session (pid ${killed.pid}) in ${f.step}`);
+        note(`killed the Chromium of its ${site} session (pid ${killed.pid}) ${where}`);
       } else if (f.kind === 'sign-in-expiry') {
         const { expired } = await stack('expire', (h) => h.sites[site].expireSessions());
-        note(`expired every sign-in of ${site} (${expired}) in ${f.step}`);
-      } else if (!(await ctx.killStack(`${spec.jobId} in ${f.step}`))) continue;
+        note(`expired every sign-in of ${site} (${expired}) ${where}`);
+      } else if (!(await ctx.killStack(`${spec.jobId} ${where}`))) continue;
       t.injected = true;
       ctx.injected[f.kind]++;
     }
@@ -234,6 +235,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     const after = <T>(what: string, fn: Parameters<typeof withStack<T>>[3]): Promise<T> =>
       withStack(ctx, `${spec.jobId} ${what}`, until, fn);
     let detail = view?.failure ? `${view.failure.reason}: ${view.failure.message}` : undefined;
+    if (!stuck && view?.status === 'FAILED') detail = `${detail ?? 'failed'}; ${await diagnose(view)}`;
     if (stuck) {
       detail = `${gaveUp ? `${gaveUp}; ` : ''}${await diagnose(view)}`;
       await after('cancel', (h) => h.api.cancel(spec.jobId)).catch(() => undefined);
@@ -299,15 +301,4 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       .join(' | ');
     return `status ${v?.status ?? '?'}${v?.wait ? ` waiting for ${v.wait.kind} at ${v.wait.step}` : ''}; last entries: ${last}; executions: ${executions.map((x) => `${x.name.slice(-3)} ${x.status}`).join(', ')}${failures ? `; failures: ${failures}` : ''}`;
   }
-}
-
-/** The step's latest intent has no completion (and no "absent" verdict) after it. */
-function openIntent(entries: readonly EntryView[], step: string): boolean {
-  let open = false;
-  for (const e of entries.filter((x) => x.step === step)) {
-    if (e.type === 'step-started') open = true;
-    else if (e.type === 'step-completed') open = false;
-    else if (e.type === 'reconciled' && e.detail?.probe === 'absent') open = false;
-  }
-  return open;
 }

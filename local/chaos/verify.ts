@@ -140,3 +140,14 @@ export function recordProblems(spec: JobSpec, dataDir: string): string[] {
   problems.push(...addressProblems('billing account', account?.address, want.address));
   return problems;
 }
+
+/** The step's latest intent has no completion (and no "absent" verdict) after it. */
+export function openIntent(entries: readonly EntryView[], step: string): boolean {
+  let open = false;
+  for (const e of entries.filter((x) => x.step === step)) {
+    if (e.type === 'step-started') open = true;
+    else if (e.type === 'step-completed') open = false;
+    else if (e.type === 'reconciled' && e.detail?.probe === 'absent') open = false;
+  }
+  return open;
+}

@@ -30,7 +30,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['RunStep', 150, 1024, true],
   ['Reauthenticate', 100, 1024, true],
   ['Reconcile', 100, 1024, true],
-  ['AwaitHuman', 30, 256, false],
+  ['AwaitHuman', 60, 1024, true],
   ['Finish', 150, 1024, true],
   ['RecordFailure', 60, 1024, true],
   ['ApiHandler', 29, 1024, true],

@@ -53,12 +53,20 @@ interface Expected {
 /** The whole table: what each function may do. A change here is a change of least privilege. */
 const EXPECTED: Record<string, Expected> = {
   Authorize: { table: [G, U] },
-  AcquireCapacity: { table: [G, Q, P, U] },
+  AcquireCapacity: {
+    table: [G, Q, P, U],
+    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
+  },
   OpenSession: { table: [G, P, U], anchorKey: true },
   RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true },
   Reauthenticate: { table: [G, P, C], credentials: READ, anchorKey: true },
   Reconcile: { table: [G, Q, P, U, C], anchorKey: true },
-  AwaitHuman: { table: [G, Q, P, U], events: true },
+  AwaitHuman: {
+    table: [G, Q, P, U],
+    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
+    anchorKey: true,
+    events: true,
+  },
   Finish: {
     table: [G, Q, P, U],
     keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
