@@ -62,7 +62,7 @@ export function recoveryFigures(s: RecoverySamples): Figure[] {
       ...f('Belay: kill -> next RunStep invocation starts', median(s.belayRestartMs)),
       note: `retry backoff + new worker process; of which module load ${Math.round(median(s.belayInitMs))} ms`,
     },
-    f('Belay: re-run of step 12 (RunStep handler, reattach included)', median(s.belayRerunMs)),
+    f('Belay: re-run of step 12 (handler, with reattach)', median(s.belayRerunMs)),
     {
       ...f('Belay: time lost to the crash', belayLost),
       verdict: atMost(belayLost, step12 + 1000, `<= step 12 + 1 s = ${Math.round(step12 + 1000)} ms`),
