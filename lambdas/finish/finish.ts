@@ -7,6 +7,7 @@ import type { Evidence } from '../lib/ledger/types.ts';
 export type FinishResult =
   | { outcome: 'succeeded'; verified: Record<string, Evidence> }
   | { outcome: 'session_lost'; app: string; detail: string }
+  | { outcome: 'auth_expired'; app: string; step: string; detail: string }
   | { outcome: 'stopped'; status: string };
 
 /**
@@ -34,7 +35,29 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
     if (step.kind !== 'write' || !step.probe) continue;
     const attach = await attachFor(deps, job, step.app);
     if (!attach.ok) return { outcome: 'session_lost', app: step.app, detail: attach.detail };
-    const probe = await step.probe(attach.attached.page, stepContext(deps, job, playbook, step, index));
+    const page = attach.attached.page;
+    const ctx = stepContext(deps, job, playbook, step, index);
+    let probe = await step.probe(page, ctx);
+    const application = playbook.applications[step.app];
+    if (
+      probe.status === 'unknown' &&
+      application &&
+      (await application.isSignedOut(page).catch(() => false))
+    ) {
+      // The sign-in expired since the step: sign in again (as Reauthenticate does) and look again.
+      const signedIn = await application.signIn(page, ctx);
+      if (signedIn.status === 'mfa_required')
+        return { outcome: 'auth_expired', app: step.app, step: step.id, detail: signedIn.detail };
+      await deps.ledger.append(job.tenantId, job.jobId, {
+        type: 'reauth',
+        step: step.id,
+        stepIndex: index,
+        sessionId: job.sessions[step.app]?.sessionId,
+        detail: { application: step.app, during: 'finish' },
+        cost: { dynamoWrites: 1 },
+      });
+      probe = await step.probe(page, ctx);
+    }
     if (probe.status !== 'done') {
       throw new OutcomeNotVerifiedError(
         step.id,

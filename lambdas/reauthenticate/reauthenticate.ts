@@ -14,11 +14,18 @@ export type ReauthenticateResult =
  * application's sign-in handles an authenticator (TOTP) itself; a code sent to a person
  * (SMS, email) makes the job wait for them (`mfa_required`).
  */
-export async function reauthenticate(deps: EngineDeps, ref: JobRef): Promise<ReauthenticateResult> {
+export async function reauthenticate(
+  deps: EngineDeps,
+  ref: JobRef & { last?: { outcome?: string; app?: string; step?: string } },
+): Promise<ReauthenticateResult> {
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
-  const stepIndex = Math.min(job.nextStep, playbook.steps.length - 1);
+  // The application that signed out: the one the previous state named (Finish may find any
+  // application signed out), else the next step's.
+  const named =
+    ref.last?.outcome === 'auth_expired' ? playbook.steps.findIndex((s) => s.id === ref.last?.step) : -1;
+  const stepIndex = named >= 0 ? named : Math.min(job.nextStep, playbook.steps.length - 1);
   const step = playbook.steps[stepIndex] as Step;
   const application = playbook.applications[step.app];
   if (!application) throw new TypeError(`playbook ${playbook.id} has no application ${step.app}`);

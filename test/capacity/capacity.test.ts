@@ -102,12 +102,15 @@ describe('Capacity: a plan capped at 2 browsers', () => {
         await submitCheckoutApi(s, s.demoKey, jobId, accounts[i] as string);
 
       // Once the first two hold the slots, the other three wait in QUEUED, in submission order.
-      await expect
-        .poll(async () => (await s.ledger.getJob('demo', 'cap-2')).status, {
-          timeout: 180_000,
-          interval: 250,
-        })
-        .not.toBe('QUEUED');
+      // (Both must have taken their slot: the second may take one while the first's acquire is still in flight.)
+      for (const first of ['cap-1', 'cap-2']) {
+        await expect
+          .poll(async () => (await s.ledger.getJob('demo', first)).status, {
+            timeout: 180_000,
+            interval: 250,
+          })
+          .not.toBe('QUEUED');
+      }
       const queued = await Promise.all(jobs.slice(2).map((j) => api(s, 'GET', `/jobs/${j}`, s.demoKey)));
       expect(queued.map((r) => r.json.job.status)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
       expect(queued.map((r) => r.json.job.queue)).toEqual([
