@@ -144,7 +144,9 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
         // A job ahead that waits for its account cannot take a slot now: it holds no one back.
         competing = ahead.filter((j) => !sharesAccount(j.accounts, heldAccounts)).length;
       }
-      if (held + sessions * (competing + 1) > cap) {
+      // Strict submission order: a job takes a slot only when no job queued before it (that could
+      // take one) is still waiting, and the slot is free.
+      if (competing > 0 || held + sessions > cap) {
         return { outcome: 'queued', position, retryAfterSeconds: pollSeconds, reason: 'cap' };
       }
       try {
