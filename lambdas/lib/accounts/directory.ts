@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPrefix } from '../dynamo/query-prefix.ts';
 import { type Account, type AccountDirectory, profileNameFor } from './types.ts';
 
 /**
@@ -77,21 +72,7 @@ export function createAccountRegistry(deps: {
     },
 
     async list(tenantId) {
-      const out: Account[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const res = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': 'ACCOUNT#' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        out.push(...(res.Items ?? []).map(toAccount));
-        startKey = res.LastEvaluatedKey;
-      } while (startKey);
-      return out;
+      return (await queryPrefix(doc, tableName, `T#${tenantId}`, 'ACCOUNT#')).map(toAccount);
     },
 
     async revoke(tenantId, accountId) {

@@ -3,9 +3,9 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { queryPrefix } from '../dynamo/query-prefix.ts';
 import { ApiKeyNotFoundError, InvalidRoleError, InvalidTenantError } from './errors.ts';
 
 /**
@@ -219,21 +219,7 @@ export function createApiKeyStore(deps: {
     },
 
     async list(tenantId) {
-      const out: ApiKeyRecord[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const res = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': 'APIKEY#' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        out.push(...(res.Items ?? []).map(toRecord));
-        startKey = res.LastEvaluatedKey;
-      } while (startKey);
-      return out;
+      return (await queryPrefix(doc, tableName, `T#${tenantId}`, 'APIKEY#')).map(toRecord);
     },
   };
 }
