@@ -10,25 +10,11 @@ import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, PROVIDED_MODULES } from '../bundling.ts';
 import { RuntimeModuleError } from '../errors.ts';
 import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
 
-/**
- * Prepended to every ESM bundle: CommonJS dependencies bundled into ESM call `require`
- * (for Node built-ins and externals), which ESM lacks. The alias keeps the banner clear of
- * names a bundled module may declare; esbuild renames a bundled `require` itself.
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __belayCreateRequire } from 'node:module';" +
-  'const require = __belayCreateRequire(import.meta.url);';
-
-/**
- * `runtimeModules` for a handler that drives a browser. playwright-core (1.65) ships as a
- * prebuilt bundle that reads its own `package.json` through `__dirname` at load time, so
- * bundled into a handler it fails on import; shipped as files it loads as published.
- * It has no dependencies, and electron/chromium-bidi are not required at runtime.
- */
-export const PLAYWRIGHT_RUNTIME_MODULES: readonly string[] = Object.freeze(['playwright-core']);
+export { ESM_REQUIRE_BANNER, PLAYWRIGHT_RUNTIME_MODULES } from '../bundling.ts';
 
 /** Memory for a function that does not say: browser steps drive playwright-core over CDP. */
 export const DEFAULT_MEMORY_MB = 1024;
@@ -144,7 +130,10 @@ export class BelayFunction extends NodejsFunction {
         sourceMap: true,
         // Stack traces need the mappings, not the sources; this keeps the map small.
         sourcesContent: false,
-        externalModules: ['@aws-sdk/*', ...runtimeModules],
+        externalModules: [...PROVIDED_MODULES, ...runtimeModules],
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
         forceDockerBundling: false,
         commandHooks: runtimeModules.length > 0 ? copyModulesHook(runtimeModules) : undefined,
       },

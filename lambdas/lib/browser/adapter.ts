@@ -1,9 +1,14 @@
 /**
  * The browser adapter: Anchor sessions through the official `anchorbrowser` SDK, pages through
  * `playwright-core` over CDP. It knows nothing of the local service; point `baseUrl` at it.
+ *
+ * Both libraries are loaded on first use, not at module load: together they take 0.5-0.7 s to
+ * load, which a cold start that never touches a browser (Start while the job is queued,
+ * AwaitHuman arming a wait) should not pay, and a reattach needs only playwright-core (the CDP URL is built here).
  */
-import Anchorbrowser, { NotFoundError } from 'anchorbrowser';
-import { type Browser, chromium } from 'playwright-core';
+import type AnchorbrowserClient from 'anchorbrowser';
+import { NotFoundError } from 'anchorbrowser/core/error';
+import type { Browser } from 'playwright-core';
 import { type AllowlistState, applyAllowlist } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
@@ -24,6 +29,24 @@ export interface BrowserAdapterConfig {
 interface Connection {
   browser: Browser;
   allowlist: AllowlistState;
+}
+
+/** The SDK's default API base URL (what `new Anchorbrowser()` uses without `baseURL`). */
+export const DEFAULT_ANCHOR_BASE_URL = 'https://api.anchorbrowser.io';
+
+let playwright: Promise<typeof import('playwright-core')> | undefined;
+let sdk: Promise<typeof import('anchorbrowser')> | undefined;
+
+/** playwright-core, loaded once per process on first use. */
+function loadPlaywright(): Promise<typeof import('playwright-core')> {
+  playwright ??= import('playwright-core');
+  return playwright;
+}
+
+/** The `anchorbrowser` SDK, loaded once per process on first use. */
+function loadSdk(): Promise<typeof import('anchorbrowser')> {
+  sdk ??= import('anchorbrowser');
+  return sdk;
 }
 
 /** CDP connections of this process, by base URL and session id: a warm Lambda reattaches for free. */
@@ -52,20 +75,27 @@ export function sessionCdpUrl(baseUrl: string, sessionId: string, apiKey: string
  * const { page } = await browser.attach(sessionId, { allowedDomains: ['shop.example'] });
  */
 export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapter {
-  const client = new Anchorbrowser({
-    apiKey: config.apiKey,
-    ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  });
-  const baseUrl = client.baseURL;
+  const baseUrl = config.baseUrl || DEFAULT_ANCHOR_BASE_URL;
+  let clientPromise: Promise<AnchorbrowserClient> | undefined;
+  const sessions = async (): Promise<AnchorbrowserClient['sessions']> => {
+    clientPromise ??= loadSdk().then(
+      ({ default: Anchorbrowser }) => new Anchorbrowser({ apiKey: config.apiKey, baseURL: baseUrl }),
+    );
+    clientPromise.catch(() => {
+      clientPromise = undefined;
+    });
+    return (await clientPromise).sessions;
+  };
   const call = { timeout: config.callTimeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 2 };
   const keyOf = (sessionId: string): string => `${baseUrl}\n${sessionId}`;
 
   const status = async (sessionId: string): Promise<string | undefined> =>
-    (await client.sessions.retrieve(sessionId, call)).data?.status;
+    (await (await sessions()).retrieve(sessionId, call)).data?.status;
 
   const connect = async (sessionId: string, timeoutMs: number): Promise<Connection> => {
     let browser: Browser;
     try {
+      const { chromium } = await loadPlaywright();
       browser = await chromium.connectOverCDP(sessionCdpUrl(baseUrl, sessionId, config.apiKey), {
         timeout: timeoutMs,
       });
@@ -88,7 +118,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
     async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
       const tags = Object.entries(options.tags ?? {}).map(([k, v]) => `${k}:${v}`);
       try {
-        const res = await client.sessions.create(
+        const res = await (await sessions()).create(
           {
             session: {
               timeout: { idle_timeout: options.idleTimeoutMinutes, max_duration: options.maxDurationMinutes },
@@ -156,7 +186,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
     async endSession(sessionId: string): Promise<void> {
       await drop(sessionId);
       try {
-        await client.sessions.delete(sessionId, call);
+        await (await sessions()).delete(sessionId, call);
       } catch (err) {
         if (err instanceof NotFoundError) return;
         throw translateApiError(err, 'delete', sessionId);

@@ -1,7 +1,8 @@
 /**
  * Translation of `anchorbrowser` SDK and CDP-connect failures into the browser layer's errors.
  */
-import { APIError, NotFoundError } from 'anchorbrowser';
+// The SDK's error classes alone (a few ms to load); the client module pulls in a browser library.
+import { APIError, NotFoundError } from 'anchorbrowser/core/error';
 import { BrowserRequestError, SessionGoneError, SessionUnavailableError } from './errors.ts';
 
 /** Session statuses after which a session never runs again. Anything else counts as alive. */

@@ -1,0 +1,37 @@
+/**
+ * How a handler is bundled, shared by the stack (`BelayFunction`, through CDK's
+ * NodejsFunction) and the local Lambda runner, so a function runs locally from the same
+ * kind of bundle it is deployed as. No aws-cdk-lib here: the local stack imports this file.
+ */
+import { join } from 'node:path';
+import { REPO_ROOT } from './paths.ts';
+
+/**
+ * Prepended to every ESM bundle: CommonJS dependencies bundled into ESM call `require`
+ * (for Node built-ins and externals), which ESM lacks. The alias keeps the banner clear of
+ * names a bundled module may declare; esbuild renames a bundled `require` itself.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __belayCreateRequire } from 'node:module';" +
+  'const require = __belayCreateRequire(import.meta.url);';
+
+/**
+ * Import paths replaced in every bundle. `playwright` (imported by the `anchorbrowser` SDK for
+ * helpers Belay does not call) becomes a stand-in that loads playwright-core on first use: an
+ * external import stays a static import at the top of an ESM bundle, so without this every
+ * function would load playwright-core (about 0.3 s) at cold start.
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  playwright: join(REPO_ROOT, 'lambdas', 'lib', 'browser', 'playwright-lazy.ts'),
+});
+
+/** Left out of every bundle: the Lambda runtime provides the AWS SDK v3. */
+export const PROVIDED_MODULES: readonly string[] = Object.freeze(['@aws-sdk/*']);
+
+/**
+ * `runtimeModules` for a handler that drives a browser. playwright-core (1.65) ships as a
+ * prebuilt bundle that reads its own `package.json` through `__dirname` at load time, so
+ * bundled into a handler it fails on import; shipped as files it loads as published.
+ * It has no dependencies, and electron/chromium-bidi are not required at runtime.
+ */
+export const PLAYWRIGHT_RUNTIME_MODULES: readonly string[] = Object.freeze(['playwright-core']);
