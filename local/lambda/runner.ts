@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import { FAULT_HOOKS_ENV } from '../../lambdas/lib/fault.ts';
 import type { InvokeOptions } from '../sfn/types.ts';
+import { bundleHandler } from './bundle.ts';
 import {
   type ExitReason,
   FunctionNotFoundError,
@@ -19,7 +20,14 @@ import {
 import type { LambdaRunnerEvents } from './events.ts';
 import { matchFault } from './faults.ts';
 import type { ArmedFault, LambdaFunctionConfig, LambdaRunner, LambdaRunnerOptions } from './types.ts';
-import { REPO_ROOT, type WorkerExit, WorkerProcess } from './worker-process.ts';
+import {
+  REPO_ROOT,
+  SOURCE_LAUNCH,
+  WORKER_SCRIPT,
+  type WorkerExit,
+  type WorkerLaunch,
+  WorkerProcess,
+} from './worker-process.ts';
 
 export type {
   ArmedFault,
@@ -32,6 +40,8 @@ export type {
 interface FunctionState {
   name: string;
   config: LambdaFunctionConfig;
+  /** How its workers start and what they load, once known (bundles are built on first use). */
+  code?: Promise<{ launch: WorkerLaunch; entry: string }>;
   idle: WorkerProcess[];
   inFlight: number;
 }
@@ -111,7 +121,29 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     },
   };
 
-  const spawn = (fn: FunctionState): WorkerProcess => {
+  const bundled = options.bundle ?? true;
+  let workerLaunch: Promise<WorkerLaunch> | undefined;
+  /** The function's code: its bundle and the bundled worker, or its sources through tsx. */
+  const codeOf = (fn: FunctionState): Promise<{ launch: WorkerLaunch; entry: string }> => {
+    if (!bundled)
+      return Promise.resolve({ launch: SOURCE_LAUNCH, entry: resolvePath(REPO_ROOT, fn.config.entry) });
+    workerLaunch ??= bundleHandler(WORKER_SCRIPT).then((script) => ({
+      script,
+      execArgv: ['--enable-source-maps'],
+    }));
+    fn.code ??= Promise.all([workerLaunch, bundleHandler(fn.config.entry)]).then(([launch, entry]) => ({
+      launch,
+      entry,
+    }));
+    // A build that failed (a syntax error) is tried again on the next invocation.
+    fn.code.catch(() => {
+      fn.code = undefined;
+      workerLaunch = undefined;
+    });
+    return fn.code;
+  };
+
+  const spawn = (fn: FunctionState, code: { launch: WorkerLaunch; entry: string }): WorkerProcess => {
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       ...options.env,
@@ -126,7 +158,8 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     const worker = new WorkerProcess(
       {
         functionName: fn.name,
-        entry: resolvePath(REPO_ROOT, fn.config.entry),
+        launch: code.launch,
+        entry: code.entry,
         exportName: fn.config.exportName ?? 'handler',
         env,
         output: options.output ?? 'inherit',
@@ -138,13 +171,13 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     return worker;
   };
 
-  const takeWorker = (fn: FunctionState): { worker: WorkerProcess; cold: boolean } => {
+  const takeWorker = async (fn: FunctionState): Promise<{ worker: WorkerProcess; cold: boolean }> => {
     if (options.mode === 'warm') {
       let w = fn.idle.pop();
       while (w && !w.alive) w = fn.idle.pop();
       if (w) return { worker: w, cold: false };
     }
-    return { worker: spawn(fn), cold: true };
+    return { worker: spawn(fn, await codeOf(fn)), cold: true };
   };
 
   const invoke = async (nameOrArn: string, payload: unknown, opts?: InvokeOptions): Promise<unknown> => {
@@ -156,7 +189,21 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       throw new TooManyRequestsError(fn.name);
     fn.inFlight++;
     const requestId = randomUUID();
-    const { worker, cold } = takeWorker(fn);
+    let taken: { worker: WorkerProcess; cold: boolean };
+    try {
+      taken = await takeWorker(fn);
+    } catch (err) {
+      fn.inFlight--;
+      // A handler that does not build fails like one that does not load.
+      throw new LambdaFunctionError(
+        fn.name,
+        requestId,
+        'Runtime.ImportModuleError',
+        (err as Error).message,
+        [],
+      );
+    }
+    const { worker, cold } = taken;
     const startedAt = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const onAbort = (): void => worker.kill('killed');

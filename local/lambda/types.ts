@@ -28,6 +28,11 @@ export interface LambdaRunnerOptions {
   mode: 'cold' | 'warm';
   /** Environment of every function (over this process's environment). */
   env?: Record<string, string>;
+  /**
+   * Run each handler from an esbuild bundle made as the stack deploys it (default true), which
+   * loads as a Lambda cold start does; false runs the TypeScript sources through tsx.
+   */
+  bundle?: boolean;
   /** Enable `faultPoint` in handlers (default true). */
   faultHooks?: boolean;
   /** Workers' stdout/stderr (default `inherit`). */

@@ -12,9 +12,28 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The worker script, relative to {@link REPO_ROOT} (as it appears in `ps`). */
 export const WORKER_SCRIPT = 'local/lambda/worker.ts';
 
+/** Matches a worker's command line, run from the sources or from its bundle (`.local/bundles/local-lambda-worker-*.mjs`). */
+export const WORKER_COMMAND_LINE = /local[/-]lambda[/-]worker/;
+
+/** How a worker process is started: tsx over the TypeScript sources, or plain Node over bundles. */
+export interface WorkerLaunch {
+  /** The worker script (relative to {@link REPO_ROOT} or absolute). */
+  script: string;
+  /** Node options of the worker process. */
+  execArgv: string[];
+}
+
+/** Workers run from the sources through tsx: the script as it appears in `ps`. */
+export const SOURCE_LAUNCH: WorkerLaunch = Object.freeze({
+  script: WORKER_SCRIPT,
+  execArgv: ['--import', 'tsx'],
+});
+
 /** What a worker runs. */
 export interface WorkerSpec {
   functionName: string;
+  launch: WorkerLaunch;
+  /** The handler module (absolute: a TypeScript source or a bundle). */
   entry: string;
   exportName: string;
   env: Record<string, string>;
@@ -60,11 +79,11 @@ export class WorkerProcess {
     private readonly hooks: WorkerHooks,
   ) {
     this.child = fork(
-      WORKER_SCRIPT,
+      spec.launch.script,
       ['--function', spec.functionName, '--entry', spec.entry, '--export', spec.exportName],
       {
         cwd: REPO_ROOT,
-        execArgv: ['--import', 'tsx'],
+        execArgv: spec.launch.execArgv,
         env: spec.env,
         stdio: ['ignore', spec.output, spec.output, 'ipc'],
         serialization: 'json',

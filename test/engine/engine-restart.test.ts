@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executionName } from '../../lambdas/lib/jobs/executions.ts';
+import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
 import {
   apiDepsForChild,
   CHECKOUT_STEPS,
@@ -91,7 +92,7 @@ describe('Engine: the stack killed and restarted mid-job', () => {
 
     // 2. Crash: SIGKILL the stack's process while the job is RUNNING.
     const workers = processes()
-      .filter((p) => p.ppid === running.child.pid && p.cmdline.includes('local/lambda/worker'))
+      .filter((p) => p.ppid === running.child.pid && WORKER_COMMAND_LINE.test(p.cmdline))
       .map((p) => p.pid);
     expect(workers.length).toBeGreaterThan(0);
     const browsersBefore = mainBrowsers();

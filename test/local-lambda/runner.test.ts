@@ -103,13 +103,35 @@ describe('Function: createLambdaRunner', () => {
     await expect.poll(() => alive(a.pid), { timeout: 3000 }).toBe(false);
   });
 
-  it('names the handler on the worker command line', async () => {
+  it('names the handler on the worker command line, running its bundle', async () => {
     const a = (await warm.invoke(ARN, {}, opts())) as Answer;
     const argv = readFileSync(`/proc/${a.pid}/cmdline`, 'utf8').split('\0');
-    expect(argv).toEqual(
-      expect.arrayContaining(['--import', 'tsx', 'local/lambda/worker.ts', '--function', 'behaviors']),
+    expect(argv).toEqual(expect.arrayContaining(['--enable-source-maps', '--function', 'behaviors']));
+    expect(argv).not.toContain('tsx');
+    expect(argv.some((arg) => /\.local\/bundles\/local-lambda-worker-\w+\.mjs$/.test(arg))).toBe(true);
+    expect(argv[argv.indexOf('--entry') + 1]).toMatch(
+      /\.local\/bundles\/test-local-lambda-fixtures-behaviors-\w+\.mjs$/,
     );
-    expect(argv[argv.indexOf('--entry') + 1]).toMatch(/test\/local-lambda\/fixtures\/behaviors\.ts$/);
+  });
+
+  it('runs the TypeScript sources through tsx with bundle: false', async () => {
+    const sources = createLambdaRunner({
+      mode: 'warm',
+      bundle: false,
+      output: 'ignore',
+      functions: { behaviors: { entry: ENTRY, timeoutMs: 5000 } },
+    });
+    try {
+      const a = (await sources.invoke('behaviors', {}, opts())) as Answer;
+      const argv = readFileSync(`/proc/${a.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv).toEqual(
+        expect.arrayContaining(['--import', 'tsx', 'local/lambda/worker.ts', '--function', 'behaviors']),
+      );
+      expect(argv[argv.indexOf('--entry') + 1]).toMatch(/test\/local-lambda\/fixtures\/behaviors\.ts$/);
+    } finally {
+      await sources.stop();
+    }
+    expect(sources.workers()).toEqual([]);
   });
 
   it('rejects a handler error with its own error name', async () => {

@@ -35,6 +35,7 @@ import {
 import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout.ts';
 import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
+import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
 import type { HistoryEvent } from '../../local/sfn/types.ts';
 import {
   type LocalStack,
@@ -267,8 +268,9 @@ function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string): Proces
     (info) =>
       info.pid !== process.pid &&
       ((dataDir.length > 1 && info.cmdline.includes(dataDir)) ||
-        (workerPids.has(info.pid) && info.cmdline.includes('local/lambda/worker')) ||
-        (info.ppid === process.pid && /chromium|java|local\/lambda\/worker/.test(info.cmdline))),
+        (workerPids.has(info.pid) && WORKER_COMMAND_LINE.test(info.cmdline)) ||
+        (info.ppid === process.pid &&
+          (/chromium|java/.test(info.cmdline) || WORKER_COMMAND_LINE.test(info.cmdline)))),
   );
 }
 

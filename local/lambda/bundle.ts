@@ -1,0 +1,117 @@
+/**
+ * Bundles a handler the way the stack deploys it (one minified ESM file by esbuild, the AWS
+ * SDK and playwright-core left out, the same aliases: `cdk/bundling.ts`), so a local worker
+ * loads what a Lambda cold start loads, not a tree of TypeScript files through a loader.
+ *
+ * Bundles are cached under `.local/bundles/` by entry, and rebuilt when any file that went
+ * into one changed (size or modification time), so a stack starts without rebuilding an
+ * unchanged handler. Concurrent builders (test files run in parallel) write to a temporary
+ * name and rename, so a reader never sees half a bundle.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { build } from 'esbuild';
+import {
+  BUNDLE_ALIASES,
+  ESM_REQUIRE_BANNER,
+  PLAYWRIGHT_RUNTIME_MODULES,
+  PROVIDED_MODULES,
+} from '../../cdk/bundling.ts';
+import { REPO_ROOT } from './worker-process.ts';
+
+/** Where bundles are cached (inside the repository, so bare imports of externals resolve to its node_modules). */
+export const BUNDLE_DIR = join(REPO_ROOT, '.local', 'bundles');
+
+interface Manifest {
+  /** Repository-relative input path -> `size:mtimeMs`. */
+  inputs: Record<string, string>;
+}
+
+async function fingerprint(path: string): Promise<string | undefined> {
+  try {
+    const s = await stat(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+async function upToDate(manifestPath: string, outfile: string): Promise<boolean> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
+    await stat(outfile);
+  } catch {
+    return false;
+  }
+  const entries = Object.entries(manifest.inputs);
+  const current = await Promise.all(entries.map(([path]) => fingerprint(resolve(REPO_ROOT, path))));
+  return entries.every(([, print], i) => current[i] === print);
+}
+
+const building = new Map<string, Promise<string>>();
+
+/**
+ * The bundle of `entry` (a path from the repository root or absolute), built if missing or
+ * stale. Resolves to the bundle's absolute path.
+ *
+ * @example
+ * const file = await bundleHandler('lambdas/run-step/handler.ts');
+ * // <repo>/.local/bundles/lambdas-run-step-handler-<hash>.mjs
+ */
+export function bundleHandler(entry: string): Promise<string> {
+  const absolute = resolve(REPO_ROOT, entry);
+  let pending = building.get(absolute);
+  if (!pending) {
+    // Callers at the same time share one build; a later call checks the inputs again.
+    pending = buildIfStale(absolute).finally(() => building.delete(absolute));
+    building.set(absolute, pending);
+  }
+  return pending;
+}
+
+async function buildIfStale(entry: string): Promise<string> {
+  const rel = relative(REPO_ROOT, entry);
+  const slug = rel.replace(/\.[cm]?[jt]s$/, '').replace(/[^A-Za-z0-9]+/g, '-');
+  const hash = createHash('sha256').update(entry).digest('hex').slice(0, 8);
+  const outfile = join(BUNDLE_DIR, `${slug}-${hash}.mjs`);
+  const manifestPath = `${outfile}.inputs.json`;
+  if (await upToDate(manifestPath, outfile)) return outfile;
+
+  await mkdir(BUNDLE_DIR, { recursive: true });
+  const startedMs = Date.now();
+  const temp = `${outfile}.${process.pid}.${Date.now()}.tmp`;
+  const result = await build({
+    entryPoints: [entry],
+    outfile: temp,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    sourcemap: 'inline',
+    sourcesContent: false,
+    external: [...PROVIDED_MODULES, ...PLAYWRIGHT_RUNTIME_MODULES],
+    alias: { ...BUNDLE_ALIASES },
+    absWorkingDir: REPO_ROOT,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const inputs: Record<string, string> = {};
+  await Promise.all(
+    Object.keys(result.metafile.inputs).map(async (input) => {
+      const print = await fingerprint(resolve(REPO_ROOT, input));
+      if (print) inputs[input] = print;
+    }),
+  );
+  await rename(temp, outfile);
+  // A file edited while esbuild read it may be in the bundle in its old state: no manifest, so
+  // the next start builds again.
+  if (Object.values(inputs).some((print) => Number(print.split(':')[1]) >= startedMs)) return outfile;
+  await writeFile(`${manifestPath}.${process.pid}.tmp`, JSON.stringify({ inputs } satisfies Manifest));
+  await rename(`${manifestPath}.${process.pid}.tmp`, manifestPath);
+  return outfile;
+}
