@@ -91,6 +91,45 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(refused.status).toBe(422);
   });
 
+  it('fails at once a job that waits for a person when its account is revoked: no order, session ended, lease released', {
+    timeout: 300_000,
+  }, async ({ expect }) => {
+    const s = stack();
+    const accountId = await connectShopAccount(s, s.demoKey, 'shopper14@example.com');
+    const jobId = 'revoke-while-waiting';
+    await submitCheckoutApi(s, s.demoKey, jobId, accountId);
+    const waiting = await waitForStatus(s, 'demo', jobId, 'WAITING_APPROVAL', 240_000);
+    expect(waiting.wait?.step).toBe('place-order');
+
+    const deleted = await api(s, 'DELETE', `/accounts/${accountId}`, s.demoKey);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json).toMatchObject({ account: { status: 'revoked' }, jobsStopped: 1 });
+    // No step runs for it: the wait is failed, not left for the person to answer.
+    const { job, entries } = await waitForJob(s, jobId, ({ job: j }) => j.status === 'FAILED', {
+      timeoutMs: 30_000,
+      what: 'FAILED right after the revocation',
+    });
+    expect(job.failure?.reason).toBe('account-revoked');
+    expect(job.wait).toBeUndefined();
+    expect(ofType(entries, 'step-started')).toEqual([]);
+    expect(ofType(entries, 'approval-recorded')).toEqual([]);
+    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    await expect
+      .poll(() => runningSessions(s).filter((r) => r.jobId === jobId), { timeout: 15_000 })
+      .toEqual([]);
+    await expect.poll(() => leaseHolders(s, 'demo'), { timeout: 15_000 }).not.toContain(jobId);
+
+    // An approval that comes too late is refused, and the job stays FAILED.
+    const late = await api(s, 'POST', `/jobs/${jobId}/decisions`, s.demoKey, {
+      step: 'place-order',
+      decision: 'approve',
+    });
+    expect(late.status).toBe(409);
+    expect((await s.ledger.getJob('demo', jobId)).status).toBe('FAILED');
+    // Revoking again finds nothing more to stop.
+    expect((await api(s, 'DELETE', `/accounts/${accountId}`, s.demoKey)).json.jobsStopped).toBe(0);
+  });
+
   it('connects an account: 201, credentials in the secret store only, its own profile, listed', async ({
     expect,
   }) => {

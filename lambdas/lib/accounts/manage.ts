@@ -7,7 +7,10 @@ import {
 import type { ApiDeps } from '../api/deps.ts';
 import { BadRequestError, NotFoundError, UnprocessableError } from '../api/errors.ts';
 import { fieldIssues } from '../api/schemas.ts';
+import { sendTaskFailure } from '../api/step-functions.ts';
 import type { Principal } from '../auth/api-keys.ts';
+import { IllegalTransitionError } from '../ledger/errors.ts';
+import type { JobStatus } from '../ledger/types.ts';
 import { registerSecret } from '../redact.ts';
 import type { Account } from './types.ts';
 
@@ -94,20 +97,67 @@ export async function getAccount(deps: ApiDeps, principal: Principal, accountId:
 /**
  * Disconnects an account: marks it revoked first (every job using it stops at its next step
  * with `account-revoked`: the engine checks before each step, session opening, sign-in and
- * capacity request), then deletes its credentials. Idempotent: a revoked account is
- * answered as it is.
+ * capacity request), then deletes its credentials, then stops at once the jobs using it that
+ * wait for a person (they have no next step until someone answers; see
+ * {@link failWaitingJobsOfAccount}). Idempotent: a revoked account is answered as it is, and
+ * its waiting jobs are looked for again.
  */
 export async function disconnectAccount(
   deps: ApiDeps,
   principal: Principal,
   accountId: string,
-): Promise<{ account: Account; revoked: boolean }> {
+): Promise<{ account: Account; revoked: boolean; jobsStopped: number }> {
   const account = await getAccount(deps, principal, accountId);
   const revoke = required(deps.accounts.revoke?.bind(deps.accounts), 'account registry');
   let revoked = false;
   if (account.status !== 'revoked') revoked = await revoke(principal.tenantId, accountId);
   await deps.credentials?.deleteCredentials(principal.tenantId, accountId);
-  return { account: await getAccount(deps, principal, accountId), revoked };
+  const jobsStopped = await failWaitingJobsOfAccount(deps, principal.tenantId, accountId);
+  return { account: await getAccount(deps, principal, accountId), revoked, jobsStopped };
+}
+
+/** The error a waiting job of a revoked account fails with: the engine's own, so the reason is `account-revoked`. */
+export const ACCOUNT_REVOKED_ERROR = 'AccountRevokedError';
+
+const WAITING: readonly JobStatus[] = ['WAITING_APPROVAL', 'WAITING_MFA', 'WAITING_REVIEW'];
+
+/**
+ * Fails every job of the tenant that uses `accountId` and waits for a person (with its browser
+ * or parked without it): its wait's task token gets `AccountRevokedError`, so the execution goes
+ * to RecordFailure, which marks the job FAILED with reason `account-revoked`, ends its sessions
+ * and releases its leases. Nothing else of the job runs. Returns how many waits were failed.
+ */
+export async function failWaitingJobsOfAccount(
+  deps: ApiDeps,
+  tenantId: string,
+  accountId: string,
+): Promise<number> {
+  let stopped = 0;
+  for (const status of WAITING) {
+    let cursor: string | undefined;
+    do {
+      const page = await deps.engine.ledger.listJobs(tenantId, { status, limit: 100, cursor });
+      cursor = page.nextCursor;
+      for (const job of page.jobs) {
+        const token = job.wait?.taskToken;
+        if (!token || !Object.values(job.accounts).includes(accountId)) continue;
+        const failed = await sendTaskFailure(
+          deps.sfn,
+          token,
+          ACCOUNT_REVOKED_ERROR,
+          `account ${accountId} was revoked while the job waited for a person`,
+        );
+        try {
+          await deps.engine.ledger.clearWait(tenantId, job.jobId, { taskToken: token, to: 'RUNNING' });
+        } catch (err) {
+          // RecordFailure got there first: the job is FAILED already.
+          if (!(err instanceof IllegalTransitionError)) throw err;
+        }
+        if (failed) stopped++;
+      }
+    } while (cursor);
+  }
+  return stopped;
 }
 
 /** What the API shows of an account: never its credentials (the item holds none anyway). */

@@ -81,8 +81,8 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     auth: true,
     roles: ['admin'],
     async handle(req) {
-      const { account } = await disconnectAccount(req.deps, req.principal, accountParam(req));
-      return { statusCode: 200, body: { account: toAccountView(req.deps, account) } };
+      const { account, jobsStopped } = await disconnectAccount(req.deps, req.principal, accountParam(req));
+      return { statusCode: 200, body: { account: toAccountView(req.deps, account), jobsStopped } };
     },
   },
 ];

@@ -66,6 +66,19 @@ export type AccountView = z.infer<typeof AccountViewSchema>;
 
 export const AccountResponseSchema = z.object({ account: AccountViewSchema }).meta({ id: 'AccountResponse' });
 
+export const AccountRevokedResponseSchema = z
+  .object({
+    account: AccountViewSchema,
+    jobsStopped: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'Jobs using the account that were waiting for a person and were failed now (account-revoked).',
+      ),
+  })
+  .meta({ id: 'AccountRevokedResponse' });
+
 export const AccountListSchema = z
   .object({ accounts: z.array(AccountViewSchema) })
   .meta({ id: 'AccountList' });

@@ -4,6 +4,7 @@ import {
   AccountIdParams,
   AccountListSchema,
   AccountResponseSchema,
+  AccountRevokedResponseSchema,
   ConnectAccountBodySchema,
 } from './account-schemas.ts';
 import { CostReportQuerySchema, CostReportSchema } from './report-schemas.ts';
@@ -61,10 +62,14 @@ export function registerAccountPaths(
     path: '/accounts/{accountId}',
     summary: 'Disconnect an account: revoke it and delete its credentials (role admin)',
     description:
-      'Jobs using the account stop at their next step: FAILED with reason account-revoked, sessions ended, nothing further done. Idempotent.',
+      'Jobs using the account stop at their next step: FAILED with reason account-revoked, sessions ended, nothing further done. Jobs waiting for a person (approval, MFA, review, parked or not) are failed at once; `jobsStopped` counts them. Idempotent.',
     security,
     request: { params: AccountIdParams },
-    responses: { 200: json(AccountResponseSchema, 'Revoked (or already was).'), ...missing, ...admin },
+    responses: {
+      200: json(AccountRevokedResponseSchema, 'Revoked (or already was).'),
+      ...missing,
+      ...admin,
+    },
   });
   r.registerPath({
     method: 'get',
