@@ -39,7 +39,7 @@ export interface EngineFunctionSpec {
   readonly description: string;
   /** Lambda timeout; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
   readonly timeout: Duration;
-  /** Drives a browser: 1024 MB and the Anchor API key (every engine handler ships playwright-core: see the stack). */
+  /** Drives a browser: 1024 MB, the Anchor API key and playwright-core shipped with the bundle. */
   readonly browser: boolean;
   /** DynamoDB actions on the ledger table and its indexes. */
   readonly table: readonly DynamoDbAction[];
@@ -61,25 +61,16 @@ const CHECK = 'dynamodb:ConditionCheckItem';
 
 /** Every task function of `STATE_MACHINE_FUNCTIONS`, by name. */
 export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunctionSpec>> = Object.freeze({
-  Authorize: {
-    description: 'Checks the job, its playbook and its accounts; records the coordinating execution.',
-    timeout: Duration.seconds(30),
-    browser: false,
-    table: [GET, UPDATE],
-    releasesLeases: false,
-    readsCredentials: false,
-    putsEvents: false,
-    why: 'getJob and accounts.get (GetItem); updateJob of executionName without an entry (UpdateItem).',
-  },
-  AcquireCapacity: {
-    description: "Takes the job's browser leases under the tenant's cap, or keeps it queued.",
-    timeout: Duration.seconds(30),
-    browser: false,
+  Start: {
+    description:
+      "Checks the job and its accounts, takes its browser leases under the tenant's cap (or keeps it queued), and opens its session.",
+    timeout: Duration.seconds(90),
+    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
     readsCredentials: false,
     putsEvents: false,
-    why: 'getJob, tenant plan (GetItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem); gives a lease back when the job was cancelled while acquiring (DeleteItem on the lease).',
+    why: 'getJob, accounts.get, tenant plan (GetItem); executionName recorded without an entry (UpdateItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem); gives a lease back when the job was cancelled while acquiring (DeleteItem on the lease); session recorded with a session-opened entry (UpdateItem, PutItem). Opens sessions by profile, never signs in.',
   },
   OpenSession: {
     description:

@@ -81,8 +81,12 @@ export function createProgressTracker(): (event: HistoryEvent) => ProgressLine |
     }
     if (event.type !== 'TaskStateExited') return undefined;
     const name = event.stateExitedEventDetails?.name ?? '';
-    const output = parse(event.stateExitedEventDetails?.output) as { result?: Record<string, unknown> };
-    const result = output.result ?? {};
+    const output = parse(event.stateExitedEventDetails?.output) as {
+      result?: Record<string, unknown>;
+      start?: Record<string, unknown>;
+    };
+    // Start keeps its result at $.start; every other task at $.result.
+    const result = (name === 'Start' ? output.start : output.result) ?? {};
     const outcome = String(result.outcome ?? '');
     switch (name) {
       case 'RunStep': {
@@ -101,13 +105,22 @@ export function createProgressTracker(): (event: HistoryEvent) => ProgressLine |
               text: `browser session ${outcome}: ${result.sessionId}`,
               result,
             };
-      case 'AcquireCapacity':
-        return outcome === 'queued'
+      case 'Start':
+        if (outcome === 'queued') {
+          return {
+            jobId,
+            kind: 'info',
+            state: name,
+            text: `queued: place ${result.position} for a browser`,
+            result,
+          };
+        }
+        return outcome === 'ready'
           ? {
               jobId,
               kind: 'info',
               state: name,
-              text: `queued: place ${result.position} for a browser`,
+              text: `browser session ${result.session}: ${result.sessionId}`,
               result,
             }
           : undefined;

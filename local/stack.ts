@@ -116,8 +116,7 @@ export function localFunctionArn(name: StateMachineFunction): string {
 
 /** Task timeouts of the local functions: as in the CDK stack. */
 const FUNCTION_TIMEOUT_MS: Record<StateMachineFunction, number> = {
-  Authorize: 30_000,
-  AcquireCapacity: 30_000,
+  Start: 90_000,
   OpenSession: 60_000,
   RunStep: 150_000,
   Reauthenticate: 100_000,

@@ -119,9 +119,9 @@ export class BelayStack extends Stack {
         description: spec.description,
         timeout: spec.timeout,
         memorySize: spec.browser ? BROWSER_MEMORY_MB : PLAIN_MEMORY_MB,
-        // Every engine handler imports the browser adapter (engineDepsFromEnv builds it), and an
-        // external ESM import is resolved when the bundle loads, used or not: all ship playwright-core.
-        runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
+        // The browser adapter loads playwright-core on first use (a dynamic import), so a
+        // function that never drives a browser neither ships nor loads it.
+        runtimeModules: spec.browser ? PLAYWRIGHT_RUNTIME_MODULES : [],
         environment: { ...shared, ...(spec.browser ? browserEnv : { [BROWSER_ACCESS_VARIABLE]: 'none' }) },
       });
       bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });

@@ -1,8 +1,5 @@
-import middy from '@middy/core';
-import { engineDeps } from '../lib/engine/runtime.ts';
+import { engineHandler } from '../lib/engine/handler.ts';
 import { openSession } from './open-session.ts';
 
-type Event = Parameters<typeof openSession>[1];
-
-/** Lambda entry point: a thin wrapper; the logic is `openSession` (pure, takes its dependencies). */
-export const handler = middy(async (event: Event) => openSession(await engineDeps(), event));
+/** Lambda entry point: the logic is `openSession` (pure, takes its dependencies); see `engineHandler`. */
+export const handler = engineHandler('OpenSession', openSession);

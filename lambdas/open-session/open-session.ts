@@ -62,7 +62,8 @@ export async function openSession(
           profile: account.profileName,
           ...(existing ? { previous: existing.sessionId } : {}),
         },
-        cost: { dynamoWrites: 2 },
+        // This invocation (OpenSession's, or Start's when it opened the session) is recorded here.
+        cost: { lambdaInvocations: 1, dynamoWrites: 2 },
       },
     });
   } catch (err) {

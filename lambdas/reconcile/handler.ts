@@ -1,8 +1,5 @@
-import middy from '@middy/core';
-import { engineDeps } from '../lib/engine/runtime.ts';
+import { engineHandler } from '../lib/engine/handler.ts';
 import { reconcile } from './reconcile.ts';
 
-type Event = Parameters<typeof reconcile>[1];
-
-/** Lambda entry point: a thin wrapper; the logic is `reconcile` (pure, takes its dependencies). */
-export const handler = middy(async (event: Event) => reconcile(await engineDeps(), event));
+/** Lambda entry point: the logic is `reconcile` (pure, takes its dependencies); see `engineHandler`. */
+export const handler = engineHandler('Reconcile', reconcile);

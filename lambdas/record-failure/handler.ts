@@ -1,8 +1,5 @@
-import middy from '@middy/core';
-import { engineDeps } from '../lib/engine/runtime.ts';
+import { engineHandler } from '../lib/engine/handler.ts';
 import { recordFailure } from './record-failure.ts';
 
-type Event = Parameters<typeof recordFailure>[1];
-
-/** Lambda entry point: a thin wrapper; the logic is `recordFailure` (pure, takes its dependencies). */
-export const handler = middy(async (event: Event) => recordFailure(await engineDeps(), event));
+/** Lambda entry point: the logic is `recordFailure` (pure, takes its dependencies); see `engineHandler`. */
+export const handler = engineHandler('RecordFailure', recordFailure);

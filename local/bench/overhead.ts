@@ -3,7 +3,6 @@
  * new process per invocation (cold):
  * (job wall time - the steps' own browser time - the approval wait) / steps, per run; median.
  */
-import { loadTestShopAccountId } from '../seed.ts';
 import type { BrowserSamples } from './browser.ts';
 import { BenchContext, type MeasuredRun } from './context.ts';
 import { below, type Figure, median, overheadPerStep } from './figures.ts';
@@ -87,7 +86,7 @@ export async function runColdOverhead(
   const runs: MeasuredRun[] = [];
   try {
     for (let i = 1; i <= ctx.runs; i++) {
-      const run = await ctx.measuredRun('cold', { kind: 'cold', accountId: loadTestShopAccountId(4) });
+      const run = await ctx.measuredRun('cold', { kind: 'cold', accountId: ctx.measuredAccount('cold') });
       runs.push(run);
       samples.push(overheadSample(run));
       ctx.log(
@@ -113,8 +112,9 @@ export function overheadSection(
     figures: overheadFigures(warm.samples, cold.samples, browser),
     notes: [
       "Per run: (job wall time from submission to SUCCEEDED - sum of the 14 completed steps' own browser time (ledger browserSeconds: run + verify) - the approval wait (approval requested -> recorded)) / 14; the figure is the median over runs.",
-      "It includes every state transition and Lambda invocation (Authorize, AcquireCapacity, OpenSession with its new Chromium, RunStep reads/attach/precondition/checkpoint, AwaitApproval, Finish), and the sign-in, which the engine does in Reauthenticate (outside any step's browser time).",
-      "warm: one worker process per function, reused (after one uncounted warm-up job); the warm runs are the recovery section's Belay clean runs when it ran. cold: a new Node process per invocation (module load included), as a cold Lambda.",
+      "It includes every state transition and Lambda invocation (Start with the session's new Chromium, RunStep reads/attach/precondition/checkpoint, AwaitApproval, Finish).",
+      "Every measured run starts signed in to the shop: the stack's first, uncounted job signed the measured account in, and its browser profile keeps the sign-in.",
+      "warm: one worker process per function, reused (after the uncounted warm-up job); the warm runs are the recovery section's Belay clean runs when it ran. cold: a new Node process per invocation (module load included), as a cold Lambda, each loading the function's bundle as deployed.",
       `Load average: warm runs ${warm.load.start.join('/')} -> ${warm.load.end.join('/')}; cold runs ${cold.load.start.join('/')} -> ${cold.load.end.join('/')}.`,
     ],
     violations: [],

@@ -5,7 +5,6 @@
  * wall time with the crash minus the median clean wall time, for each; then the ratio.
  */
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
-import { loadTestShopAccountId } from '../seed.ts';
 import type { BenchContext, MeasuredRun } from './context.ts';
 import { atLeast, atMost, type Figure, lossRatio, median, timeLost } from './figures.ts';
 import { type NaiveRun, runNaive } from './naive-runner.ts';
@@ -119,14 +118,17 @@ export async function runRecovery(
     samples.naiveStepsExecutedWithCrash.push(crashed.stepsExecuted);
     ctx.log(`recovery ${i}/${ctx.runs}: naive killed in step 12 ${(crashed.wallMs / 1000).toFixed(1)} s`);
 
-    const belayClean = await ctx.measuredRun('warm', { kind: 'clean', accountId: loadTestShopAccountId(2) });
+    const belayClean = await ctx.measuredRun('warm', {
+      kind: 'clean',
+      accountId: ctx.measuredAccount('warm'),
+    });
     ctx.cleanWarm.push(belayClean);
     samples.belayCleanMs.push(belayClean.wallMs);
     samples.belayStep12Ms.push(belayClean.stepInvocationMs[CRASH_STEP - 1] ?? Number.NaN);
     ctx.log(`recovery ${i}/${ctx.runs}: Belay clean ${(belayClean.wallMs / 1000).toFixed(1)} s`);
     const belayCrashed: MeasuredRun = await ctx.measuredRun('warm', {
       kind: 'crash',
-      accountId: loadTestShopAccountId(2),
+      accountId: ctx.measuredAccount('warm'),
       crashAtStep: CRASH_STEP,
     });
     samples.belayCrashedMs.push(belayCrashed.wallMs);

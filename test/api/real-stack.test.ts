@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../lambdas/lib/auth/api-keys.ts';
 import { executionName } from '../../lambdas/lib/jobs/executions.ts';
-import { sleep, TENANT, useEngineStack, waitForJob, waitingAt } from '../support/stack.ts';
+import { sleep, TENANT, useEngineStack, waitForJob } from '../support/stack.ts';
 
 /**
  * The HTTP API as a client meets it: the local server over loopback in front of the real

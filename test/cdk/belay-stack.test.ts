@@ -24,8 +24,7 @@ function synth(context: Record<string, unknown> = {}): { stack: BelayStack; temp
 
 /** Timeout (s) and memory (MB) of every function, and whether it drives a browser. */
 const FUNCTIONS: [string, number, number, boolean][] = [
-  ['Authorize', 30, 256, false],
-  ['AcquireCapacity', 30, 256, false],
+  ['Start', 90, 1024, true],
   ['OpenSession', 60, 1024, true],
   ['RunStep', 150, 1024, true],
   ['Reauthenticate', 100, 1024, true],
@@ -36,7 +35,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['ApiHandler', 29, 1024, true],
   ['ApiAuthorizer', 10, 256, false],
 ];
-const ENGINE = FUNCTIONS.slice(0, 9).map(([name]) => name);
+const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
 
 /** Every `"Resource": "${XFunctionArn}"` task of the ASL with its TimeoutSeconds, found by walking the JSON. */
 function aslTasks(): { placeholder: string; timeoutSeconds: number | undefined }[] {
@@ -58,10 +57,10 @@ describe('Stack: BelayStack', () => {
   const { stack, template } = synth();
   const fnId = (name: string): string => logicalId(stack, stack.node.findChild(name));
 
-  it('holds the ledger, 9 engine functions + API + authorizer, one machine, one API, two secrets, one bus', () => {
+  it('holds the ledger, 8 engine functions + API + authorizer, one machine, one API, two secrets, one bus', () => {
     expect(stack.stackName).toBe(STACK_NAME);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 11);
+    template.resourceCountIs('AWS::Lambda::Function', 10);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
@@ -137,7 +136,7 @@ describe('Stack: BelayStack', () => {
   it('deploys the ASL file unchanged, with exactly its placeholders substituted by the task functions', () => {
     const asl = readFileSync(STATE_MACHINE_DEFINITION, 'utf8');
     const placeholders = [...new Set([...asl.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]))].sort();
-    expect(placeholders).toHaveLength(9);
+    expect(placeholders).toHaveLength(8);
     const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
     expect(machine?.Properties.DefinitionString).toBe(asl);
     const substitutions = machine?.Properties.DefinitionSubstitutions as Record<string, unknown>;
@@ -269,9 +268,9 @@ describe('Stack: BelayStack configuration', () => {
       ANCHORBROWSER_BASE_URL: 'https://anchor.example.net',
       BELAY_DEFAULT_PLAN: 'growth',
     });
-    expect(vars('Authorize').ANCHORBROWSER_BASE_URL).toBeUndefined();
+    expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(13); // 11 functions, the machine, the API's access logs
+    expect(logGroups).toHaveLength(12); // 10 functions, the machine, the API's access logs
     for (const group of logGroups) {
       expect(group).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
     }

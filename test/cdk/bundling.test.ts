@@ -12,7 +12,9 @@ import {
   ESM_REQUIRE_BANNER,
   PLAYWRIGHT_RUNTIME_MODULES,
 } from '../../cdk/constructs/belay-function.ts';
+import { ENGINE_FUNCTIONS } from '../../cdk/engine-functions.ts';
 import { REPO_ROOT } from '../../cdk/paths.ts';
+import type { StateMachineFunction } from '../../lambdas/lib/engine/functions.ts';
 import { cdkJsonContext, fixture, TestApps } from './support.ts';
 
 const apps = new TestApps();
@@ -68,15 +70,21 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
 });
 
 describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
-  // The one test that bundles the whole stack: 11 esbuild runs and 10 copies of playwright-core.
-  // Every handler but the authorizer imports the browser adapter, so each ships playwright-core.
-  it('bundles every function into an ESM file that loads, shipping playwright-core to those that import it', async () => {
+  // The one test that bundles the whole stack: 10 esbuild runs and a copy of playwright-core
+  // for each function that drives a browser (the API and the engine's browser handlers).
+  it('bundles every function into an ESM file that loads, shipping playwright-core to those that drive a browser', async () => {
     const app = apps.app(cdkJsonContext(), { bundling: true });
     const stack = configureApp(app, {});
     const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function');
-    const authorizer = stack.getLogicalId(stack.apiAuthorizer.node.defaultChild as never);
-    const browser = new Set(Object.keys(functions).filter((id) => id !== authorizer));
-    expect(Object.keys(functions)).toHaveLength(11);
+    const idOf = (fn: { node: { defaultChild?: unknown } }): string =>
+      stack.getLogicalId(fn.node.defaultChild as never);
+    const browser = new Set([
+      idOf(stack.apiHandler),
+      ...Object.entries(stack.engineFunctions)
+        .filter(([name]) => ENGINE_FUNCTIONS[name as StateMachineFunction].browser)
+        .map(([, fn]) => idOf(fn)),
+    ]);
+    expect(Object.keys(functions)).toHaveLength(10);
     const dirs: string[] = [];
     for (const [id, fn] of Object.entries(functions)) {
       const dir = join(app.outdir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
@@ -84,10 +92,12 @@ describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
       expect(code.startsWith(ESM_REQUIRE_BANNER), id).toBe(true);
       expect(existsSync(join(dir, 'index.mjs.map')), id).toBe(true);
       expect(existsSync(join(dir, 'node_modules/playwright-core/package.json')), id).toBe(browser.has(id));
-      if (!browser.has(id)) expect(code, id).not.toMatch(/["']playwright-core["']/);
+      // Loaded on first use only: no static import of it (or of `playwright`) at the top of any bundle.
+      expect(code, id).not.toMatch(/^import[^;]*["']playwright(-core)?["']/m);
+      expect(code, id).not.toMatch(/from\s*["']playwright(-core)?["']/);
       dirs.push(dir);
     }
-    expect(browser.size).toBe(10);
+    expect(browser.size).toBe(9);
 
     // Lambda provides the AWS SDK (left out of the bundles); here the repository's stands in for it.
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(app.outdir, 'node_modules'));

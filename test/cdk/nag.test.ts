@@ -18,8 +18,7 @@ function nagApp(nag = true): { stack: BelayStack; app: App } {
 }
 
 const ENGINE = [
-  'Authorize',
-  'AcquireCapacity',
+  'Start',
   'OpenSession',
   'RunStep',
   'Reauthenticate',

@@ -124,7 +124,7 @@ describe.concurrent('Engine: happy path', () => {
     const entered = history.filter((h) => h.type.endsWith('StateEntered'));
     const count = (name: string): number =>
       entered.filter((h) => h.stateEnteredEventDetails?.name === name).length;
-    const detours = count('Reauthenticate') + count('OpenSession') - 1 + count('Reconcile');
+    const detours = count('Reauthenticate') + count('OpenSession') + count('Reconcile');
     expect(count('RunStep')).toBe(CHECKOUT_STEPS.length + detours);
     expect(count('Route')).toBe(count('RunStep'));
     expect(count('AwaitApproval')).toBe(1);

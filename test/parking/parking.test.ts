@@ -99,8 +99,9 @@ describe.concurrent('Parking during a long approval wait', () => {
       .map((h) => h.stateEnteredEventDetails?.name);
     expect(entered.filter((n) => n === 'ParkWait')).toHaveLength(1);
     expect(entered.filter((n) => n === 'AwaitParked')).toHaveLength(1);
-    expect(entered.filter((n) => n === 'AcquireCapacity')).toHaveLength(2);
-    expect(entered.filter((n) => n === 'OpenSession')).toHaveLength(2);
+    // Start takes the lease and opens the session: at the beginning and after the parked wait.
+    expect(entered.filter((n) => n === 'Start')).toHaveLength(2);
+    expect(entered.filter((n) => n === 'OpenSession')).toHaveLength(0);
     expect(await leaseOf(s, jobId)).toBeUndefined();
   });
 

@@ -30,8 +30,8 @@ describe('statemachine/job.asl.json', () => {
     expect(placeholders).toEqual(provided);
   });
 
-  it('starts by authorizing, and every transition targets a state that exists', () => {
-    expect(asl.StartAt).toBe('Authorize');
+  it('starts with Start (authorize, capacity, session in one task), and every transition targets a state that exists', () => {
+    expect(asl.StartAt).toBe('Start');
     for (const [name, state] of states) {
       const targets = [
         state.Next,
@@ -149,12 +149,21 @@ function applyParameters(template: Record<string, unknown>, input: unknown): Rec
 }
 
 describe('statemachine/job.asl.json: parking during long human waits', () => {
-  it("keeps AcquireCapacity's result at $.capacity, where the waits find the park-after time", () => {
-    expect(asl.States.AcquireCapacity?.ResultPath).toBe('$.capacity');
-    expect(asl.States.CapacityGranted?.Choices?.every((c) => c.Variable === '$.capacity.outcome')).toBe(true);
-    expect((asl.States.WaitForCapacity as State & { SecondsPath?: string }).SecondsPath).toBe(
-      '$.capacity.retryAfterSeconds',
+  it("keeps Start's result at $.start, where the waits find the park-after time", () => {
+    expect(asl.States.Start?.ResultPath).toBe('$.start');
+    expect(asl.States.StartOutcome?.Choices?.every((c) => c.Variable === '$.start.outcome')).toBe(true);
+    const outcome = new Map((asl.States.StartOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(outcome).toEqual(
+      new Map([
+        ['ready', 'RunStep'],
+        ['stopped', 'Stopped'],
+        ['queued', 'WaitForCapacity'],
+      ]),
     );
+    expect(asl.States.StartOutcome?.Default).toBe('RecordFailure');
+    const wait = asl.States.WaitForCapacity as State & { SecondsPath?: string };
+    expect(wait.SecondsPath).toBe('$.start.retryAfterSeconds');
+    expect(wait.Next).toBe('Start');
   });
 
   it.each([
@@ -177,7 +186,7 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
       tenantId: 't1',
       jobId: 'j1',
       result: { outcome: kind === 'approval' ? 'needs_approval' : 'layout_changed', step: 'place-order' },
-      capacity: { outcome: 'acquired', parkAfterSeconds: 42 },
+      start: { outcome: 'ready', parkAfterSeconds: 42 },
     };
     const withWait = { ...execution, wait: applyParameters(before.Parameters ?? {}, execution) };
     const input = read(state.InputPath ?? '$', withWait);
@@ -225,11 +234,11 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
     const awaitParked = asl.States.AwaitParked as State;
     expect(awaitParked.InputPath).toBe('$.wait');
     expect(awaitParked.Parameters?.Payload?.rearm).toBe(true);
-    expect(awaitParked.Next).toBe('AcquireCapacity');
+    expect(awaitParked.Next).toBe('Start');
     // The answer was already in the ledger: go on the same way as a resumed token.
     expect(awaitParked.Catch?.[0]).toMatchObject({
       ErrorEquals: ['WaitAnsweredError'],
-      Next: 'AcquireCapacity',
+      Next: 'Start',
     });
     expect(awaitParked.Catch?.at(-1)).toMatchObject({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' });
   });

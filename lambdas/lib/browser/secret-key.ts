@@ -22,8 +22,8 @@ export const SECRET_ARN_VARIABLES = Object.freeze({
 export type SecretVariable = keyof typeof SECRET_ARN_VARIABLES;
 
 /**
- * Set to `none` on a function that never drives a browser (Authorize, AcquireCapacity,
- * AwaitHuman): it gets no Anchor key and no right to read one.
+ * Set to `none` on a function that never drives a browser (the API authorizer, and engine
+ * functions without browser access): it gets no Anchor key and no right to read one.
  */
 export const BROWSER_ACCESS_VARIABLE = 'BELAY_BROWSER_ACCESS';
 

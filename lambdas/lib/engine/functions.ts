@@ -5,8 +5,7 @@
  * the same handler files.
  */
 export const STATE_MACHINE_FUNCTIONS = {
-  Authorize: 'authorize',
-  AcquireCapacity: 'acquire-capacity',
+  Start: 'start',
   OpenSession: 'open-session',
   RunStep: 'run-step',
   Reauthenticate: 'reauthenticate',

@@ -142,6 +142,8 @@ export const LEDGER_ENTRY_TYPES = [
   'cancelled',
   'failed',
   'succeeded',
+  /** An engine invocation that wrote no entry of its own: which function ran, how it ended, its cost. */
+  'invocation',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll } from 'vitest';
-import { acquireCapacity } from '../../../lambdas/acquire-capacity/acquire-capacity.ts';
-import { authorize } from '../../../lambdas/authorize/authorize.ts';
 import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../lambdas/finish/finish.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
@@ -30,6 +28,7 @@ import { reauthenticate } from '../../../lambdas/reauthenticate/reauthenticate.t
 import { reconcile } from '../../../lambdas/reconcile/reconcile.ts';
 import { recordFailure } from '../../../lambdas/record-failure/record-failure.ts';
 import { runStep } from '../../../lambdas/run-step/run-step.ts';
+import { start } from '../../../lambdas/start/start.ts';
 import { type LocalApi, startLocalApi } from '../../../local/api/server.ts';
 import { type LocalSfnServer, startLocalSfnServer } from '../../../local/sfn/http.ts';
 import { createLocalStepFunctions, type LocalStepFunctions } from '../../../local/sfn/runner.ts';
@@ -49,8 +48,7 @@ const ACCOUNT = '000000000000';
 
 type Core = (deps: EngineDeps, payload: never) => Promise<unknown>;
 const CORES: Record<StateMachineFunction, Core> = {
-  Authorize: authorize as Core,
-  AcquireCapacity: acquireCapacity as Core,
+  Start: start as Core,
   OpenSession: openSession as Core,
   RunStep: runStep as Core,
   Reauthenticate: reauthenticate as Core,

@@ -1,0 +1,142 @@
+/**
+ * Every invocation of an engine function is recorded in the job's ledger exactly once, with
+ * its time, so cost reports count what was run and not only what completed a step.
+ *
+ * A core records its invocation on the entry it writes anyway (a completion, a wait, a
+ * sign-in...) by giving that entry `lambdaInvocations: 1`; the metered ledger fills in the
+ * invocation's time and its states when the core left them out. An invocation that wrote no such entry (a
+ * queued Start asking again, a RunStep that ends in `auth_expired`, a failed attempt) gets an
+ * `invocation` entry of its own when it ends, saying which function ran and how it ended.
+ *
+ * What cannot be recorded: an invocation killed before it ended (its process is gone). The
+ * retry that follows records itself, and the state machine's history still counts both.
+ */
+import type { Ledger, LedgerEntryInput } from '../ledger/index.ts';
+import type { Cost } from '../ledger/types.ts';
+import type { StateMachineFunction } from './functions.ts';
+import type { EngineDeps, JobRef } from './types.ts';
+
+/**
+ * States the execution enters for one invocation of each function, when nothing else records
+ * them: the task and the Choice that routes its result (`Start` + `StartOutcome`, `RunStep` +
+ * `Route`, ...). A callback task (AwaitHuman) is one state.
+ */
+export const TRANSITIONS_PER_INVOCATION: Readonly<Record<StateMachineFunction, number>> = Object.freeze({
+  Start: 2,
+  OpenSession: 1,
+  RunStep: 2,
+  Reauthenticate: 2,
+  Reconcile: 2,
+  AwaitHuman: 1,
+  Finish: 2,
+  RecordFailure: 2,
+});
+
+/** Writes of the `invocation` entry itself: the entry and the job's cost totals, in one transaction. */
+const INVOCATION_ENTRY_WRITES = 2;
+
+type EntryCost = Partial<Cost> | undefined;
+
+/** The ledger as a core sees it during one invocation: entries that claim the invocation get its time and states. */
+function meteredLedger(
+  ledger: Ledger,
+  fn: StateMachineFunction,
+  elapsedMs: () => number,
+  onClaimed: () => void,
+): Ledger {
+  const claims = (cost: EntryCost): boolean => (cost?.lambdaInvocations ?? 0) > 0;
+  const stamp = (cost: EntryCost): EntryCost =>
+    claims(cost)
+      ? {
+          ...cost,
+          lambdaMs: cost?.lambdaMs ?? elapsedMs(),
+          stateTransitions: cost?.stateTransitions ?? TRANSITIONS_PER_INVOCATION[fn],
+        }
+      : cost;
+  const stampEntry = <E extends LedgerEntryInput | undefined>(entry: E): E =>
+    entry ? ({ ...entry, cost: stamp(entry.cost) } as E) : entry;
+  /** Marks the invocation recorded once the write that carries it succeeded. */
+  const track = async <T>(cost: EntryCost, write: Promise<T>): Promise<T> => {
+    const result = await write;
+    if (claims(cost)) onClaimed();
+    return result;
+  };
+  return {
+    ...ledger,
+    append: (tenantId, jobId, entry) => track(entry.cost, ledger.append(tenantId, jobId, stampEntry(entry))),
+    completeStep: (input) =>
+      track(input.cost, ledger.completeStep({ ...input, cost: stamp(input.cost) ?? {} })),
+    updateJob: (tenantId, jobId, update) =>
+      track(
+        update.entry?.cost,
+        ledger.updateJob(tenantId, jobId, { ...update, entry: stampEntry(update.entry) }),
+      ),
+    transition: (tenantId, jobId, to, options) =>
+      track(
+        options?.entry?.cost,
+        ledger.transition(tenantId, jobId, to, options && { ...options, entry: stampEntry(options.entry) }),
+      ),
+    setWait: (tenantId, jobId, wait, status, entry) =>
+      track(entry?.cost, ledger.setWait(tenantId, jobId, wait, status, stampEntry(entry))),
+  };
+}
+
+/** How an invocation ended, for its `invocation` entry. */
+function outcomeOf(result: unknown, error: unknown): string {
+  if (error !== undefined) return error instanceof Error ? `error:${error.name}` : 'error';
+  const outcome = (result as { outcome?: unknown } | null)?.outcome;
+  return typeof outcome === 'string' ? outcome : 'done';
+}
+
+/**
+ * Runs one invocation of `fn` with a metered ledger, and records the invocation when the core
+ * did not. A failure to record is logged, never thrown: metering must not fail a job.
+ *
+ * @example
+ * export const handler = middy(async (event: Event) =>
+ *   meterInvocation(await engineDeps(), 'RunStep', event, (deps) => runStep(deps, event)),
+ * );
+ */
+export async function meterInvocation<R>(
+  deps: EngineDeps,
+  fn: StateMachineFunction,
+  ref: JobRef,
+  core: (deps: EngineDeps) => Promise<R>,
+): Promise<R> {
+  const started = deps.clock().getTime();
+  const elapsedMs = (): number => Math.max(0, deps.clock().getTime() - started);
+  let recorded = false;
+  const ledger = meteredLedger(deps.ledger, fn, elapsedMs, () => {
+    recorded = true;
+  });
+  let result: R | undefined;
+  let error: unknown;
+  try {
+    result = await core({ ...deps, ledger });
+    return result;
+  } catch (err) {
+    error = err;
+    throw err;
+  } finally {
+    if (!recorded && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
+      await deps.ledger
+        .append(ref.tenantId, ref.jobId, {
+          type: 'invocation',
+          detail: { function: fn, outcome: outcomeOf(result, error) },
+          cost: {
+            lambdaInvocations: 1,
+            lambdaMs: elapsedMs(),
+            stateTransitions: TRANSITIONS_PER_INVOCATION[fn],
+            dynamoWrites: INVOCATION_ENTRY_WRITES,
+          },
+        })
+        .catch((err: unknown) => {
+          deps.log.warn('invocation not recorded in the ledger', {
+            function: fn,
+            jobId: ref.jobId,
+            error: err instanceof Error ? err.name : String(err),
+          });
+        });
+    }
+  }
+}
