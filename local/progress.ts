@@ -23,6 +23,7 @@ const OUTCOME_TEXT: Record<string, (r: Record<string, unknown>) => string> = {
   finished: (r) => `step ${r.stepCount}/${r.stepCount} ${r.step} verified; verifying the outcome`,
   needs_approval: (r) => `step ${r.step} needs approval`,
   auth_expired: (r) => `signed out of ${r.app} at ${r.step}: signing in again`,
+  mfa_required: (r) => `signing in to ${r.app} at ${r.step} needs a one-time code from a person`,
   session_lost: (r) => `browser session for ${r.app} lost at ${r.step}: opening a new one from the profile`,
   uncertain: (r) => `the outcome of ${r.step} is unknown: asking the application`,
   layout_changed: (r) => `the page changed at ${r.step}: waiting for a reviewer`,

@@ -5,16 +5,18 @@ import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/c
 import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
+import { waitRequest } from '../lib/engine/waits.ts';
 import type { Cost, Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
-import type { Playbook, Step, StepContext } from '../lib/playbooks/contract.ts';
+import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/playbooks/contract.ts';
 
 /**
  * Runs ONE step of a job, following the design's six points:
  * 1. read job + ledger (stop if finished or cancelled; check the account is still the tenant's);
  * 2. reattach to the job's session for the step's application (cached connection when warm);
  * 3. a write with an intent and no completion: probe the application before anything else;
- * 4. precondition (signed out -> auth_expired; changed layout -> layout_changed; wrong page -> restore);
+ * 4. precondition (wrong page -> restore; signed out -> sign in here, a person's one-time code ->
+ *    mfa_required; changed layout -> layout_changed);
  * 5. for a write, write the intent (with its idempotency key) before acting; then act;
  * 6. verify, then ONE transaction: completion entry + advance the pointer + cost.
  * It returns what the state machine should do next, so the happy path costs two transitions.
@@ -42,7 +44,7 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
   }
   const pending = playbook.steps[loaded.nextStep] as Step;
   if (needsApproval(loaded, pending) && approvalDecision(entries, pending.id) !== 'approve') {
-    return { outcome: 'needs_approval', step: pending.id, stepIndex: loaded.nextStep };
+    return approvalNeeded(deps, loaded, pending.id, loaded.nextStep);
   }
   const job = await ensureRunning(deps, loaded);
   const stepIndex = job.nextStep;
@@ -100,10 +102,25 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
     // 4. Is the page where the step starts? After a person's decision the page may be hours
     // old (the site may have signed out or changed since): look at it fresh before judging it.
     if (resumedByPerson(entries)) await step.restore(page, ctx);
-    let pre = await step.precondition(page, ctx);
-    if (!pre.ok && pre.reason === 'wrong_page') {
-      await step.restore(page, ctx);
-      pre = await step.precondition(page, ctx);
+    let pre = await checkPrecondition(step, page, ctx);
+    if (!pre.ok && pre.reason === 'signed_out' && !(await browserGone(deps, attached))) {
+      // Signed out (the job's first sign-in, or the site's expired): sign in here, in this
+      // invocation, rather than through a state of its own. TOTP is handled by the sign-in;
+      // a code sent to a person makes the job wait for them.
+      const application = playbook.applications[step.app];
+      if (!application) throw new TypeError(`playbook ${playbook.id} has no application ${step.app}`);
+      const signedIn = await application.signIn(page, ctx);
+      if (signedIn.status === 'mfa_required')
+        return { outcome: 'mfa_required', step: step.id, app: step.app, detail: signedIn.detail };
+      await deps.ledger.append(job.tenantId, job.jobId, {
+        type: 'reauth',
+        step: step.id,
+        stepIndex,
+        sessionId: session?.sessionId,
+        detail: { application: step.app },
+        cost: { dynamoWrites: 1 },
+      });
+      pre = await checkPrecondition(step, page, ctx);
     }
     if (!pre.ok) {
       // A dead browser shows no page at all: that is a lost session, not a changed layout.
@@ -111,7 +128,12 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
         return { outcome: 'session_lost', step: step.id, app: step.app, detail: 'the browser went away' };
       if (pre.reason === 'signed_out')
         return { outcome: 'auth_expired', step: step.id, app: step.app, detail: pre.detail };
-      return { outcome: 'layout_changed', step: step.id, detail: pre.detail };
+      return {
+        outcome: 'layout_changed',
+        step: step.id,
+        detail: pre.detail,
+        wait: waitRequest(job, 'review', step.id, 'layout_changed', deps.settings.parkAfterSeconds),
+      };
     }
 
     // 5. Intent before any side effect; fenced by the job's version, so a stale worker cannot act.
@@ -175,6 +197,14 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
   }
 }
 
+/** The step's precondition, after bringing the page back to where the step starts when it is elsewhere. */
+async function checkPrecondition(step: Step, page: Page, ctx: StepContext): Promise<PreconditionResult> {
+  const pre = await step.precondition(page, ctx);
+  if (pre.ok || pre.reason !== 'wrong_page') return pre;
+  await step.restore(page, ctx);
+  return step.precondition(page, ctx);
+}
+
 /** A person decided (approval, review) or completed a sign-in since the last checkpoint. */
 function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -199,6 +229,12 @@ async function ensureRunning(deps: EngineDeps, job: Job): Promise<Job> {
     return deps.ledger.getJob(job.tenantId, job.jobId);
   }
   return deps.ledger.transition(job.tenantId, job.jobId, 'RUNNING', { expectedVersion: job.version });
+}
+
+/** The next step waits for a person's approval: the wait the state machine arms. */
+function approvalNeeded(deps: EngineDeps, job: Job, step: string, stepIndex: number): StepOutcome {
+  const wait = waitRequest(job, 'approval', step, 'needs_approval', deps.settings.parkAfterSeconds);
+  return { outcome: 'needs_approval', step, stepIndex, wait };
 }
 
 function needsApproval(job: Job, step: Step): boolean {
@@ -268,7 +304,7 @@ async function complete(
   if (next >= playbook.steps.length)
     return { outcome: 'finished', step: step.id, stepCount: playbook.steps.length };
   const nextStep = playbook.steps[next] as Step;
-  if (needsApproval(done, nextStep)) return { outcome: 'needs_approval', step: nextStep.id, stepIndex: next };
+  if (needsApproval(done, nextStep)) return approvalNeeded(deps, done, nextStep.id, next);
   return { outcome: 'completed', step: step.id, stepIndex, nextStep: next, stepCount: playbook.steps.length };
 }
 

@@ -4,6 +4,7 @@ import type { Capacity } from '../capacity/types.ts';
 import type { Ledger } from '../ledger/index.ts';
 import type { BelayLogger } from '../logger.ts';
 import type { FaultPoint, Playbook } from '../playbooks/contract.ts';
+import type { WaitRequest } from './waits.ts';
 
 /** Where an application lives for this deployment, and which domains its pages may reach. */
 export interface ApplicationEndpoint {
@@ -83,10 +84,11 @@ export interface JobRef {
 export type StepOutcome =
   | { outcome: 'completed'; step: string; stepIndex: number; nextStep: number; stepCount: number }
   | { outcome: 'finished'; step: string; stepCount: number }
-  | { outcome: 'needs_approval'; step: string; stepIndex: number }
+  | { outcome: 'needs_approval'; step: string; stepIndex: number; wait: WaitRequest }
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
+  | { outcome: 'mfa_required'; step: string; app: string; detail: string }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'uncertain'; step: string; detail: string }
-  | { outcome: 'layout_changed'; step: string; detail: string }
+  | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
   | { outcome: 'stopped'; status: string };
