@@ -1,12 +1,13 @@
 import { attachFor, stepContext } from '../lib/engine/context.ts';
 import { hasOpenIntent } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
+import { type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Step } from '../lib/playbooks/contract.ts';
 
 export type ReconcileResult =
   | { outcome: 'done' | 'absent'; step: string }
-  | { outcome: 'unknown'; step: string; detail: string }
+  | { outcome: 'unknown'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
   | { outcome: 'stopped'; status: string };
@@ -42,7 +43,12 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
     if (application && (await application.isSignedOut(page).catch(() => false))) {
       return { outcome: 'auth_expired', step: step.id, app: step.app, detail: probe.detail };
     }
-    return { outcome: 'unknown', step: step.id, detail: probe.detail };
+    return {
+      outcome: 'unknown',
+      step: step.id,
+      detail: probe.detail,
+      wait: waitRequest(job, 'review', step.id, 'unknown', deps.settings.parkAfterSeconds),
+    };
   }
   if (probe.status === 'absent') {
     await deps.ledger.append(job.tenantId, job.jobId, {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STATE_MACHINE_FUNCTIONS, substitutionKey } from '../../lambdas/lib/engine/functions.ts';
-import { WAIT_TIMEOUT_SECONDS } from '../../lambdas/lib/engine/waits.ts';
+import { WAIT_TIMEOUT_SECONDS, waitRequest } from '../../lambdas/lib/engine/waits.ts';
 
 interface State {
   Type: string;
@@ -103,6 +103,7 @@ describe('statemachine/job.asl.json', () => {
       'finished',
       'needs_approval',
       'auth_expired',
+      'mfa_required',
       'session_lost',
       'uncertain',
       'layout_changed',
@@ -111,6 +112,12 @@ describe('statemachine/job.asl.json', () => {
     ]) {
       expect(routed).toContain(outcome);
     }
+  });
+
+  it('sends a sign-in that needs a person from RunStep straight to the MFA wait', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('mfa_required')).toBe('AwaitMfa');
+    expect(asl.States.AwaitMfa?.Next).toBe('RunStep');
   });
 
   it('spends two transitions per step on the happy path (RunStep, Route, RunStep)', () => {
@@ -167,14 +174,12 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
   });
 
   it.each([
-    ['PrepareApproval', 'AwaitApproval', 'approval'],
-    ['PrepareReview', 'AwaitReview', 'review'],
-  ] as const)('%s -> %s waits parkAfterSeconds with the browser, then parks', (prepare, wait, kind) => {
-    const before = asl.States[prepare] as State;
+    ['AwaitApproval', 'approval', 'needs_approval'],
+    ['AwaitReview', 'review', 'layout_changed'],
+  ] as const)('%s waits parkAfterSeconds with the browser, then parks', (wait, kind, reason) => {
     const state = asl.States[wait] as State;
-    expect(before.Type).toBe('Pass');
-    expect(before.Next).toBe(wait);
-    expect(state.InputPath).toBe('$.wait');
+    // The wait is what the handler returned (waitRequest), with no Pass state to build it.
+    expect(state.InputPath).toBe('$.result.wait');
     expect(state.ResultPath).toBe('$.decision');
     expect(state.TimeoutSeconds).toBeUndefined();
     const timeout = state.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'));
@@ -185,11 +190,14 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
     const execution = {
       tenantId: 't1',
       jobId: 'j1',
-      result: { outcome: kind === 'approval' ? 'needs_approval' : 'layout_changed', step: 'place-order' },
-      start: { outcome: 'ready', parkAfterSeconds: 42 },
+      result: {
+        outcome: reason,
+        step: 'place-order',
+        wait: waitRequest({ tenantId: 't1', jobId: 'j1' }, kind, 'place-order', reason, 42),
+      },
+      start: { outcome: 'ready', parkAfterSeconds: 900 },
     };
-    const withWait = { ...execution, wait: applyParameters(before.Parameters ?? {}, execution) };
-    const input = read(state.InputPath ?? '$', withWait);
+    const input = read(state.InputPath ?? '$', execution);
     const parameters = applyParameters(state.Parameters ?? {}, input);
     expect(read(state.TimeoutSecondsPath ?? '', input)).toBe(42);
     expect(read(state.TimeoutSecondsPath ?? '', parameters)).toBe(42);
@@ -198,7 +206,7 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
       jobId: 'j1',
       kind,
       step: 'place-order',
-      reason: execution.result.outcome,
+      reason,
       parkAfterSeconds: 42,
       taskToken: '<context>',
     });
@@ -206,12 +214,12 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
 
   it('sends approvals and reviews through the parking path, and never MFA (its code belongs to its session)', () => {
     const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
-    expect(route.get('needs_approval')).toBe('PrepareApproval');
-    expect(route.get('layout_changed')).toBe('PrepareReview');
+    expect(route.get('needs_approval')).toBe('AwaitApproval');
+    expect(route.get('layout_changed')).toBe('AwaitReview');
     const reconcile = new Map(
       (asl.States.ReconcileOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]),
     );
-    expect(reconcile.get('unknown')).toBe('PrepareReview');
+    expect(reconcile.get('unknown')).toBe('AwaitReview');
     expect(asl.States.AwaitMfa?.Catch?.map((c) => c.Next)).not.toContain('ParkWait');
     expect(asl.States.AwaitMfa?.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'))?.Next).toBe(
       'RecordFailure',
@@ -222,6 +230,10 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
     const park = asl.States.ParkWait as State;
     expect(park.Resource).toBe(`\${${substitutionKey('AwaitHuman')}}`);
     expect(park.Parameters?.action).toBe('park');
+    expect(park.Parameters?.['kind.$']).toBe('$.result.wait.Payload.kind');
+    // Its own result goes aside, so the wait stays where AwaitParked reads it.
+    expect(park.ResultPath).toBe('$.park');
+    expect(asl.States.Parked?.Choices?.every((c) => c.Variable === '$.park.outcome')).toBe(true);
     expect(park.Next).toBe('Parked');
     const parked = new Map((asl.States.Parked?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
     expect(parked).toEqual(
@@ -232,7 +244,7 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
       ]),
     );
     const awaitParked = asl.States.AwaitParked as State;
-    expect(awaitParked.InputPath).toBe('$.wait');
+    expect(awaitParked.InputPath).toBe('$.result.wait');
     expect(awaitParked.Parameters?.Payload?.rearm).toBe(true);
     expect(awaitParked.Next).toBe('Start');
     // The answer was already in the ledger: go on the same way as a resumed token.

@@ -5,7 +5,7 @@
  * A core records its invocation on the entry it writes anyway (a completion, a wait, a
  * sign-in...) by giving that entry `lambdaInvocations: 1`; the metered ledger fills in the
  * invocation's time and its states when the core left them out. An invocation that wrote no such entry (a
- * queued Start asking again, a RunStep that ends in `auth_expired`, a failed attempt) gets an
+ * queued Start asking again, a RunStep that ends waiting for a person, a failed attempt) gets an
  * `invocation` entry of its own when it ends, saying which function ran and how it ended.
  *
  * What cannot be recorded: an invocation killed before it ended (its process is gone). The

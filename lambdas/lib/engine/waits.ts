@@ -35,6 +35,34 @@ export function isParkable(kind: WaitKind): boolean {
 }
 
 /**
+ * A wait for a person that may park (approval, review), as the handler asking for it returns
+ * it at `wait`: the state machine's callback task takes it as its input (`InputPath`), so its
+ * `Payload` is the AwaitHuman event and `Payload.parkAfterSeconds` the first wait's timeout;
+ * if nobody answers in time, the parked wait reads the same.
+ */
+export interface WaitRequest {
+  Payload: {
+    tenantId: string;
+    jobId: string;
+    kind: 'approval' | 'review';
+    step: string;
+    /** The outcome that asked for it (`needs_approval`, `layout_changed`, `unknown`). */
+    reason: string;
+    parkAfterSeconds: number;
+  };
+}
+
+export function waitRequest(
+  ref: { tenantId: string; jobId: string },
+  kind: 'approval' | 'review',
+  step: string,
+  reason: string,
+  parkAfterSeconds: number,
+): WaitRequest {
+  return { Payload: { tenantId: ref.tenantId, jobId: ref.jobId, kind, step, reason, parkAfterSeconds } };
+}
+
+/**
  * Is the latest request of this kind at this step answered in the ledger? `approve`/`reject`
  * from the decision recorded after it (approvals and reviews), else undefined.
  */
