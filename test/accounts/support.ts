@@ -10,19 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_ACCOUNTS } from '../../demo/accounts.ts';
-import { siteAdmin } from '../../demo/sites/admin-client.ts';
-import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
 import { createApiKeyStore, type Role } from '../../lambdas/lib/auth/api-keys.ts';
 import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
 import type { Job, JobStatus } from '../../lambdas/lib/ledger/index.ts';
-import { startLocalStack } from '../../local/stack.ts';
 import { type CallResult, call } from '../api/support/http.ts';
 import {
   CHECKOUT_INPUTS,
   type EngineStack,
   sleep,
+  startEngineStack,
   stopEngineStack,
-  TEST_STACK_SETTINGS,
 } from '../support/stack.ts';
 
 export interface ApiStack extends EngineStack {
@@ -34,36 +31,10 @@ export interface ApiStack extends EngineStack {
 /** Starts the stack with its API on a free port; `env` is added to the handlers' environment. */
 export async function startApiStack(env: Record<string, string> = {}): Promise<ApiStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'belay-accounts-'));
-  const stack = await startLocalStack({
-    ...TEST_STACK_SETTINGS,
-    waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
-    env: { ...TEST_STACK_SETTINGS.env, ...env },
-    dataDir,
-    ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0 },
-    apiPort: 0,
-    resume: false,
-  });
-  if (!stack.apiUrl) throw new Error('the stack started without its API');
-  const faultPoints: EngineStack['faultPoints'] = [];
-  stack.lambdas.events.on('fault-point', (e) => faultPoints.push({ ...e, at: Date.now(), fired: false }));
-  const api = await apiDepsFromEnv({
-    ...stack.env,
-    STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
-    SFN_ENDPOINT: stack.sfnServer.endpoint,
-  });
-  const { adminToken } = stack.sites;
-  return {
-    stack,
-    ledger: stack.ledger,
-    api,
-    shop: siteAdmin(stack.sites.shop.baseUrl, adminToken),
-    crm: siteAdmin(stack.sites.crm.baseUrl, adminToken),
-    billing: siteAdmin(stack.sites.billing.baseUrl, adminToken),
-    faultPoints,
-    dataDir,
-    apiUrl: stack.apiUrl,
-    demoKey: stack.demoApiKey,
-  };
+  const started = await startEngineStack({ dataDir, env, resume: false });
+  const { apiUrl, demoApiKey } = started.stack;
+  if (!apiUrl) throw new Error('the stack started without its API');
+  return { ...started, apiUrl, demoKey: demoApiKey };
 }
 
 /** One stack for the tests of a file: started in beforeAll, stopped (and checked for leftovers) in afterAll. */

@@ -9,6 +9,7 @@ import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout.ts';
 import { checkoutPlaybook as playbook } from '../../lambdas/lib/playbooks/checkout.ts';
 import { StepActionError } from '../../lambdas/lib/playbooks/errors.ts';
 import type { SiteClient } from '../sites/http-client.ts';
+import { CHECKOUT_STEPS } from '../support/stack.ts';
 import {
   contextFor,
   drive,
@@ -108,22 +109,7 @@ describe('Playbook: checkout@1', () => {
   });
 
   it('declares place-order as the one write, approved first, with a probe', () => {
-    expect(playbook.steps.map((s) => s.id)).toEqual([
-      'open-shop',
-      'sign-in',
-      'search',
-      'add-item-a',
-      'add-item-b',
-      'set-quantity',
-      'open-cart',
-      'start-checkout',
-      'shipping-address',
-      'shipping-method',
-      'apply-promo',
-      'payment-details',
-      'review',
-      'place-order',
-    ]);
+    expect(playbook.steps.map((s) => s.id)).toEqual([...CHECKOUT_STEPS]);
     const writes = playbook.steps.filter((s) => s.kind === 'write');
     expect(writes.map((s) => [s.id, s.needsApproval, typeof s.probe])).toEqual([
       ['place-order', true, 'function'],

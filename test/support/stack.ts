@@ -137,6 +137,8 @@ export interface EngineStackOptions {
   dataDir?: string;
   ports?: LocalStackOptions['ports'];
   resume?: boolean;
+  /** Added to the handlers' environment (over `TEST_STACK_SETTINGS.env`). */
+  env?: Record<string, string>;
 }
 
 /** Starts a stack in `dataDir` (a new temp directory by default) on free ports. */
@@ -145,7 +147,7 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
   const stack = await startLocalStack({
     ...TEST_STACK_SETTINGS,
     waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
-    env: { ...TEST_STACK_SETTINGS.env },
+    env: { ...TEST_STACK_SETTINGS.env, ...options.env },
     dataDir,
     ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0, ...options.ports },
     resume: options.resume ?? true,

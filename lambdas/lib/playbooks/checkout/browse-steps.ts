@@ -18,10 +18,10 @@ import {
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
 import type { CheckoutInputs } from './inputs.ts';
+import { APP, startsAt } from './starts-at.ts';
 
 type S = Step<CheckoutInputs>;
 type Ctx = StepContext<CheckoutInputs>;
-const APP = 'shop';
 
 const searchUrl = (ctx: Ctx): string =>
   appUrl(ctx, APP, `/search?q=${encodeURIComponent(ctx.inputs.search)}`);
@@ -48,14 +48,7 @@ export const search: S = {
   title: 'Search the catalogue',
   kind: 'read',
   app: APP,
-  precondition: (page, ctx) =>
-    checkStart(page, ctx, {
-      app: APP,
-      application: shopApplication,
-      path: /^\/$/,
-      ready: tid('search-input'),
-    }),
-  restore: async (page, ctx) => goto(page, appUrl(ctx, APP, '/')),
+  ...startsAt('/', 'search-input'),
   async run(page, ctx) {
     await page.locator(tid('search-input')).fill(ctx.inputs.search);
     await ctx.faultPoint('mid-action');
@@ -133,14 +126,7 @@ export const setQuantity: S = {
   title: 'Set the quantities',
   kind: 'read',
   app: APP,
-  precondition: (page, ctx) =>
-    checkStart(page, ctx, {
-      app: APP,
-      application: shopApplication,
-      path: /^\/cart\/added$/,
-      ready: tid('quantities-form'),
-    }),
-  restore: async (page, ctx) => goto(page, appUrl(ctx, APP, '/cart/added')),
+  ...startsAt('/cart/added', 'quantities-form'),
   async run(page, ctx) {
     for (const item of ctx.inputs.items) {
       const input = page.locator(`${tid('line')}[data-sku="${item.sku}"] ${tid('line-qty')}`);
@@ -168,14 +154,7 @@ export const openCart: S = {
   title: 'Open the cart',
   kind: 'read',
   app: APP,
-  precondition: (page, ctx) =>
-    checkStart(page, ctx, {
-      app: APP,
-      application: shopApplication,
-      path: /^\/cart\/added$/,
-      ready: tid('view-cart'),
-    }),
-  restore: async (page, ctx) => goto(page, appUrl(ctx, APP, '/cart/added')),
+  ...startsAt('/cart/added', 'view-cart'),
   run: async (page) => clickAndWait(page, tid('view-cart')),
   async verify(page, ctx) {
     if (!isAt(page, ctx, APP, /^\/cart$/) || (await hasVisibleError(page))) return null;

@@ -1,10 +1,7 @@
-/** Checkout steps 8 to 13: start checkout, address, delivery method, promo code, payment, review. */
-import { shopApplication } from '../apps.ts';
 import type { Step, StepContext } from '../contract.ts';
 import { StepActionError } from '../errors.ts';
 import {
   appUrl,
-  checkStart,
   clickAndWait,
   dataAttr,
   EVIDENCE_TIMEOUT_MS,
@@ -16,20 +13,10 @@ import {
   visibleWithin,
 } from '../page.ts';
 import type { CheckoutInputs } from './inputs.ts';
+import { APP, startsAt } from './starts-at.ts';
 
 type S = Step<CheckoutInputs>;
 type Ctx = StepContext<CheckoutInputs>;
-const APP = 'shop';
-
-/** Precondition and restore of a step that starts at `path` with `ready` on the page. */
-function startsAt(path: string, ready: string): Pick<S, 'precondition' | 'restore'> {
-  const re = new RegExp(`^${path.replace(/\//g, '\\/')}$`);
-  return {
-    precondition: (page, ctx) =>
-      checkStart(page, ctx, { app: APP, application: shopApplication, path: re, ready: tid(ready) }),
-    restore: async (page, ctx) => goto(page, appUrl(ctx, APP, path)),
-  };
-}
 
 /** On `path` with no error shown. */
 async function cleanlyAt(page: Parameters<S['verify']>[0], ctx: Ctx, path: RegExp): Promise<boolean> {

@@ -7,7 +7,6 @@ import { shopApplication } from '../apps.ts';
 import type { ProbeResult, Step } from '../contract.ts';
 import {
   appUrl,
-  checkStart,
   clickAndWait,
   dataAttr,
   goto,
@@ -18,8 +17,7 @@ import {
   visibleWithin,
 } from '../page.ts';
 import type { CheckoutInputs } from './inputs.ts';
-
-const APP = 'shop';
+import { APP, startsAt } from './starts-at.ts';
 
 export const placeOrder: Step<CheckoutInputs> = {
   id: 'place-order',
@@ -27,14 +25,7 @@ export const placeOrder: Step<CheckoutInputs> = {
   kind: 'write',
   app: APP,
   needsApproval: true,
-  precondition: (page, ctx) =>
-    checkStart(page, ctx, {
-      app: APP,
-      application: shopApplication,
-      path: /^\/checkout\/review$/,
-      ready: tid('place-order-form'),
-    }),
-  restore: async (page, ctx) => goto(page, appUrl(ctx, APP, '/checkout/review')),
+  ...startsAt('/checkout/review', 'place-order-form'),
   async run(page, ctx) {
     const key = page.locator(`${tid('place-order-form')} input[name="idempotencyKey"]`);
     await key.evaluate((el, value) => {
