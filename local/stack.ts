@@ -76,6 +76,8 @@ export interface LocalStackOptions {
   apiPort?: number | false;
   /** Every execution history event as it is recorded (progress displays, benchmarks). */
   onHistoryEvent?: (event: HistoryEvent) => void;
+  /** Provisioned concurrency by function (warm mode), as `belay:provisionedRunSteps` deploys it for RunStep. */
+  provisioned?: Partial<Record<StateMachineFunction, number>>;
 }
 
 export interface LocalStack {
@@ -197,6 +199,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         {
           entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
           timeoutMs: FUNCTION_TIMEOUT_MS[name],
+          provisioned: options.provisioned?.[name] ?? 0,
         },
       ]),
     );

@@ -40,6 +40,10 @@ export type {
 interface FunctionState {
   name: string;
   config: LambdaFunctionConfig;
+  /** Provisioned environments to keep (warm mode): initialized ahead of any invocation, replaced when one dies. */
+  provisioned: number;
+  /** The provisioned workers, idle or busy. */
+  reserved: Set<WorkerProcess>;
   /** How its workers start and what they load, once known (bundles are built on first use). */
   code?: Promise<{ launch: WorkerLaunch; entry: string }>;
   idle: WorkerProcess[];
@@ -83,7 +87,14 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
   const functions = new Map<string, FunctionState>();
   for (const [key, config] of Object.entries(options.functions)) {
     const name = functionNameOf(key);
-    functions.set(name, { name, config, idle: [], inFlight: 0 });
+    functions.set(name, {
+      name,
+      config,
+      idle: [],
+      inFlight: 0,
+      provisioned: config.provisioned ?? 0,
+      reserved: new Set(),
+    });
   }
   const all = new Set<WorkerProcess>();
   let armed: Array<ArmedFault & { left: number }> = [];
@@ -116,7 +127,11 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     onExit(worker: WorkerProcess, exit: WorkerExit): void {
       all.delete(worker);
       const fn = functions.get(worker.spec.functionName);
-      if (fn) fn.idle = fn.idle.filter((w) => w !== worker);
+      if (fn) {
+        fn.idle = fn.idle.filter((w) => w !== worker);
+        // Lambda replaces a provisioned environment that died.
+        if (fn.reserved.delete(worker)) void topUp(fn);
+      }
       events.emit('worker-exited', { functionName: worker.spec.functionName, pid: worker.pid, ...exit });
     },
   };
@@ -143,7 +158,11 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     return fn.code;
   };
 
-  const spawn = (fn: FunctionState, code: { launch: WorkerLaunch; entry: string }): WorkerProcess => {
+  const spawn = (
+    fn: FunctionState,
+    code: { launch: WorkerLaunch; entry: string },
+    initialization: 'on-demand' | 'provisioned-concurrency' = 'on-demand',
+  ): WorkerProcess => {
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       ...options.env,
@@ -152,6 +171,8 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
       AWS_LAMBDA_FUNCTION_TIMEOUT: String(Math.ceil(fn.config.timeoutMs / 1000)),
       AWS_REGION: options.env?.AWS_REGION ?? process.env.AWS_REGION ?? region,
+      // As Lambda sets it: handlers may do more at init in a provisioned environment.
+      AWS_LAMBDA_INITIALIZATION_TYPE: initialization,
     };
     if (options.faultHooks ?? true) env[FAULT_HOOKS_ENV] = '1';
     else delete env[FAULT_HOOKS_ENV];
@@ -171,11 +192,31 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     return worker;
   };
 
+  /**
+   * Starts provisioned workers until the function has as many as it should (warm mode only: in
+   * cold mode every invocation gets a new process). They load their module before any
+   * invocation, then wait idle; the first invocation to find one is warm.
+   */
+  const topUp = async (fn: FunctionState): Promise<void> => {
+    if (options.mode !== 'warm' || stopped) return;
+    const code = await codeOf(fn).catch(() => undefined);
+    if (!code) return;
+    while (!stopped && fn.reserved.size < fn.provisioned) {
+      const worker = spawn(fn, code, 'provisioned-concurrency');
+      fn.reserved.add(worker);
+      fn.idle.unshift(worker);
+    }
+  };
+
   const takeWorker = async (fn: FunctionState): Promise<{ worker: WorkerProcess; cold: boolean }> => {
     if (options.mode === 'warm') {
-      let w = fn.idle.pop();
-      while (w && !w.alive) w = fn.idle.pop();
-      if (w) return { worker: w, cold: false };
+      // A worker that has loaded its module first, the most recently used first.
+      const ready = fn.idle.filter((w) => w.alive && w.initMs !== undefined);
+      const w = ready.at(-1) ?? fn.idle.filter((x) => x.alive).at(-1);
+      if (w) {
+        fn.idle = fn.idle.filter((x) => x !== w);
+        return { worker: w, cold: false };
+      }
     }
     return { worker: spawn(fn, await codeOf(fn)), cold: true };
   };
@@ -280,9 +321,26 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     }
   };
 
+  for (const fn of functions.values()) if (fn.provisioned > 0) void topUp(fn);
+
   return {
     invoke,
     events,
+    provision(nameOrArn, count) {
+      const fn = functions.get(functionNameOf(nameOrArn));
+      if (!fn) throw new FunctionNotFoundError(nameOrArn);
+      if (!Number.isInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
+      fn.provisioned = count;
+      // Fewer wanted: idle provisioned workers beyond the count go; busy ones finish first.
+      for (const w of [...fn.reserved]) {
+        if (fn.reserved.size <= count) break;
+        if (!fn.idle.includes(w)) continue;
+        fn.reserved.delete(w);
+        fn.idle = fn.idle.filter((x) => x !== w);
+        void w.shutdown();
+      }
+      return topUp(fn);
+    },
     arm(fault) {
       armed.push({ ...fault, left: fault.times ?? 1 });
     },
@@ -294,6 +352,8 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
         functionName: w.spec.functionName,
         pid: w.pid,
         busy: w.requestId !== undefined,
+        initialized: w.initMs !== undefined,
+        provisioned: functions.get(w.spec.functionName)?.reserved.has(w) ?? false,
       }));
     },
     async stop() {

@@ -18,6 +18,12 @@ export interface LambdaFunctionConfig {
   env?: Record<string, string>;
   /** Concurrent invocations allowed (default unlimited); more reject `Lambda.TooManyRequestsException`. */
   maxConcurrency?: number;
+  /**
+   * Provisioned concurrency (warm mode; default 0): this many workers are started with the
+   * runner and initialized before any invocation (`AWS_LAMBDA_INITIALIZATION_TYPE` is
+   * `provisioned-concurrency` in them), and one that dies is replaced at once, as Lambda does.
+   */
+  provisioned?: number;
 }
 
 /** Options of `createLambdaRunner`. */
@@ -67,6 +73,10 @@ export interface WorkerInfo {
   functionName: string;
   pid: number;
   busy: boolean;
+  /** Its module is loaded (init done). */
+  initialized: boolean;
+  /** One of the function's provisioned workers. */
+  provisioned: boolean;
 }
 
 /** The runner. */
@@ -77,6 +87,8 @@ export interface LambdaRunner {
   events: EventEmitter<LambdaRunnerEvents>;
   /** Live worker processes. */
   workers(): WorkerInfo[];
+  /** Sets a function's provisioned concurrency; resolves once the new workers are spawned (not yet initialized). */
+  provision(nameOrArn: string, count: number): Promise<void>;
   /** Kills every worker and waits until each has exited; later invokes reject. */
   stop(): Promise<void>;
 }

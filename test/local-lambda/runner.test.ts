@@ -228,6 +228,43 @@ describe('Function: createLambdaRunner', () => {
     expect(perPoint).toBeLessThan(20);
   });
 
+  it('keeps provisioned workers initialized ahead of invocations, and replaces one that dies', async () => {
+    const runner = createLambdaRunner({
+      mode: 'warm',
+      output: 'ignore',
+      functions: { behaviors: { entry: ENTRY, timeoutMs: 5000, provisioned: 2 } },
+    });
+    const pids = trackPids(runner);
+    try {
+      const ready = (): number => runner.workers().filter((w) => w.provisioned && w.initialized).length;
+      await expect.poll(ready, { timeout: 15_000 }).toBe(2);
+      // The first invocation finds one warm: no new process, made for provisioned concurrency.
+      const a = (await runner.invoke('behaviors', {}, opts())) as Answer & { initialization: string };
+      expect(a.initialization).toBe('provisioned-concurrency');
+      expect(a.invocations).toBe(1);
+      expect(pids.size).toBe(2);
+
+      // Its process dies mid-invocation: the retry finds the other provisioned worker at once,
+      // and the dead one is replaced in the background.
+      await expect(runner.invoke('behaviors', { mode: 'exit' }, opts())).rejects.toMatchObject({
+        name: 'Lambda.Unknown',
+      });
+      const b = (await runner.invoke('behaviors', {}, opts())) as Answer & { initialization: string };
+      expect(b.initialization).toBe('provisioned-concurrency');
+      await expect.poll(ready, { timeout: 15_000 }).toBe(2);
+      expect(pids.size).toBe(3);
+
+      // Down to none: the idle provisioned workers go.
+      await runner.provision('behaviors', 0);
+      await expect
+        .poll(() => runner.workers().filter((w) => w.provisioned).length, { timeout: 5000 })
+        .toBe(0);
+    } finally {
+      await runner.stop();
+    }
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+  });
+
   it('leaves no child process behind after stop()', async () => {
     const busy = rejection(warm.invoke(ARN, { mode: 'sleep', sleepMs: 5000 }, opts()));
     await expect.poll(() => warm.workers().some((w) => w.busy), { timeout: 5000 }).toBe(true);

@@ -43,6 +43,14 @@ function loadPlaywright(): Promise<typeof import('playwright-core')> {
   return playwright;
 }
 
+/**
+ * Loads playwright-core now instead of at the first attach: for an environment initialized
+ * ahead of its invocations (provisioned concurrency), where load time at init is free.
+ */
+export async function preloadBrowserLibraries(): Promise<void> {
+  await loadPlaywright();
+}
+
 /** The `anchorbrowser` SDK, loaded once per process on first use. */
 function loadSdk(): Promise<typeof import('anchorbrowser')> {
   sdk ??= import('anchorbrowser');

@@ -1,8 +1,26 @@
 import middy from '@middy/core';
+import { preloadBrowserLibraries } from '../browser/adapter.ts';
+import { BROWSER_ACCESS_VARIABLE } from '../browser/secret-key.ts';
 import type { StateMachineFunction } from './functions.ts';
 import { meterInvocation } from './metering.ts';
 import { engineDeps } from './runtime.ts';
 import type { EngineDeps, JobRef } from './types.ts';
+
+/**
+ * Lambda initializes a provisioned environment before any invocation reaches it: there, build
+ * the engine's dependencies and load the browser library at init, so that the first step it
+ * runs (often the retry of a step whose worker died) reattaches at once. An on-demand cold
+ * start keeps both lazy: a function that ends up driving no browser never loads it.
+ */
+export async function warmUpAtInit(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (env.AWS_LAMBDA_INITIALIZATION_TYPE !== 'provisioned-concurrency') return false;
+  // A configuration error is reported by the first invocation, as without the warm-up.
+  await engineDeps().catch(() => undefined);
+  if (env[BROWSER_ACCESS_VARIABLE] !== 'none') await preloadBrowserLibraries();
+  return true;
+}
+
+await warmUpAtInit();
 
 /**
  * The Lambda entry point of a state machine task: a thin middy wrapper over its core (pure,
