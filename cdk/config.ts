@@ -33,6 +33,12 @@ export const CONTEXT_KEYS = {
   anchorBaseUrl: 'belay:anchorBaseUrl',
   /** Plan of a tenant with none recorded: free | starter | growth | enterprise. Default free. */
   defaultPlan: 'belay:defaultPlan',
+  /**
+   * Provisioned concurrency of RunStep (0-1000): that many environments initialized ahead of
+   * any invocation, so a step retried after its worker died (or the next step of a job) does not
+   * wait for a cold start. Billed while provisioned. Default 0 (on-demand only).
+   */
+  provisionedRunSteps: 'belay:provisionedRunSteps',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -54,6 +60,8 @@ export interface BelayConfig {
   readonly anchorBaseUrl?: string;
   /** Plan of tenants with none recorded (`BELAY_DEFAULT_PLAN`). */
   readonly defaultPlan: PlanName;
+  /** Provisioned concurrency of RunStep (0: none; the state machine then invokes the function itself). */
+  readonly provisionedRunSteps: number;
 }
 
 /** What the app uses when a key is not set. */
@@ -64,6 +72,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   applications: Object.freeze({}),
   apiThrottle: Object.freeze({ rateLimit: 50, burstLimit: 100 }),
   defaultPlan: 'free',
+  provisionedRunSteps: 0,
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -85,6 +94,7 @@ export function readConfig(scope: IConstruct): BelayConfig {
     apiThrottle: parseApiThrottle(context(CONTEXT_KEYS.apiRateLimit), context(CONTEXT_KEYS.apiBurstLimit)),
     ...optional('anchorBaseUrl', parseAnchorBaseUrl(context(CONTEXT_KEYS.anchorBaseUrl))),
     defaultPlan: parseDefaultPlan(context(CONTEXT_KEYS.defaultPlan)),
+    provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
   };
 }
 
@@ -159,6 +169,14 @@ export function parseAnchorBaseUrl(value: unknown): string | undefined {
     }
   }
   throw new ConfigError(CONTEXT_KEYS.anchorBaseUrl, value, 'an https URL without credentials');
+}
+
+/** Parses `belay:provisionedRunSteps`: a whole number from 0 to 1000 (number or numeric string), default 0. */
+export function parseProvisionedRunSteps(value: unknown): number {
+  if (value === undefined) return DEFAULT_CONFIG.provisionedRunSteps;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 1000) return n;
+  throw new ConfigError(CONTEXT_KEYS.provisionedRunSteps, value, 'a whole number from 0 to 1000');
 }
 
 /** Parses `belay:defaultPlan`: free | starter | growth | enterprise, default free. */

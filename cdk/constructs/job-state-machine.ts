@@ -47,8 +47,9 @@ export function placeholdersOf(asl: string): string[] {
  * A Standard state machine from the job ASL, with:
  * - `definitionSubstitutions` for exactly the placeholders of the file (a placeholder without
  *   a function, or a function without a placeholder, fails the synth);
- * - a role that may invoke exactly the task functions (their unqualified ARNs, as the ASL names
- *   them; no `:*` versions or aliases), nothing else of Lambda;
+ * - a role that may invoke exactly the task functions, by the ARN each placeholder gets (a
+ *   function's unqualified ARN, or an alias's when one is given, as for provisioned RunSteps;
+ *   never `:*`), nothing else of Lambda;
  * - errors logged to its own log group without execution data (inputs and outputs carry
  *   evidence from the target applications), and X-Ray tracing.
  *

@@ -6,6 +6,7 @@
  */
 import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ROUTES } from '../../lambdas/lib/api/routes.ts';
@@ -64,6 +65,8 @@ export class BelayStack extends Stack {
   readonly ledger: LedgerTable;
   /** The task functions of the state machine, by name. */
   readonly engineFunctions: Readonly<Record<StateMachineFunction, BelayFunction>>;
+  /** RunStep's `live` alias with provisioned concurrency, when `belay:provisionedRunSteps` > 0. */
+  readonly runStepAlias?: Alias;
   /** The job state machine. */
   readonly jobs: JobStateMachine;
   /** Alarms on failed, timed-out, aborted and throttled executions. */
@@ -144,8 +147,18 @@ export class BelayStack extends Stack {
     }
     this.engineFunctions = engine;
 
+    // With provisioned RunSteps the machine invokes an alias whose environments Lambda keeps
+    // initialized (the handler loads playwright-core at their init): a retried step starts warm.
+    if (config.provisionedRunSteps > 0) {
+      this.runStepAlias = new Alias(this, 'RunStepLive', {
+        aliasName: 'live',
+        version: engine.RunStep.currentVersion,
+        provisionedConcurrentExecutions: config.provisionedRunSteps,
+        description: 'RunStep with provisioned concurrency (belay:provisionedRunSteps)',
+      });
+    }
     this.jobs = new JobStateMachine(this, 'Jobs', {
-      functions: engine,
+      functions: this.runStepAlias ? { ...engine, RunStep: this.runStepAlias } : engine,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
     });

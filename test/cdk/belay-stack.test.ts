@@ -146,6 +146,26 @@ describe('Stack: BelayStack', () => {
     }
   });
 
+  it('invokes RunStep through a live alias with provisioned concurrency when belay:provisionedRunSteps is set', () => {
+    const provisioned = synth({ 'belay:provisionedRunSteps': '2' });
+    const alias = provisioned.stack.runStepAlias;
+    expect(alias).toBeDefined();
+    const aliasId = logicalId(provisioned.stack, alias as never);
+    provisioned.template.hasResourceProperties('AWS::Lambda::Alias', {
+      Name: 'live',
+      ProvisionedConcurrencyConfig: { ProvisionedConcurrentExecutions: 2 },
+    });
+    const [machine] = Object.values(provisioned.template.findResources('AWS::StepFunctions::StateMachine'));
+    const substitutions = machine?.Properties.DefinitionSubstitutions as Record<string, unknown>;
+    expect(substitutions.RunStepFunctionArn).toEqual({ Ref: aliasId });
+    // Every other task still invokes its function itself.
+    const startId = logicalId(provisioned.stack, provisioned.stack.engineFunctions.Start);
+    expect(substitutions.StartFunctionArn).toEqual({ 'Fn::GetAtt': [startId, 'Arn'] });
+    // And nothing of it without the flag.
+    expect(stack.runStepAlias).toBeUndefined();
+    template.resourceCountIs('AWS::Lambda::Alias', 0);
+  });
+
   it('is a Standard machine, traced, logging errors without execution data to its own log group', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',

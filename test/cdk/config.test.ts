@@ -8,6 +8,7 @@ import {
   parseAnchorBaseUrl,
   parseApiThrottle,
   parseDefaultPlan,
+  parseProvisionedRunSteps,
   readConfig,
 } from '../../cdk/config.ts';
 import { parseApplications } from '../../cdk/config-applications.ts';
@@ -26,6 +27,7 @@ describe('Function: readConfig', () => {
       applications: {},
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
       defaultPlan: 'free',
+      provisionedRunSteps: 0,
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });
@@ -142,5 +144,16 @@ describe('Function: parseApiThrottle, parseAnchorBaseUrl, parseDefaultPlan', () 
     expect(() => parseAnchorBaseUrl(42)).toThrow(ConfigError);
     expect(parseDefaultPlan('enterprise')).toBe('enterprise');
     expect(() => parseDefaultPlan(5)).toThrow(ConfigError);
+  });
+
+  it('takes 0-1000 provisioned RunSteps, as a number or a numeric string', () => {
+    expect(parseProvisionedRunSteps(undefined)).toBe(0);
+    expect(parseProvisionedRunSteps('2')).toBe(2);
+    expect(parseProvisionedRunSteps(0)).toBe(0);
+    for (const bad of [-1, 1001, 1.5, 'two', '', true]) {
+      expect(() => parseProvisionedRunSteps(bad), String(bad)).toThrow(
+        /'belay:provisionedRunSteps' must be a whole number from 0 to 1000/,
+      );
+    }
   });
 });
