@@ -68,10 +68,24 @@ describe('recovery', () => {
       belayRestartMs: [900, 1000, 1100],
       belayInitMs: [400, 500, 600],
       belayRerunMs: [350, 300, 400],
+      provisionedCrashedMs: [10_500, 10_600, 10_400],
+      provisionedRestartMs: [500, 400, 600],
+      provisionedInitMs: [700, 700, 700],
+      provisionedRerunMs: [300, 300, 300],
     });
     expect(byLabel(figures, 'naive: time lost to the crash')).toBe(4_000);
     expect(byLabel(figures, 'Belay: time lost to the crash')).toBe(500);
     expect(byLabel(figures, 'ratio: naive time lost / Belay time lost')).toBe(8);
+    // The provisioned configuration against the same clean runs: 10,500 - 10,200.
+    expect(byLabel(figures, 'Belay, 2 provisioned RunSteps: time lost to the crash')).toBe(300);
+    expect(byLabel(figures, 'ratio: naive time lost / Belay, 2 provisioned RunSteps time lost')).toBeCloseTo(
+      13.33,
+      2,
+    );
+    expect(
+      figures.find((f) => f.label === 'ratio: naive time lost / Belay, 2 provisioned RunSteps time lost')
+        ?.verdict?.pass,
+    ).toBe(true);
     const belay = figures.find((f) => f.label === 'Belay: time lost to the crash');
     expect(belay?.verdict).toEqual({ target: '<= step 12 + 1 s = 1300 ms', pass: true });
     expect(figures.find((f) => f.label.startsWith('ratio'))?.verdict?.pass).toBe(false);
