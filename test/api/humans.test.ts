@@ -212,11 +212,17 @@ describe('POST /jobs/{jobId}/cancel', () => {
     expect(await executionStatus(waiting)).toBe('ABORTED');
     expect(session?.ended).toBe(true);
     const { entries } = await ledger().readJob(TENANT_A, 'can-1');
-    expect(entries.at(-1)).toMatchObject({ type: 'cancelled', actor: expect.stringMatching(/^blk_/) });
+    // The cancellation, then the end of the job's session (with what the provider says it used).
+    expect(entries.slice(-2)).toMatchObject([
+      { type: 'cancelled', actor: expect.stringMatching(/^blk_/) },
+      { type: 'session-ended', sessionId: session?.sessionId, detail: { endedBy: 'engine' } },
+    ]);
     const again = await post('/jobs/can-1/cancel');
     expect(again.status).toBe(200);
     expect(again.json.cancelled).toBe(false);
-    expect((await entryTypes('can-1')).filter((t) => t === 'cancelled')).toHaveLength(1);
+    const types = await entryTypes('can-1');
+    expect(types.filter((t) => t === 'cancelled')).toHaveLength(1);
+    expect(types.filter((t) => t === 'session-ended')).toHaveLength(1);
     const decide = await post('/jobs/can-1/decisions', { step: 'place-order', decision: 'approve' });
     expect(decide.status).toBe(409);
     expect(stack.world().orders.has('can-1:place-order')).toBe(false);

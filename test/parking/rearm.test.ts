@@ -25,7 +25,14 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
   };
   return {
     ledger,
-    browser: { openSession: unused, attach: unused, detach: unused, endSession: unused, isAlive: unused },
+    browser: {
+      openSession: unused,
+      attach: unused,
+      detach: unused,
+      endSession: unused,
+      isAlive: unused,
+      usage: unused,
+    },
     playbooks: { get: getPlaybook },
     accounts: { get: unused },
     secrets: { getCredentials: unused },

@@ -146,7 +146,15 @@ export const JobViewSchema = z
     deadline: z.string().optional(),
     sessions: z.record(
       z.string(),
-      z.object({ sessionId: z.string(), identityId: z.string().optional(), openedAt: z.string() }),
+      z.object({
+        sessionId: z.string(),
+        identityId: z.string().optional(),
+        openedAt: z.string(),
+        endedAt: z
+          .string()
+          .optional()
+          .describe('When the engine ended the session (job finished or parked).'),
+      }),
     ),
     cost: CostSchema,
     failure: z.object({ reason: z.string(), message: z.string() }).optional(),

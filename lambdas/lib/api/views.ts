@@ -23,6 +23,7 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
     sessions[app] = {
       sessionId: ref.sessionId,
       openedAt: ref.openedAt,
+      ...(ref.endedAt ? { endedAt: ref.endedAt } : {}),
       ...(ref.identityId ? { identityId: ref.identityId } : {}),
     };
   }

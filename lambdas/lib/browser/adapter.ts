@@ -12,7 +12,14 @@ import type { Browser } from 'playwright-core';
 import { type AllowlistState, applyAllowlist } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
-import type { Attached, AttachOptions, BrowserAdapter, OpenedSession, OpenSessionOptions } from './types.ts';
+import type {
+  Attached,
+  AttachOptions,
+  BrowserAdapter,
+  OpenedSession,
+  OpenSessionOptions,
+  SessionUsage,
+} from './types.ts';
 
 export interface BrowserAdapterConfig {
   apiKey: string;
@@ -201,6 +208,19 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
       }
     },
 
+    async usage(sessionId: string): Promise<SessionUsage> {
+      try {
+        const data = (await (await sessions()).retrieve(sessionId, call)).data;
+        return {
+          proxyBytes: nonNegative(data?.proxy_bytes),
+          modelTokens: tokenCount(data?.tokens),
+          ...(typeof data?.duration === 'number' ? { providerSeconds: data.duration } : {}),
+        };
+      } catch (err) {
+        throw translateApiError(err, 'retrieve', sessionId);
+      }
+    },
+
     async isAlive(sessionId: string): Promise<boolean> {
       try {
         return !isTerminalStatus(await status(sessionId));
@@ -210,6 +230,23 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
       }
     },
   };
+}
+
+function nonNegative(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/**
+ * The provider's `tokens` (its shape is not specified): a number, an object with `total`,
+ * or an object of counts (input, output...) that are added up.
+ */
+export function tokenCount(tokens: unknown): number {
+  if (typeof tokens === 'number') return nonNegative(tokens);
+  if (!tokens || typeof tokens !== 'object') return 0;
+  const record = tokens as Record<string, unknown>;
+  if (typeof record.total === 'number') return nonNegative(record.total);
+  if (typeof record.total_tokens === 'number') return nonNegative(record.total_tokens);
+  return Object.values(record).reduce<number>((sum, v) => sum + nonNegative(v), 0);
 }
 
 function requireEnv(env: NodeJS.ProcessEnv, name: string): string {

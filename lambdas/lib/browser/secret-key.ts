@@ -94,7 +94,14 @@ function noBrowserAccess(): BrowserAdapter {
       { variable: BROWSER_ACCESS_VARIABLE },
     );
   };
-  return { openSession: refuse, attach: refuse, detach: refuse, endSession: refuse, isAlive: refuse };
+  return {
+    openSession: refuse,
+    attach: refuse,
+    detach: refuse,
+    endSession: refuse,
+    isAlive: refuse,
+    usage: refuse,
+  };
 }
 
 let client: SecretsManagerClient | undefined;

@@ -38,6 +38,16 @@ export interface Attached {
   blockedRequests(): string[];
 }
 
+/** What the provider reports a session used, where it reports it (zero when it does not). */
+export interface SessionUsage {
+  /** Bytes through the provider's proxy (`proxy_bytes`). */
+  proxyBytes: number;
+  /** Model tokens the provider's own AI features spent in the session (`tokens`). */
+  modelTokens: number;
+  /** The session's life as the provider counts it (`duration`), when given. */
+  providerSeconds?: number;
+}
+
 /**
  * The browser layer as the engine sees it. One implementation talks to Anchor (or the local
  * Anchor-compatible service) through the `anchorbrowser` SDK and `playwright-core`.
@@ -50,4 +60,6 @@ export interface BrowserAdapter {
   /** End the session (its profile is saved first when it was opened with `persist`). Idempotent. */
   endSession(sessionId: string): Promise<void>;
   isAlive(sessionId: string): Promise<boolean>;
+  /** What the provider reports the session used so far. */
+  usage(sessionId: string): Promise<SessionUsage>;
 }

@@ -82,6 +82,8 @@ export interface SessionRef {
   profileName?: string;
   identityId?: string;
   openedAt: string;
+  /** Set when the engine ended it (with its `session-ended` entry): the job's record of the session stays. */
+  endedAt?: string;
 }
 
 /** What a client asks for. Hashed (`requestHash`) to tell a repeat from a conflicting reuse of a job id. */

@@ -75,6 +75,9 @@ export function createFakeWorld(): FakeWorld {
       const s = sessions.get(sessionId);
       return s !== undefined && !s.ended;
     },
+    async usage() {
+      return { proxyBytes: 0, modelTokens: 0 };
+    },
   };
   return {
     browser,
