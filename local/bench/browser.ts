@@ -24,6 +24,8 @@ const CHILD = fileURLToPath(new URL('./reattach-child.ts', import.meta.url));
 export interface BrowserSamples {
   createMs: number[];
   reattachFreshMs: number[];
+  /** playwright-core's load in the same fresh process, before the attach. */
+  libraryLoadMs: number[];
   freshProcessWallMs: number[];
   reattachWarmMs: number[];
 }
@@ -45,6 +47,11 @@ export function browserFigures(s: BrowserSamples): Figure[] {
       ...f('reattach, fresh process (attach only)', s.reattachFreshMs),
       verdict: below(fresh, 1000, '< 1 s (issue 3)'),
     },
+    f(
+      '  fresh process: playwright-core load before it',
+      s.libraryLoadMs,
+      'paid once per process, at the first attach (or at init in a provisioned environment)',
+    ),
     f('  fresh process, spawn to exit', s.freshProcessWallMs, 'Node + tsx start-up, attach, detach, exit'),
     f('reattach, warm process (cached connection)', s.reattachWarmMs),
   ];
@@ -53,7 +60,7 @@ export function browserFigures(s: BrowserSamples): Figure[] {
 function runChild(
   sessionId: string,
   env: { apiKey: string; baseUrl: string },
-): Promise<{ attachMs: number; wallMs: number }> {
+): Promise<{ attachMs: number; libraryMs: number; wallMs: number }> {
   const started = performance.now();
   return new Promise((ok, fail) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, sessionId], {
@@ -68,9 +75,9 @@ function runChild(
     proc.once('exit', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (code !== 0 || !line) return fail(new Error(`reattach child exited ${code}: ${out}`));
-      const parsed = JSON.parse(line) as { attachMs: number; reused: boolean };
+      const parsed = JSON.parse(line) as { attachMs: number; libraryMs: number; reused: boolean };
       if (parsed.reused) return fail(new Error('a fresh process reported a reused connection'));
-      ok({ attachMs: parsed.attachMs, wallMs: performance.now() - started });
+      ok({ attachMs: parsed.attachMs, libraryMs: parsed.libraryMs, wallMs: performance.now() - started });
     });
   });
 }
@@ -91,6 +98,7 @@ export async function runBrowser(options: {
   const samples: BrowserSamples = {
     createMs: [],
     reattachFreshMs: [],
+    libraryLoadMs: [],
     freshProcessWallMs: [],
     reattachWarmMs: [],
   };
@@ -108,8 +116,9 @@ export async function runBrowser(options: {
     await setup.page.goto('data:text/html,<title>bench</title><input id="q" value="kept">');
     await adapter.detach(sessionId);
     for (let i = 0; i < runs; i++) {
-      const { attachMs, wallMs } = await runChild(sessionId, env);
+      const { attachMs, libraryMs, wallMs } = await runChild(sessionId, env);
       samples.reattachFreshMs.push(attachMs);
+      samples.libraryLoadMs.push(libraryMs);
       samples.freshProcessWallMs.push(wallMs);
     }
     log(`browser: fresh-process reattach x${runs}, median ${median(samples.reattachFreshMs).toFixed(0)} ms`);
@@ -136,7 +145,7 @@ export async function runBrowser(options: {
     figures: browserFigures(samples),
     notes: [
       'create: openSession until CDP is ready, each session ended before the next.',
-      'fresh reattach: a new Node process per run attaches to one live session over CDP (connectOverCDP, default context, existing page), timed around attach alone.',
+      'fresh reattach: a new Node process per run loads playwright-core (timed apart), then attaches to one live session over CDP (connectOverCDP, default context, existing page), timed around attach alone.',
       'warm reattach: attach again in a process that holds the cached connection (what a warm Lambda pays).',
     ],
     violations: [],

@@ -12,11 +12,17 @@ describe('npm run bench -- --sections browser (smoke)', () => {
     const { result, samples } = await runBrowser({ runs: 2, log: () => undefined, pids });
     expect(samples.createMs).toHaveLength(2);
     expect(samples.reattachFreshMs).toHaveLength(2);
+    expect(samples.libraryLoadMs).toHaveLength(2);
     expect(samples.reattachWarmMs).toHaveLength(2);
-    for (const ms of [...samples.createMs, ...samples.reattachFreshMs, ...samples.reattachWarmMs]) {
+    for (const ms of [
+      ...samples.createMs,
+      ...samples.reattachFreshMs,
+      ...samples.libraryLoadMs,
+      ...samples.reattachWarmMs,
+    ]) {
       expect(ms).toBeGreaterThanOrEqual(0);
     }
-    expect(result.figures.map((f) => f.runs)).toEqual([2, 2, 2, 2]);
+    expect(result.figures.map((f) => f.runs)).toEqual([2, 2, 2, 2, 2]);
     expect(result.loadAverage.start).toHaveLength(3);
     expect(pids.size).toBe(3); // two created-and-ended sessions, one reattached to
     expect([...pids].filter(isProcessAlive)).toEqual([]);

@@ -112,6 +112,7 @@ describe('coordinator overhead', () => {
     const figures = overheadFigures([sample(90), sample(150), sample(80)], [sample(700), sample(500)], {
       createMs: [],
       reattachFreshMs: [70, 80, 90],
+      libraryLoadMs: [],
       freshProcessWallMs: [],
       reattachWarmMs: [0.1, 0.2, 0.3],
     });
@@ -227,6 +228,7 @@ describe('verdicts and the browser section', () => {
     const figures = browserFigures({
       createMs: [300, 200, 250],
       reattachFreshMs: [80, 1200, 70],
+      libraryLoadMs: [300, 320, 280],
       freshProcessWallMs: [900, 1000, 1100],
       reattachWarmMs: [0.01, 0.02, 0.03],
     });
@@ -234,5 +236,6 @@ describe('verdicts and the browser section', () => {
     const fresh = figures.find((f) => f.label === 'reattach, fresh process (attach only)');
     expect(fresh?.value).toBe(80);
     expect(fresh?.verdict?.pass).toBe(true);
+    expect(byLabel(figures, '  fresh process: playwright-core load before it')).toBe(300);
   });
 });
