@@ -15,6 +15,8 @@ export interface MeasuredRun extends BelayRun {
   runnerInvocations: number;
   /** Their summed duration, ms (cold starts included). */
   runnerLambdaMs: number;
+  /** The same by function (`start`, `run-step`, `finish`...), ms. */
+  lambdaMsByFunction: Record<string, number>;
   /** Of them, those that started a new process. */
   coldStarts: number;
   /** Load average when the run started and ended. */
@@ -117,6 +119,7 @@ export class BenchContext {
     const loadStart = loadAverage();
     let invocations = 0;
     let lambdaMs = 0;
+    const byFunction: Record<string, number> = {};
     let cold = 0;
     let killedAt: number | undefined;
     let rerun: { requestId: string; startedAt: number; initMs: number } | undefined;
@@ -129,6 +132,8 @@ export class BenchContext {
     const onEnded = (e: InvocationEndedEvent): void => {
       invocations++;
       lambdaMs += e.durationMs;
+      const fn = e.functionName.replace(/^belay-/, '');
+      byFunction[fn] = (byFunction[fn] ?? 0) + e.durationMs;
       if (rerun && !recovery && e.requestId === rerun.requestId && killedAt !== undefined) {
         const rerunMs = performance.now() - rerun.startedAt;
         recovery = { restartMs: rerun.startedAt - killedAt, initMs: rerun.initMs, rerunMs };
@@ -156,6 +161,7 @@ export class BenchContext {
         ...run,
         runnerInvocations: invocations,
         runnerLambdaMs: lambdaMs,
+        lambdaMsByFunction: byFunction,
         coldStarts: cold,
         load: { start: loadStart, end: loadAverage() },
         ...(recovery ? { recovery } : {}),

@@ -15,6 +15,11 @@ export interface OverheadSample {
   approvalWaitMs: number;
   steps: number;
   overheadPerStepMs: number;
+  /** Where it went, per step: Start (lease, new browser session), Finish (the outcome verified in the shop). */
+  startPerStepMs?: number;
+  finishPerStepMs?: number;
+  /** RunStep time beyond the steps' own browser time (reads, attach, precondition, checkpoint), per step. */
+  runStepPerStepMs?: number;
 }
 
 export function overheadSample(run: MeasuredRun): OverheadSample {
@@ -24,7 +29,14 @@ export function overheadSample(run: MeasuredRun): OverheadSample {
     approvalWaitMs: run.approvalWaitMs,
     steps: run.steps,
   };
-  return { ...input, overheadPerStepMs: overheadPerStep(input) };
+  const by = run.lambdaMsByFunction;
+  return {
+    ...input,
+    overheadPerStepMs: overheadPerStep(input),
+    startPerStepMs: (by.start ?? 0) / run.steps,
+    finishPerStepMs: (by.finish ?? 0) / run.steps,
+    runStepPerStepMs: Math.max(0, (by['run-step'] ?? 0) - run.browserMs) / run.steps,
+  };
 }
 
 function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: number): Figure[] {
@@ -37,8 +49,27 @@ function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: 
     runs,
   });
   const perStep = median(samples.map((s) => s.overheadPerStepMs));
+  const part = (key: 'startPerStepMs' | 'finishPerStepMs' | 'runStepPerStepMs'): number[] =>
+    samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
+  const parts = part('runStepPerStepMs').length > 0;
   return [
     { ...f('coordinator overhead per step', perStep), verdict: below(perStep, limitMs, `< ${limitMs} ms`) },
+    ...(parts
+      ? [
+          {
+            ...f('  of which Start per step', median(part('startPerStepMs'))),
+            note: 'once per job: lease, accounts, a new browser session',
+          },
+          {
+            ...f('  of which Finish per step', median(part('finishPerStepMs'))),
+            note: 'once per job: the order verified in the shop',
+          },
+          {
+            ...f('  of which RunStep beyond the step itself', median(part('runStepPerStepMs'))),
+            note: 'reads, attach, precondition, checkpoint',
+          },
+        ]
+      : []),
     f('job wall time, submission to SUCCEEDED', median(samples.map((s) => s.wallMs))),
     f("steps' own browser time (sum of 14)", median(samples.map((s) => s.browserMs))),
     f('approval wait (answered at once)', median(samples.map((s) => s.approvalWaitMs))),
@@ -112,7 +143,7 @@ export function overheadSection(
     figures: overheadFigures(warm.samples, cold.samples, browser),
     notes: [
       "Per run: (job wall time from submission to SUCCEEDED - sum of the 14 completed steps' own browser time (ledger browserSeconds: run + verify) - the approval wait (approval requested -> recorded)) / 14; the figure is the median over runs.",
-      "It includes every state transition and Lambda invocation (Start with the session's new Chromium, RunStep reads/attach/precondition/checkpoint, AwaitApproval, Finish).",
+      "It includes every state transition and Lambda invocation (Start with the session's new Chromium, RunStep reads/attach/precondition/checkpoint, AwaitApproval, Finish). The 'of which' lines split it by the local runner's invocation times: Start and Finish happen once per job, so per step they shrink as jobs grow; RunStep beyond the step is paid on every step; the rest is state transitions, hand-offs and the approval's round trip.",
       "Every measured run starts signed in to the shop: the stack's first, uncounted job signed the measured account in, and its browser profile keeps the sign-in.",
       "warm: one worker process per function, reused (after the uncounted warm-up job); the warm runs are the recovery section's Belay clean runs when it ran. cold: a new Node process per invocation (module load included), as a cold Lambda, each loading the function's bundle as deployed.",
       `Load average: warm runs ${warm.load.start.join('/')} -> ${warm.load.end.join('/')}; cold runs ${cold.load.start.join('/')} -> ${cold.load.end.join('/')}.`,

@@ -21,7 +21,7 @@ import {
   stats,
   timeLost,
 } from '../../local/bench/figures.ts';
-import { overheadFigures } from '../../local/bench/overhead.ts';
+import { overheadFigures, overheadSample } from '../../local/bench/overhead.ts';
 import { recoveryFigures } from '../../local/bench/recovery.ts';
 
 const byLabel = (figures: { label: string; value: number | null }[], label: string): number | null => {
@@ -124,6 +124,29 @@ describe('coordinator overhead', () => {
     expect(cold?.verdict?.pass).toBe(false); // < 600 ms is the target
     expect(byLabel(figures, 'reattach, fresh process (attach only)')).toBe(80);
     expect(byLabel(figures, 'reattach, warm process (cached connection)')).toBe(0.2);
+    // Without the per-function split (older samples), no breakdown is made up.
+    expect(figures.some((f) => f.label.includes('of which'))).toBe(false);
+  });
+
+  it('splits the overhead into Start, Finish and RunStep beyond the step, from the runner', () => {
+    const run = (lambda: Record<string, number>) =>
+      overheadSample({
+        wallMs: 5_000,
+        browserMs: 3_500,
+        approvalWaitMs: 100,
+        steps: 14,
+        lambdaMsByFunction: lambda,
+      } as unknown as Parameters<typeof overheadSample>[0]);
+    const samples = [
+      run({ start: 350, finish: 500, 'run-step': 4_200 }),
+      run({ start: 420, finish: 560, 'run-step': 4_340 }),
+      run({ start: 280, finish: 420, 'run-step': 4_060 }),
+    ];
+    expect(samples[0]?.overheadPerStepMs).toBeCloseTo(1_400 / 14);
+    const figures = overheadFigures(samples, []);
+    expect(byLabel(figures, 'warm:   of which Start per step')).toBeCloseTo(25);
+    expect(byLabel(figures, 'warm:   of which Finish per step')).toBeCloseTo(500 / 14);
+    expect(byLabel(figures, 'warm:   of which RunStep beyond the step itself')).toBeCloseTo(50);
   });
 });
 
