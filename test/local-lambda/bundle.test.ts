@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,7 +11,12 @@ import { REPO_ROOT } from '../../local/lambda/worker-process.ts';
 
 // Inside the repository (bare imports resolve to its node_modules), one directory per run.
 const dir = join(REPO_ROOT, '.local', `bundle-test-${process.pid}`);
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  // This run's bundles of those files (named after their paths) go too.
+  const mine = (await readdir(BUNDLE_DIR)).filter((f) => f.includes(`-bundle-test-${process.pid}-`));
+  await Promise.all(mine.map((f) => rm(join(BUNDLE_DIR, f), { force: true })));
+});
 
 async function handlerFile(name: string, body: string): Promise<string> {
   await mkdir(dir, { recursive: true });
