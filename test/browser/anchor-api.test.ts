@@ -36,7 +36,8 @@ describe('Local Anchor service: API contract with the official SDK', () => {
     if (cli?.pid && cli.exitCode === null && cli.signalCode === null) process.kill(cli.pid, 'SIGKILL');
     await anchor?.stop({ endSessions: true });
     expect(anchor.browserPids()).toEqual([]);
-    await rm(dataDir, { recursive: true, force: true });
+    // Chromium's last helper processes may still be writing as they exit: rm retries then.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   it.each([

@@ -76,7 +76,8 @@ describe('Browser layer: local Anchor service, SDK and adapter with real Chromiu
     }).catch(() => liveProcessesMentioning(dataDir));
     for (const pid of leftovers) killProcessGroup(pid);
     expect(leftovers, 'processes still using the data dir').toEqual([]);
-    await rm(dataDir, { recursive: true, force: true });
+    // Chromium's last helper processes may still be writing as they exit: rm retries then.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   let sessionA = '';
