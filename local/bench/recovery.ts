@@ -92,12 +92,41 @@ export function recoveryFigures(s: RecoverySamples): Figure[] {
     },
     f('Belay: re-run of step 12 (handler, with reattach)', median(s.belayRerunMs)),
     {
-      ...f('Belay: time lost to the crash', belayLost),
+      ...f('Belay: time lost to the crash (wall times)', belayLost),
       note: 'on-demand RunStep (the default): the retry starts a new worker',
       verdict: atMost(belayLost, step12 + 1000, target),
     },
-    ratioFigure('ratio: naive time lost / Belay time lost', naiveLost, belayLost, runs),
+    ...directFigures('Belay', s.belayRestartMs, s.belayRerunMs, naiveLost, step12, target),
     ...(s.provisionedCrashedMs.length > 0 ? provisionedFigures(s, naiveLost, step12, target) : []),
+  ];
+}
+
+/**
+ * Time lost measured on the crashed run itself: from the kill until step 12 is verified again
+ * (retry backoff, a worker, reattach, the step from its start). It bounds what the crash cost
+ * (the part of step 12 done before the kill is in it twice), and unlike a difference of wall
+ * times it does not move with the clean runs' spread; the ratio is taken against it.
+ */
+function directFigures(
+  who: string,
+  restartMs: readonly number[],
+  rerunMs: readonly number[],
+  naiveLost: number,
+  step12: number,
+  target: string,
+): Figure[] {
+  const perRun = restartMs.map((r, i) => r + (rerunMs[i] ?? Number.NaN)).filter(Number.isFinite);
+  const lost = median(perRun);
+  return [
+    {
+      label: `${who}: kill -> step 12 verified again (direct)`,
+      value: lost,
+      unit: 'ms',
+      statistic: 'median',
+      runs: perRun.length,
+      verdict: atMost(lost, step12 + 1000, target),
+    },
+    ratioFigure(`ratio: naive time lost / ${who} kill -> verified again`, naiveLost, lost, perRun.length),
   ];
 }
 
@@ -133,8 +162,8 @@ function provisionedFigures(s: RecoverySamples, naiveLost: number, step12: numbe
       note: `retry backoff; an initialized worker took it (module load ${Math.round(median(s.provisionedInitMs))} ms, at its init)`,
     },
     f('re-run of step 12 (handler, with reattach)', median(s.provisionedRerunMs)),
-    { ...f('time lost to the crash', lost), verdict: atMost(lost, step12 + 1000, target) },
-    ratioFigure(`ratio: naive time lost / ${p} time lost`, naiveLost, lost, runs),
+    { ...f('time lost to the crash (wall times)', lost), verdict: atMost(lost, step12 + 1000, target) },
+    ...directFigures(p, s.provisionedRestartMs, s.provisionedRerunMs, naiveLost, step12, target),
   ];
 }
 
@@ -230,6 +259,7 @@ export async function runRecovery(
       `Belay with ${PROVISIONED_RUN_STEPS} provisioned RunSteps (\`-c belay:provisionedRunSteps=${PROVISIONED_RUN_STEPS}\` in the stack): the retry lands on a worker Lambda initialized ahead of it (module and playwright-core loaded at init), and the killed one is replaced in the background. Its clean runs are the same as the on-demand ones (warm workers either way).`,
       "Belay's place-order approval is given through the API the moment it is asked, in clean and crashed runs alike; nothing is subtracted for it. The naive runner has no approval.",
       'Wall time: naive = first process start to order confirmed; Belay = job created (POST /jobs) to SUCCEEDED, from the job item.',
+      "Time lost (wall times) = median crashed wall time - median clean wall time: what the issue defines, but it moves with the clean runs' spread (it can even come out below zero). Kill -> step 12 verified again (direct) is read on each crashed run from the local Lambda runner's events; the ratios use it.",
       "Each run placed exactly one order (checked in the shop's own record).",
     ],
     violations: [],
