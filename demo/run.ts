@@ -59,6 +59,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const jobId = `demo-checkout-${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
 
   say('Belay demo: checkout@1 (14 steps) on the local stack');
+  // The execution goes on a moment after the job's status is final (Finish ends the browser
+  // session and gives the lease back): the demo waits for it before it stops the stack.
+  let executionEnded: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    executionEnded = resolve;
+  });
   const stack = await startLocalStack({
     dataDir: join('.local', 'demo'),
     fresh: true,
@@ -68,7 +74,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     log: (line) => say(`  ${line}`),
     onHistoryEvent: (event) => {
       const line = track(event);
-      if (line && line.jobId === jobId) say(`[${clock()}] ${line.text}`);
+      if (!line || line.jobId !== jobId) return;
+      say(`[${clock()}] ${line.text}`);
+      if (line.kind === 'finished' || line.kind === 'failed') executionEnded();
     },
   });
   const executions = new Map<string, number>();
@@ -131,6 +139,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       await new Promise((r) => setTimeout(r, 200));
     }
 
+    if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(String(job?.status))) {
+      await Promise.race([ended, new Promise((r) => setTimeout(r, 30_000))]);
+    }
     const ledger = (await api('GET', `/jobs/${jobId}/ledger`)).body as { entries?: LedgerEntry[] };
     const entries = ledger.entries ?? [];
     const writes = await siteAdmin(stack.sites.shop.baseUrl, stack.sites.adminToken).writes();
