@@ -38,6 +38,10 @@ export async function openSession(
     tags: { tenantId: job.tenantId, jobId: job.jobId, application: app },
   });
   const now = deps.clock().toISOString();
+  // What the replaced session used, as the provider reports it, goes on the replacement's entry.
+  const replacedUsage = existing
+    ? await deps.browser.usage(existing.sessionId).catch(() => undefined)
+    : undefined;
   try {
     await deps.recordSessionOwner(opened.sessionId, job.tenantId, job.jobId, app);
     await deps.ledger.updateJob(job.tenantId, job.jobId, {
@@ -63,7 +67,12 @@ export async function openSession(
           ...(existing ? { previous: existing.sessionId } : {}),
         },
         // This invocation (OpenSession's, or Start's when it opened the session) is recorded here.
-        cost: { lambdaInvocations: 1, dynamoWrites: 2 },
+        cost: {
+          lambdaInvocations: 1,
+          dynamoWrites: 2,
+          proxyBytes: replacedUsage?.proxyBytes ?? 0,
+          modelTokens: replacedUsage?.modelTokens ?? 0,
+        },
       },
     });
   } catch (err) {
