@@ -145,7 +145,8 @@ describe.concurrent('Engine: happy path', () => {
   it("keeps the job's cost as the sum of its ledger entries' costs (the approval counted)", {
     timeout: 300_000,
   }, async () => {
-    const { job, entries } = await runCheckout(engine());
+    const e = engine();
+    const { job, entries } = await runCheckout(e);
     const round = (n: number): number => Math.round(n * 1000) / 1000;
     const summed: Record<string, number> = {};
     for (const entry of entries) {
@@ -156,6 +157,16 @@ describe.concurrent('Engine: happy path', () => {
     expect(summed.humanInterventions).toBe(1);
     const onJob = Object.fromEntries(Object.entries(job.cost).map(([k, v]) => [k, round(v)]));
     expect(onJob).toEqual(summed);
+    // Every Lambda invocation the execution made is on the ledger exactly once, whether or not
+    // it completed a step (Start, the step that asks for the approval, arming the wait, Finish).
+    const scheduled = historyOf(e, job.jobId).filter(
+      (h) => h.type === 'TaskScheduled' || h.type === 'LambdaFunctionScheduled',
+    ).length;
+    expect(scheduled).toBeGreaterThanOrEqual(CHECKOUT_STEPS.length + 3);
+    expect(job.cost.lambdaInvocations).toBe(scheduled);
+    // And every state the execution entered, as AWS bills them.
+    const entered = historyOf(e, job.jobId).filter((h) => h.type.endsWith('StateEntered')).length;
+    expect(job.cost.stateTransitions).toBe(entered);
   });
 
   it('runs crm-billing-sync@1 to SUCCEEDED: both writes land once in the crm and billing records', {
