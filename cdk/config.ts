@@ -22,7 +22,7 @@ export const CONTEXT_KEYS = {
   /**
    * The target applications jobs may work in: `{ "<name>": { "baseUrl": "https://...",
    * "allowedDomains"?: ["*.example.com"] } }` (an object in cdk.json, JSON with `--context`).
-   * Default: none, and a synth warning (every job then fails at Authorize as misconfigured).
+   * Default: none, and a synth warning (every job then fails at Start as misconfigured).
    */
   applications: 'belay:applications',
   /** Steady-state requests per second of the HTTP API's default stage (all callers together). Default 50. */

@@ -109,7 +109,7 @@ export class BelayStack extends Stack {
     if (Object.keys(config.applications).length === 0) {
       Annotations.of(this).addWarningV2(
         'belay:no-applications',
-        `Context '${CONTEXT_KEYS.applications}' is not set: every job will fail at Authorize (misconfigured). ` +
+        `Context '${CONTEXT_KEYS.applications}' is not set: every job will fail at Start (misconfigured). ` +
           `Set it to {"<app>": {"baseUrl": "https://..."}}.`,
       );
     }

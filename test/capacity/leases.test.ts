@@ -46,7 +46,7 @@ function world(tenantId: string, options: Partial<LeaseCapacityOptions> = {}) {
     );
     return { jobId, queuedAt: job.createdAt, accounts: [account] };
   };
-  /** Acquires as AcquireCapacity does: a job that gets its lease leaves QUEUED. */
+  /** Acquires as Start does: a job that gets its lease leaves QUEUED. */
   const acquire = async (j: { jobId: string; queuedAt: string; accounts: string[] }) => {
     const result = await capacity.acquire(tenantId, j.jobId, {
       sessions: 1,
