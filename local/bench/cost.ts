@@ -183,7 +183,7 @@ export async function runCost(ctx: BenchContext): Promise<{ result: SectionResul
       'State transitions are counted from the execution history as AWS counts them (every state entered, plus each retry).',
       "Lambda invocations (state machine): every Task the execution scheduled: Start, RunStep x14 plus the ones that end without a completion (needs_approval, mfa_required), AwaitApproval, Finish (and Reauthenticate, OpenSession, Reconcile when a run needed them). The API's own invocations (POST /jobs, the decision, status reads) are not included.",
       "Ledger invocation records: every engine invocation records itself once, on the entry it writes (a completed step, a wait, the finish) or on an `invocation` entry of its own; one killed before it ended records nothing, so a crashed run's ledger figure can be below the state machine's.",
-      "DynamoDB writes: the sum of every ledger entry's recorded cost.dynamoWrites (itemised below; an entry written with its job-item update in one transaction records 2). Writes no entry records: the job-creation transaction (its entry records 0), Start's job updates (execution name, QUEUED -> RUNNING), the session-owner item, capacity lease writes, and the API's rate-limit writes.",
+      "DynamoDB writes: the sum of every ledger entry's recorded cost.dynamoWrites (itemised below; an entry written with its job-item update in one transaction records 2). Writes no entry records: Start's job updates (execution name, QUEUED -> RUNNING), the session-owner item, capacity lease writes, and the API's rate-limit writes.",
       ...(first ? itemised(first) : []),
       'Lambda time is measured on this machine (loaded, 2 cores) by the local runner; AWS durations would differ.',
     ],

@@ -35,6 +35,7 @@ export const JOBS: {
     createdAt: T('10:00:00'),
     finishedAt: T('10:10:00'),
     entries: [
+      ['job-created', T('10:00:00'), { dynamoWrites: 2 }],
       ['session-opened', T('10:00:00'), { dynamoWrites: 2 }, { sessionId: 's1' }],
       ['step-completed', T('10:01:00'), STEP(2000, 60), { sessionId: 's1' }],
       [
@@ -57,6 +58,7 @@ export const JOBS: {
     createdAt: T('10:20:00'),
     finishedAt: T('10:25:00'),
     entries: [
+      ['job-created', T('10:20:00'), { dynamoWrites: 2 }],
       ['session-opened', T('10:20:00'), { dynamoWrites: 2 }, { sessionId: 's2' }],
       ['step-failed', T('10:21:00'), { dynamoWrites: 2 }],
       ['step-failed', T('10:22:00'), { dynamoWrites: 2 }],
@@ -75,6 +77,7 @@ export const JOBS: {
     status: 'WAITING_APPROVAL',
     createdAt: T('10:30:00'),
     entries: [
+      ['job-created', T('10:30:00'), { dynamoWrites: 2 }],
       ['session-opened', T('10:30:00'), { dynamoWrites: 2 }, { sessionId: 's4' }],
       ['step-completed', T('10:30:30'), STEP(1000, 20), { sessionId: 's4' }],
       [
@@ -99,9 +102,9 @@ export const NOW = new Date(T('10:40:00'));
  *   s4 360 s (20, 340): 1260 s billed, 230 active, 1030 idle -> 1260/3600 h x $0.05 = $0.0175
  * Lambda: 9 invocations x $0.0000002 = $0.0000018; 7,500 ms = 7.5 GB-s x $0.0000133334 = $0.0001000005
  * Step Functions: 17 transitions x $0.000025 = $0.000425
- * DynamoDB: 32 writes x $0.000000625 = $0.00002
+ * DynamoDB: 38 writes (each job's creation 2, then 32) x $0.000000625 = $0.00002375
  * proxy: 0.25 GB x $4 = $1; model: 0.5 M tokens x $3 = $1.5; people: 2 x $0.5 = $1
- * total $3.5180468005, one verified completion (A) -> $3.5180468005 per verified completion.
+ * total $3.5180505505, one verified completion (A) -> $3.5180505505 per verified completion.
  */
 export const EXPECTED = {
   jobs: { total: 3, byStatus: { SUCCEEDED: 1, FAILED: 1, WAITING_APPROVAL: 1 } },
@@ -113,7 +116,7 @@ export const EXPECTED = {
     lambdaInvocations: 9,
     lambdaMs: 7500,
     stateTransitions: 17,
-    dynamoWrites: 32,
+    dynamoWrites: 38,
     proxyBytes: 250_000_000,
     modelTokens: 500_000,
     humanInterventions: 2,
@@ -124,13 +127,13 @@ export const EXPECTED = {
     lambdaInvocations: 0.0000018,
     lambdaMs: 0.0001000005,
     stateTransitions: 0.000425,
-    dynamoWrites: 0.00002,
+    dynamoWrites: 0.00002375,
     proxyBytes: 1,
     modelTokens: 1.5,
     humanInterventions: 1,
-    total: 3.5180468005,
+    total: 3.5180505505,
   },
-  costPerVerifiedCompletion: 3.5180468005,
+  costPerVerifiedCompletion: 3.5180505505,
 };
 
 export function records(tenantId: string): JobRecord[] {

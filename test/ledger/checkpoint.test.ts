@@ -51,7 +51,8 @@ describe('Function: completeStep', () => {
     expect(after1).toMatchObject({ nextStep: 1, version: version + 1, status: 'RUNNING' });
     const after2 = await ledger.completeStep(step(jobId, after1.version, 1));
     expect(after2.nextStep).toBe(2);
-    expect(after2.cost).toMatchObject({ lambdaMs: 240, browserSeconds: 6, dynamoWrites: 4, modelTokens: 0 });
+    // Two completions of 2 writes each, after the job's creation (2).
+    expect(after2.cost).toMatchObject({ lambdaMs: 240, browserSeconds: 6, dynamoWrites: 6, modelTokens: 0 });
 
     const { job, entries } = await ledger.readJob(tenant, jobId);
     expect(job).toEqual(after2);

@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('Function: createJob', () => {
-  it('creates a QUEUED job at step 0, version 1, zero cost, with a job-created entry', async () => {
+  it('creates a QUEUED job at step 0, version 1, with a job-created entry that costs its two writes', async () => {
     const jobId = newId('job');
     const { job, created } = await ledger.createJob(tenant, jobId, jobRequest(), 4);
     expect(created).toBe(true);
@@ -43,10 +43,13 @@ describe('Function: createJob', () => {
       stepCount: 4,
       version: 1,
     });
-    expect(Object.values(job.cost).every((v) => v === 0)).toBe(true);
+    const { dynamoWrites, ...rest } = job.cost;
+    expect(dynamoWrites).toBe(2);
+    expect(Object.values(rest).every((v) => v === 0)).toBe(true);
     expect(job.requestHash).toMatch(/^[0-9a-f]{64}$/);
     const { entries } = await ledger.readJob(tenant, jobId);
     expect(entries.map((e) => e.type)).toEqual(['job-created']);
+    expect(entries[0]?.cost.dynamoWrites).toBe(2);
   });
 
   it('returns the existing job (created=false) for the same id and request, in any key order', async () => {

@@ -45,6 +45,9 @@ function assertRequest(request: JobRequest, stepCount: number): void {
     fail('request', `${bytes} bytes exceeds the limit of ${MAX_REQUEST_BYTES} bytes`);
 }
 
+/** Items the creating transaction writes: the job and its `job-created` entry. */
+const CREATE_WRITES = 2;
+
 /**
  * Creates the job (QUEUED, step 0, version 1) and its `job-created` entry in one
  * transaction. A repeat with the same id and request returns the existing job with
@@ -73,7 +76,8 @@ export async function createJob(
     stepCount,
     sessions: {},
     retriesUsed: 0,
-    cost: { ...ZERO_COST },
+    // The creating transaction's two writes (the job and its entry), on the entry and the job alike.
+    cost: { ...ZERO_COST, dynamoWrites: CREATE_WRITES },
     version: 1,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
@@ -81,6 +85,7 @@ export async function createJob(
   const entry = await prepareEntry(ctx, tenantId, jobId, {
     type: 'job-created',
     detail: { playbook: request.playbook, stepCount, requestHash: hash },
+    cost: { dynamoWrites: CREATE_WRITES },
   });
   try {
     await transact(
