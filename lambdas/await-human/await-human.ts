@@ -1,3 +1,4 @@
+import { accountFor } from '../lib/engine/context.ts';
 import { evidenceSoFar } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import {
@@ -83,8 +84,8 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
       cost: {
         lambdaInvocations: 1,
         lambdaMs: deps.clock().getTime() - started,
-        // Prepare + Await states of this wait.
-        stateTransitions: 2,
+        // The Await state of this wait.
+        stateTransitions: 1,
         dynamoWrites: 2,
         humanInterventions: 1,
       },
@@ -112,6 +113,9 @@ async function rearm(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind): 
   const { job, entries } = await deps.ledger.readJob(input.tenantId, input.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) throw new WaitAnsweredError(job.jobId, input.step, 'finished');
   await answerFromLedger(deps, job, entries, kind, input.step, undefined);
+  // An account revoked while the job parked fails it now (AccountRevokedError), not in 7 days.
+  for (const app of Object.keys(deps.playbooks.get(job.playbook).applications))
+    await accountFor(deps, job, app);
   const stepIndex = stepIndexOf(deps, job, input.step);
   const now = deps.clock();
   const stored = job.wait?.kind === kind && job.wait.step === input.step ? job.wait : undefined;

@@ -191,7 +191,9 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
       }),
     );
     const lease = res.Item as LeaseItem | undefined;
-    if (!lease) return false;
+    // An expired lease is not the holder's any more (its slot may be another job's by now),
+    // even while DynamoDB's TTL has not deleted the item yet: it is never extended again.
+    if (!lease || lease.leaseExpiresAt <= now) return false;
     if (renewal.ifRemainingBelow !== undefined && lease.leaseExpiresAt - now >= renewal.ifRemainingBelow) {
       return true;
     }
@@ -203,12 +205,14 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
           TableName: tableName,
           Key: { pk: capPk(tenantId), sk: leaseSk(jobId) },
           UpdateExpression: 'SET leaseExpiresAt = :exp, renewedAt = :at',
-          ConditionExpression: 'attribute_exists(pk) AND leaseExpiresAt < :exp',
-          ExpressionAttributeValues: { ':exp': expires, ':at': clock().toISOString() },
+          ConditionExpression: 'attribute_exists(pk) AND leaseExpiresAt > :now AND leaseExpiresAt < :exp',
+          ExpressionAttributeValues: { ':exp': expires, ':now': now, ':at': clock().toISOString() },
         }),
       );
     } catch (err) {
       if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+      // Extended further by someone else (a wait), or expired in between.
+      return lease.leaseExpiresAt > nowSeconds();
     }
     return true;
   }
