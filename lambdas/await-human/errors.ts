@@ -1,3 +1,4 @@
+import { REJECTED_ERROR } from '../lib/engine/waits.ts';
 /**
  * Errors of the human-wait handler. Their names are what the state machine's `Catch` matches
  * on the parked wait (`AwaitParked`).
@@ -37,6 +38,6 @@ export class ApprovalRejectedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`step ${step} of job ${jobId} was rejected`, options);
-    this.name = 'Belay.Rejected';
+    this.name = REJECTED_ERROR;
   }
 }

@@ -56,8 +56,8 @@ export async function parkJob(deps: EngineDeps, input: ParkInput): Promise<ParkR
         cost: {
           lambdaInvocations: 1,
           lambdaMs: deps.clock().getTime() - started,
-          // ParkWait, Parked, AwaitParked.
-          stateTransitions: 3,
+          // ParkWait, Parked (AwaitParked is recorded by its own invocation).
+          stateTransitions: 2,
           // The entry with the job, then the lease's release (delete + state version).
           dynamoWrites: 4,
         },

@@ -54,7 +54,7 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
         stepIndex: index,
         sessionId: job.sessions[step.app]?.sessionId,
         detail: { application: step.app, during: 'finish' },
-        cost: { dynamoWrites: 1 },
+        cost: { dynamoWrites: 2 },
       });
       probe = await step.probe(page, ctx);
     }
@@ -72,7 +72,8 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
     entry: {
       type: 'succeeded',
       detail: { verified },
-      cost: { lambdaInvocations: 1, stateTransitions: 2, dynamoWrites: 2 },
+      // Finish, FinishOutcome, Succeeded.
+      cost: { lambdaInvocations: 1, stateTransitions: 3, dynamoWrites: 2 },
     },
   });
   await releaseJobResources(deps, done);

@@ -38,10 +38,12 @@ export async function openSession(
     tags: { tenantId: job.tenantId, jobId: job.jobId, application: app },
   });
   const now = deps.clock().toISOString();
-  // What the replaced session used, as the provider reports it, goes on the replacement's entry.
-  const replacedUsage = existing
-    ? await deps.browser.usage(existing.sessionId).catch(() => undefined)
-    : undefined;
+  // What the replaced session used, as the provider reports it, goes on the replacement's
+  // entry (a session the engine ended has it on its session-ended entry already).
+  const replacedUsage =
+    existing && !existing.endedAt
+      ? await deps.browser.usage(existing.sessionId).catch(() => undefined)
+      : undefined;
   try {
     await deps.recordSessionOwner(opened.sessionId, job.tenantId, job.jobId, app);
     await deps.ledger.updateJob(job.tenantId, job.jobId, {

@@ -44,7 +44,7 @@ export async function reauthenticate(
     stepIndex,
     sessionId,
     detail: { application: step.app },
-    cost: { lambdaInvocations: 1, dynamoWrites: 1 },
+    cost: { lambdaInvocations: 1, dynamoWrites: 2 },
   });
   return { outcome: 'reauthenticated', step: step.id, app: step.app };
 }

@@ -57,7 +57,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
       stepIndex,
       sessionId,
       detail: { probe: 'absent', ...(probe.detail ? { note: probe.detail } : {}) },
-      cost: { lambdaInvocations: 1, dynamoWrites: 1 },
+      cost: { lambdaInvocations: 1, dynamoWrites: 2 },
     });
     return { outcome: 'absent', step: step.id };
   }

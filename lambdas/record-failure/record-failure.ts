@@ -1,5 +1,6 @@
 import { releaseJobResources } from '../lib/engine/cleanup.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
+import { REJECTED_ERROR } from '../lib/engine/waits.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import { redactText } from '../lib/redact.ts';
 
@@ -22,7 +23,7 @@ const REASONS: Record<string, string> = {
   UnknownPlaybookError: 'unknown-playbook',
   'States.Timeout': 'wait-timed-out',
   'States.HeartbeatTimeout': 'wait-timed-out',
-  'Belay.Rejected': 'rejected',
+  [REJECTED_ERROR]: 'rejected',
 };
 
 /**

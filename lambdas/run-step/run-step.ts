@@ -95,7 +95,7 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
         ...common,
         attempt: attempt - 1,
         detail: { probe: 'absent', ...(probe.detail ? { note: probe.detail } : {}) },
-        cost: { dynamoWrites: 1 },
+        cost: { dynamoWrites: 2 },
       });
     }
 
@@ -118,7 +118,7 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
         stepIndex,
         sessionId: session?.sessionId,
         detail: { application: step.app },
-        cost: { dynamoWrites: 1 },
+        cost: { dynamoWrites: 2 },
       });
       pre = await checkPrecondition(step, page, ctx);
     }

@@ -46,7 +46,8 @@ describe('Function: meterInvocation', () => {
     expect(recorded[0]?.cost).toMatchObject({
       lambdaInvocations: 1,
       lambdaMs: 250,
-      stateTransitions: TRANSITIONS_PER_INVOCATION.Start,
+      // Start, StartOutcome, and the WaitForCapacity a queued job goes through.
+      stateTransitions: TRANSITIONS_PER_INVOCATION.Start + 1,
       dynamoWrites: 2,
     });
     // The job's totals are the sum of its entries.

@@ -32,6 +32,13 @@ export const TRANSITIONS_PER_INVOCATION: Readonly<Record<StateMachineFunction, n
   RecordFailure: 2,
 });
 
+/**
+ * Outcomes the state machine routes through one more state before the next task: a Wait
+ * (`WaitForCapacity` after a queued Start, `RetryBackoff` after a step to retry) or the
+ * `Stopped` end of a job that finished meanwhile.
+ */
+const ONE_MORE_STATE: ReadonlySet<string> = new Set(['queued', 'retry', 'stopped']);
+
 /** Writes of the `invocation` entry itself: the entry and the job's cost totals, in one transaction. */
 const INVOCATION_ENTRY_WRITES = 2;
 
@@ -119,14 +126,15 @@ export async function meterInvocation<R>(
     throw err;
   } finally {
     if (!recorded && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
+      const outcome = outcomeOf(result, error);
       await deps.ledger
         .append(ref.tenantId, ref.jobId, {
           type: 'invocation',
-          detail: { function: fn, outcome: outcomeOf(result, error) },
+          detail: { function: fn, outcome },
           cost: {
             lambdaInvocations: 1,
             lambdaMs: elapsedMs(),
-            stateTransitions: TRANSITIONS_PER_INVOCATION[fn],
+            stateTransitions: TRANSITIONS_PER_INVOCATION[fn] + (ONE_MORE_STATE.has(outcome) ? 1 : 0),
             dynamoWrites: INVOCATION_ENTRY_WRITES,
           },
         })

@@ -1,5 +1,8 @@
 import type { JobStatus, WaitKind } from '../ledger/types.ts';
 
+/** The error a rejected wait fails with (the API's SendTaskFailure, a rejection found while parked): reason `rejected`. */
+export const REJECTED_ERROR = 'Belay.Rejected';
+
 /** How long each kind of human wait lasts; the state machine's `TimeoutSeconds` (tested to match). */
 export const WAIT_TIMEOUT_SECONDS: Readonly<Record<WaitKind, number>> = {
   approval: 604_800,

@@ -3,11 +3,12 @@ import { BadRequestError, ConflictError, UnprocessableError } from '../api/error
 import { type DecisionBody, DecisionBodySchema, fieldIssues } from '../api/schemas.ts';
 import { sendTaskFailure, sendTaskSuccess } from '../api/step-functions.ts';
 import type { Principal } from '../auth/api-keys.ts';
+/** The error a rejected approval or review fails its wait with (the state machine catches it). */
+import { REJECTED_ERROR } from '../engine/waits.ts';
 import { StaleCheckpointError } from '../ledger/errors.ts';
 import type { Job, LedgerEntry, PendingWait } from '../ledger/types.ts';
 
-/** The error a rejected approval or review fails its wait with (the state machine catches it). */
-export const REJECTED_ERROR = 'Belay.Rejected';
+export { REJECTED_ERROR };
 
 export interface DecisionResult {
   jobId: string;
