@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COST_COMPONENTS } from './schemas.ts';
 
 /** Schemas of the reports routes (validated by the handler, documented by `openapi.ts`). */
 
@@ -13,17 +14,6 @@ export const CostReportQuerySchema = z
   })
   .strict();
 
-const Components = {
-  browserSeconds: z.number(),
-  lambdaInvocations: z.number(),
-  lambdaMs: z.number(),
-  stateTransitions: z.number(),
-  dynamoWrites: z.number(),
-  proxyBytes: z.number(),
-  modelTokens: z.number(),
-  humanInterventions: z.number(),
-};
-
 export const CostReportSchema = z
   .object({
     tenantId: z.string(),
@@ -34,9 +24,11 @@ export const CostReportSchema = z
     verifiedCompletions: z.number().int().meta({
       description: 'SUCCEEDED jobs whose finish step verified the outcome in the target applications.',
     }),
-    usage: z.object(Components).meta({ description: 'Usage by component, summed over every ledger entry.' }),
+    usage: z
+      .object(COST_COMPONENTS)
+      .meta({ description: 'Usage by component, summed over every ledger entry.' }),
     cost: z
-      .object({ ...Components, total: z.number() })
+      .object({ ...COST_COMPONENTS, total: z.number() })
       .meta({ description: 'Dollars by component at the dated rates, and the total.' }),
     costPerVerifiedCompletion: z
       .number()

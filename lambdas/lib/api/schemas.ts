@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES, LEDGER_ENTRY_TYPES } from '../ledger/types.ts';
+import { type Cost, JOB_STATUSES, LEDGER_ENTRY_TYPES } from '../ledger/types.ts';
 import type { FieldIssue } from './errors.ts';
 
 /**
@@ -90,18 +90,19 @@ export const ListJobsQuerySchema = z
   })
   .strict();
 
-const CostSchema = z
-  .object({
-    browserSeconds: z.number(),
-    lambdaInvocations: z.number(),
-    lambdaMs: z.number(),
-    stateTransitions: z.number(),
-    dynamoWrites: z.number(),
-    proxyBytes: z.number(),
-    modelTokens: z.number(),
-    humanInterventions: z.number(),
-  })
-  .meta({ id: 'Cost' });
+/** The components of a cost (the ledger's `Cost`), for every schema that shows one. */
+export const COST_COMPONENTS = {
+  browserSeconds: z.number(),
+  lambdaInvocations: z.number(),
+  lambdaMs: z.number(),
+  stateTransitions: z.number(),
+  dynamoWrites: z.number(),
+  proxyBytes: z.number(),
+  modelTokens: z.number(),
+  humanInterventions: z.number(),
+} satisfies Record<keyof Cost, z.ZodNumber>;
+
+const CostSchema = z.object(COST_COMPONENTS).meta({ id: 'Cost' });
 
 export const JobViewSchema = z
   .object({
