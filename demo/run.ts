@@ -140,7 +140,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     }
 
     if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(String(job?.status))) {
-      await Promise.race([ended, new Promise((r) => setTimeout(r, 30_000))]);
+      // Bounded; the timer must not keep the process alive once the execution has ended.
+      await Promise.race([ended, new Promise((r) => setTimeout(r, 30_000).unref())]);
     }
     const ledger = (await api('GET', `/jobs/${jobId}/ledger`)).body as { entries?: LedgerEntry[] };
     const entries = ledger.entries ?? [];

@@ -7,7 +7,9 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Cost } from '../../lambdas/lib/ledger/types.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isTerminal } from '../../lambdas/lib/ledger/status.ts';
+import type { Cost, JobStatus } from '../../lambdas/lib/ledger/types.ts';
 import { createProgressTracker } from '../progress.ts';
 import type { HistoryEvent } from '../sfn/index.ts';
 import { type LocalStack, localFunctionArn, startLocalStack } from '../stack.ts';
@@ -207,12 +209,8 @@ async function approve(api: ApiCall, jobId: string): Promise<void> {
         );
       return;
     }
-    if (job && ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(String(job.status))) break;
+    if (job && isTerminal(job.status as JobStatus)) break;
     await sleep(50);
   }
   throw new Error(`${jobId} never waited for approval (last seen: ${seen})`);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

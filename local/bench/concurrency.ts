@@ -5,10 +5,11 @@
  * must never pass the cap) and the p50/p95 job time.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LOAD_TEST_SHOPPER_COUNT } from '../../demo/accounts.ts';
 import { PLAN_CAPS } from '../../lambdas/lib/capacity/plans.ts';
 import { loadTestShopAccountId } from '../seed.ts';
-import { type BelayRun, runBelayJob, sleep } from './belay.ts';
+import { type BelayRun, runBelayJob } from './belay.ts';
 import type { BenchContext } from './context.ts';
 import { atMost, capViolations, type Figure, jobsPerMinute, percentile } from './figures.ts';
 import { loadAverage, type SectionResult } from './report.ts';

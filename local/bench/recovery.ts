@@ -17,14 +17,6 @@ async function withProvisionedRunSteps<T>(b: BenchStack, fn: () => Promise<T>): 
   const arn = localFunctionArn('RunStep');
   await b.stack.lambdas.provision(arn, PROVISIONED_RUN_STEPS);
   try {
-    const deadline = Date.now() + 60_000;
-    const ready = (): number =>
-      b.stack.lambdas.workers().filter((w) => w.provisioned && w.initialized && !w.busy).length;
-    while (ready() < PROVISIONED_RUN_STEPS) {
-      if (Date.now() > deadline)
-        throw new Error('the provisioned RunStep workers did not initialize in 60 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     return await fn();
   } finally {
     await b.stack.lambdas.provision(arn, 0);

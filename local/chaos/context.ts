@@ -2,6 +2,8 @@
  * What the job drivers of one chaos run share: the stack (which may be down while it is
  * restarted), the event log, fault counters, and the people's tallies.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import { localFunctionArn } from '../stack.ts';
 import { StackUnreachableError } from './clients.ts';
@@ -53,8 +55,6 @@ export interface RunContext {
 export function emptyCounts(): Record<FaultKind, number> {
   return Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs `fn` against the current boot, waiting out a restart: an unreachable stack is tried

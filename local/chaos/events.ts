@@ -3,6 +3,8 @@
  * channel (long-polled, cursor-paged) and kept for the whole run: the moments at which faults
  * land, the worker kills that fired, and the evidence of any completed step run again.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlEvent } from '../control.ts';
 import type { ChaosStack } from './stack-process.ts';
 
@@ -10,8 +12,6 @@ import type { ChaosStack } from './stack-process.ts';
 export interface SeenEvent extends ControlEvent {
   bootId: string;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class EventLog {
   readonly all: SeenEvent[] = [];

@@ -3,6 +3,8 @@
  * as its people (approvals, one-time codes, reviews), inject its faults at their moments,
  * and, once it ends, check it against the sites' own records and the workers' events.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
 import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
@@ -42,7 +44,6 @@ export interface JobOutcome {
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 /** Reviews of one step a person answers before concluding the job loops. */
 const MAX_REVIEWS_PER_STEP = 4;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 type Tracked = { f: PlannedFault; injected: boolean };
 

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';
@@ -34,8 +35,6 @@ export interface ChaosOptions {
   say?: (line: string) => void;
   signal?: AbortSignal;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the suite; never throws for a job's result (the summary says), only for a broken setup. */
 export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import { CONTROL_TOKEN_FILE } from '../control.ts';
@@ -66,8 +67,6 @@ export async function freePorts(count: number): Promise<number[]> {
   }
   return ports;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs, kills and restarts the stack process; tracks everything it starts. */
 export class ChaosStack {
@@ -150,7 +149,12 @@ export class ChaosStack {
     if (pid !== undefined && this.child?.exitCode === null && this.child.signalCode === null) {
       for (const d of descendants(pid)) this.track(d);
       this.child.kill('SIGTERM');
-      const done = await Promise.race([this.exited.then(() => true), sleep(90_000).then(() => false)]);
+      const give = new AbortController();
+      const done = await Promise.race([
+        this.exited.then(() => true),
+        sleep(90_000, false, { signal: give.signal }).catch(() => false),
+      ]);
+      give.abort(); // the timer must not keep the process alive once the stack has exited
       if (!done) this.child.kill('SIGKILL');
       await this.exited;
     }

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build, version as ESBUILD_VERSION } from 'esbuild';
 import {
   BUNDLE_ALIASES,
   ESM_REQUIRE_BANNER,
@@ -50,6 +50,21 @@ async function upToDate(manifestPath: string, outfile: string): Promise<boolean>
   return entries.every(([, print], i) => current[i] === print);
 }
 
+/** As the stack bundles (`BelayFunction`), for this Node; source maps inline for the local worker. */
+const BUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: `node${process.versions.node.split('.')[0]}`,
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  minify: true,
+  sourcemap: 'inline',
+  sourcesContent: false,
+  external: [...PROVIDED_MODULES, ...PLAYWRIGHT_RUNTIME_MODULES],
+  alias: { ...BUNDLE_ALIASES },
+} satisfies BuildOptions;
+
 const building = new Map<string, Promise<string>>();
 
 /**
@@ -74,7 +89,11 @@ export function bundleHandler(entry: string): Promise<string> {
 async function buildIfStale(entry: string): Promise<string> {
   const rel = relative(REPO_ROOT, entry);
   const slug = rel.replace(/\.[cm]?[jt]s$/, '').replace(/[^A-Za-z0-9]+/g, '-');
-  const hash = createHash('sha256').update(entry).digest('hex').slice(0, 8);
+  // The options and the esbuild version are part of the name: changing either builds anew.
+  const hash = createHash('sha256')
+    .update(JSON.stringify([entry, BUILD_OPTIONS, ESBUILD_VERSION]))
+    .digest('hex')
+    .slice(0, 8);
   const outfile = join(BUNDLE_DIR, `${slug}-${hash}.mjs`);
   const manifestPath = `${outfile}.inputs.json`;
   if (await upToDate(manifestPath, outfile)) return outfile;
@@ -83,19 +102,9 @@ async function buildIfStale(entry: string): Promise<string> {
   const startedMs = Date.now();
   const temp = `${outfile}.${process.pid}.${Date.now()}.tmp`;
   const result = await build({
+    ...BUILD_OPTIONS,
     entryPoints: [entry],
     outfile: temp,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    minify: true,
-    sourcemap: 'inline',
-    sourcesContent: false,
-    external: [...PROVIDED_MODULES, ...PLAYWRIGHT_RUNTIME_MODULES],
-    alias: { ...BUNDLE_ALIASES },
     absWorkingDir: REPO_ROOT,
     metafile: true,
     logLevel: 'silent',

@@ -146,15 +146,18 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       script,
       execArgv: ['--enable-source-maps'],
     }));
-    fn.code ??= Promise.all([workerLaunch, bundleHandler(fn.config.entry)]).then(([launch, entry]) => ({
-      launch,
-      entry,
-    }));
-    // A build that failed (a syntax error) is tried again on the next invocation.
-    fn.code.catch(() => {
-      fn.code = undefined;
-      workerLaunch = undefined;
-    });
+    if (!fn.code) {
+      const code = Promise.all([workerLaunch, bundleHandler(fn.config.entry)]).then(([launch, entry]) => ({
+        launch,
+        entry,
+      }));
+      // A build that failed (a syntax error) is tried again on the next invocation.
+      code.catch(() => {
+        if (fn.code === code) fn.code = undefined;
+        workerLaunch = undefined;
+      });
+      fn.code = code;
+    }
     return fn.code;
   };
 
@@ -197,28 +200,39 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
    * cold mode every invocation gets a new process). They load their module before any
    * invocation, then wait idle; the first invocation to find one is warm.
    */
-  const topUp = async (fn: FunctionState): Promise<void> => {
-    if (options.mode !== 'warm' || stopped) return;
+  const topUp = async (fn: FunctionState): Promise<WorkerProcess[]> => {
+    if (options.mode !== 'warm' || stopped) return [];
     const code = await codeOf(fn).catch(() => undefined);
-    if (!code) return;
-    while (!stopped && fn.reserved.size < fn.provisioned) {
+    const started: WorkerProcess[] = [];
+    while (code && !stopped && fn.reserved.size < fn.provisioned) {
       const worker = spawn(fn, code, 'provisioned-concurrency');
       fn.reserved.add(worker);
       fn.idle.unshift(worker);
+      started.push(worker);
     }
+    return started;
   };
 
   const takeWorker = async (fn: FunctionState): Promise<{ worker: WorkerProcess; cold: boolean }> => {
     if (options.mode === 'warm') {
-      // A worker that has loaded its module first, the most recently used first.
-      const ready = fn.idle.filter((w) => w.alive && w.initMs !== undefined);
-      const w = ready.at(-1) ?? fn.idle.filter((x) => x.alive).at(-1);
-      if (w) {
-        fn.idle = fn.idle.filter((x) => x !== w);
-        return { worker: w, cold: false };
+      // A worker that has loaded its module, the most recently used first; else one still
+      // loading (a provisioned worker just started: the invocation waits for its init, cold).
+      let loading = -1;
+      for (let i = fn.idle.length - 1; i >= 0; i--) {
+        const w = fn.idle[i] as WorkerProcess;
+        if (!w.alive) continue;
+        if (w.initMs !== undefined) {
+          fn.idle.splice(i, 1);
+          return { worker: w, cold: false };
+        }
+        if (loading < 0) loading = i;
       }
+      if (loading >= 0) return { worker: fn.idle.splice(loading, 1)[0] as WorkerProcess, cold: true };
     }
-    return { worker: spawn(fn, await codeOf(fn)), cold: true };
+    const code = await codeOf(fn);
+    // Stopped while the bundle was built: a worker spawned now would outlive stop().
+    if (stopped) throw new LambdaRunnerStoppedError();
+    return { worker: spawn(fn, code), cold: true };
   };
 
   const invoke = async (nameOrArn: string, payload: unknown, opts?: InvokeOptions): Promise<unknown> => {
@@ -307,6 +321,8 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       clearTimeout(timer);
       opts?.signal.removeEventListener('abort', onAbort);
       fn.inFlight--;
+      // A provisioned worker beyond a lowered count goes on as an ordinary warm worker.
+      if (fn.reserved.size > fn.provisioned) fn.reserved.delete(worker);
       if (worker.alive) {
         if (options.mode === 'warm' && !stopped) fn.idle.push(worker);
         else void worker.shutdown();
@@ -326,20 +342,20 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
   return {
     invoke,
     events,
-    provision(nameOrArn, count) {
+    async provision(nameOrArn, count) {
       const fn = functions.get(functionNameOf(nameOrArn));
       if (!fn) throw new FunctionNotFoundError(nameOrArn);
       if (!Number.isInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
       fn.provisioned = count;
-      // Fewer wanted: idle provisioned workers beyond the count go; busy ones finish first.
+      // Fewer wanted: idle provisioned workers beyond the count stay as ordinary warm workers
+      // (a busy one is let go when its invocation ends).
       for (const w of [...fn.reserved]) {
         if (fn.reserved.size <= count) break;
-        if (!fn.idle.includes(w)) continue;
-        fn.reserved.delete(w);
-        fn.idle = fn.idle.filter((x) => x !== w);
-        void w.shutdown();
+        if (fn.idle.includes(w)) fn.reserved.delete(w);
       }
-      return topUp(fn);
+      const started = await topUp(fn);
+      // Resolves once they are initialized (one that dies at init is replaced, not waited for).
+      await Promise.all(started.map((w) => w.ready.catch(() => undefined)));
     },
     arm(fault) {
       armed.push({ ...fault, left: fault.times ?? 1 });

@@ -87,7 +87,7 @@ export interface LambdaRunner {
   events: EventEmitter<LambdaRunnerEvents>;
   /** Live worker processes. */
   workers(): WorkerInfo[];
-  /** Sets a function's provisioned concurrency; resolves once the new workers are spawned (not yet initialized). */
+  /** Sets a function's provisioned concurrency; resolves once the workers it started have loaded their module. */
   provision(nameOrArn: string, count: number): Promise<void>;
   /** Kills every worker and waits until each has exited; later invokes reject. */
   stop(): Promise<void>;
