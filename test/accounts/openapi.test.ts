@@ -29,7 +29,7 @@ describe('OpenAPI: accounts and reports', () => {
     expect(Object.keys(doc.components.schemas.Account.properties)).not.toContain('credentials');
   });
 
-  it('serves every accounts and reports route (the same table feeds the API, the local server and the stack)', () => {
+  it('declares every accounts and reports route, for admins (the table the API, the local server and the stack all read)', () => {
     const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(keys).toEqual(
       expect.arrayContaining([

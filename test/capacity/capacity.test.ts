@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
-import type { Cost, LedgerEntry } from '../../lambdas/lib/ledger/types.ts';
+import { type Cost, type LedgerEntry, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import {
   api,
@@ -72,16 +72,7 @@ const sumCosts = (entries: readonly LedgerEntry[]): Cost =>
       for (const k of Object.keys(sum) as (keyof Cost)[]) sum[k] += e.cost[k];
       return sum;
     },
-    {
-      browserSeconds: 0,
-      lambdaInvocations: 0,
-      lambdaMs: 0,
-      stateTransitions: 0,
-      dynamoWrites: 0,
-      proxyBytes: 0,
-      modelTokens: 0,
-      humanInterventions: 0,
-    } as Cost,
+    { ...ZERO_COST },
   );
 
 describe('Capacity: a plan capped at 2 browsers', () => {
@@ -216,7 +207,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     expect((await s.ledger.getJob('demo', dead)).status).toBe('RUNNING');
     const cancelled = await api(s, 'POST', `/jobs/${dead}/cancel`, s.demoKey);
     expect(cancelled.status).toBe(200);
-    // Finish ends the sessions, then releases the lease, just after the job is SUCCEEDED.
+    // The cancellation ends the job's sessions and gives its lease back.
     await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
   });
 });

@@ -86,8 +86,8 @@ describe('Function: tokenCount', () => {
   });
 });
 
-describe('Function: endJobSessions', () => {
-  it("records each ended session's proxy bytes and model tokens once, on the job's cost", async () => {
+describe('Function: releaseJobResources', () => {
+  it("ends the sessions, recording each one's proxy bytes and model tokens once on the job's cost, and gives the lease back", async () => {
     const jobId = await jobWithSessions();
     const browser = provider({
       [`${jobId}-shop`]: { proxyBytes: 2_048, modelTokens: 120, providerSeconds: 42 },
@@ -120,7 +120,9 @@ describe('Function: endJobSessions', () => {
     expect(after.sessions.shop?.endedAt).toBeDefined();
     expect(after.sessions.crm?.endedAt).toBeDefined();
   });
+});
 
+describe('Function: endJobSessions', () => {
   it('lists sessions ended earlier without ending or recording them again', async () => {
     const jobId = await jobWithSessions();
     const browser = provider({});

@@ -91,9 +91,9 @@ describe('statemachine/job.asl.json', () => {
   });
 
   it('waits as long as the engine records: MFA a day, a parked approval or review the full 7 days', () => {
-    expect(asl.States.AwaitMfa?.TimeoutSeconds).toBe(WAIT_TIMEOUT_SECONDS.mfa);
-    expect(WAIT_TIMEOUT_SECONDS.approval).toBe(WAIT_TIMEOUT_SECONDS.review);
-    expect(asl.States.AwaitParked?.TimeoutSeconds).toBe(WAIT_TIMEOUT_SECONDS.approval);
+    expect(WAIT_TIMEOUT_SECONDS).toEqual({ mfa: 86_400, approval: 604_800, review: 604_800 });
+    expect(asl.States.AwaitMfa?.TimeoutSeconds).toBe(86_400);
+    expect(asl.States.AwaitParked?.TimeoutSeconds).toBe(604_800);
   });
 
   it('routes every outcome RunStep returns', () => {
