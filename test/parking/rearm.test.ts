@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { awaitHuman } from '../../lambdas/await-human/await-human.ts';
 import { ApprovalRejectedError, WaitAnsweredError } from '../../lambdas/await-human/errors.ts';
+import { createAccountRegistry } from '../../lambdas/lib/accounts/directory.ts';
 import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
 import { createLedger, type Ledger } from '../../lambdas/lib/ledger/index.ts';
@@ -34,7 +35,8 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       usage: unused,
     },
     playbooks: { get: getPlaybook },
-    accounts: { get: unused },
+    // The real directory: re-arming checks the job's accounts are still the tenant's.
+    accounts: createAccountRegistry({ doc: ddb.doc(), tableName: ddb.tableName() }),
     secrets: { getCredentials: unused },
     capacity: createLeaseCapacity({ doc: ddb.doc(), tableName: ddb.tableName(), leaseTtlSeconds: 60 }),
     applications: {},
@@ -47,15 +49,22 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
   };
 }
 
-/** A job waiting for approval at place-order with token `first`, as the first wait leaves it. */
+/** A job waiting for approval at place-order with token `first`, as the first wait leaves it, on its own account. */
 async function waitingJob(d: EngineDeps, jobId: string): Promise<void> {
+  await createAccountRegistry({ doc: ddb.doc(), tableName: ddb.tableName() }).create({
+    tenantId: TENANT,
+    application: 'shop',
+    label: jobId,
+    accountId: `acct-${jobId}`,
+    connectedWith: 'credentials',
+  });
   await d.ledger.createJob(
     TENANT,
     jobId,
     {
       playbook: 'checkout@1',
       inputs: CHECKOUT_INPUTS,
-      accounts: { shop: 'a1' },
+      accounts: { shop: `acct-${jobId}` },
       approvals: [],
       retryBudget: 3,
     },
@@ -156,6 +165,18 @@ describe('Function: awaitHuman (parked wait)', () => {
     const err = await rearm(d, jobId).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApprovalRejectedError);
     expect((err as Error).name).toBe('Belay.Rejected');
+  });
+
+  it('fails the parked wait with AccountRevokedError when the account was revoked meanwhile, arming nothing', async () => {
+    const d = deps();
+    const jobId = 'rearm-revoked';
+    await waitingJob(d, jobId);
+    await createAccountRegistry({ doc: ddb.doc(), tableName: ddb.tableName() }).revoke(
+      TENANT,
+      `acct-${jobId}`,
+    );
+    await expect(rearm(d, jobId)).rejects.toMatchObject({ name: 'AccountRevokedError' });
+    expect((await d.ledger.getJob(TENANT, jobId)).wait?.taskToken).toBe('first');
   });
 
   it('lets a job that ended while parked go on to its end', async () => {
