@@ -30,7 +30,7 @@ type S = ReturnType<typeof stack>;
 const leases = (s: S) => createLeaseCapacity({ doc: s.stack.doc, tableName: s.stack.tableName });
 
 /** When the job first opened a browser (its lease was taken just before). */
-async function startedAt(s: S, jobId: string): Promise<number> {
+async function sessionOpenedAt(s: S, jobId: string): Promise<number> {
   const { entries } = await s.ledger.readJob('demo', jobId);
   const opened = ofType(entries, 'session-opened')[0];
   if (!opened) throw new Error(`job ${jobId} never opened a session`);
@@ -117,8 +117,15 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     }
     expect(browsers.max(), `browsers at the peak: ${JSON.stringify(browsers.peaks())}`).toBe(2);
 
-    // Started in order: the queued three one after another, each after a slot was freed.
-    const starts = await Promise.all(jobs.map((j) => startedAt(s, j)));
+    // Started in order: the queued three left the queue one after another, each after a slot was
+    // freed. (startedAt is when a job took its lease; its session may open later than the next
+    // job's, so the session-opened times do not give the order.)
+    const starts = await Promise.all(
+      jobs.map(async (j) => Date.parse((await api(s, 'GET', `/jobs/${j}`, s.demoKey)).json.job.startedAt)),
+    );
+    for (const [i, jobId] of jobs.entries()) {
+      expect(starts[i], jobId).toBeLessThanOrEqual(await sessionOpenedAt(s, jobId));
+    }
     const finishes = await Promise.all(
       jobs.map(async (j) => Date.parse((await s.ledger.getJob('demo', j)).finishedAt ?? '')),
     );
@@ -194,8 +201,9 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       await drive(s, [next], new Set(), 300_000).catch(async (err: unknown) => {
         throw new Error(`${String(err)}\n${await diagnose(s, holder)}`);
       });
-      const nextStart = await startedAt(s, next);
-      expect(nextStart).toBeGreaterThanOrEqual(((lease?.leaseExpiresAt ?? 0) - 1) * 1000);
+      // It took the slot once the dead lease had expired (a lease is live while now < leaseExpiresAt).
+      const nextStart = Date.parse((await s.ledger.getJob('demo', next)).startedAt ?? '');
+      expect(nextStart).toBeGreaterThanOrEqual((lease?.leaseExpiresAt ?? Number.NaN) * 1000);
       expect((await s.ledger.getJob('demo', holder)).status).not.toBe('SUCCEEDED');
       await drive(s, [holder]);
     } finally {

@@ -12,7 +12,7 @@ import {
   type WaitingStatus,
 } from '../../lambdas/lib/ledger/index.ts';
 import { useDynamoDb } from '../support/dynamodb.ts';
-import { jobIn, pendingWait, WAIT_KIND } from './fixtures.ts';
+import { jobIn, pendingWait, testClock, WAIT_KIND } from './fixtures.ts';
 
 const ddb = useDynamoDb();
 const tenant = 'tenant-status';
@@ -136,6 +136,27 @@ describe('Function: transition', () => {
     await expect(
       ledger.transition(tenant, job.jobId, 'QUEUED', { wait: pendingWait('approval') }),
     ).rejects.toBeInstanceOf(InvalidInputError);
+  });
+});
+
+describe('Function: transition (startedAt)', () => {
+  it('stamps startedAt on the first move to RUNNING only: a wait or a re-queue keeps it', async () => {
+    const clock = testClock();
+    const clocked = createLedger({ doc: ddb.doc(), tableName: ddb.tableName(), clock: clock.now });
+    const job = await jobIn(clocked, tenant, 'QUEUED');
+    expect(job.startedAt).toBeUndefined();
+    clock.advance(5_000);
+    const admitted = clock.now().toISOString();
+    const running = await clocked.transition(tenant, job.jobId, 'RUNNING');
+    expect(running.startedAt).toBe(admitted);
+    clock.advance(5_000);
+    await clocked.transition(tenant, job.jobId, 'WAITING_APPROVAL', { wait: pendingWait('approval') });
+    await clocked.transition(tenant, job.jobId, 'QUEUED');
+    clock.advance(5_000);
+    const resumed = await clocked.transition(tenant, job.jobId, 'RUNNING');
+    expect(resumed.updatedAt).toBe(clock.now().toISOString());
+    expect(resumed.startedAt).toBe(admitted);
+    expect((await rawJobItem(job.jobId))?.startedAt).toBe(admitted);
   });
 });
 

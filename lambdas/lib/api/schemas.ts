@@ -161,6 +161,10 @@ export const JobViewSchema = z
     failure: z.object({ reason: z.string(), message: z.string() }).optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    startedAt: z
+      .string()
+      .optional()
+      .describe('When the job first left the queue: it took its browser lease and went RUNNING.'),
     finishedAt: z.string().optional(),
   })
   .meta({ id: 'Job' });

@@ -35,6 +35,13 @@ export class UpdateBuilder {
     return this;
   }
 
+  /** `SET attribute = v` only where the attribute is missing (a first-time stamp). */
+  setIfMissing(attribute: string, v: unknown): this {
+    const p = this.path(attribute);
+    this.sets.push(`${p} = if_not_exists(${p}, ${this.value(v)})`);
+    return this;
+  }
+
   /**
    * `SET path = path + delta`, starting from 0 when the attribute is missing. Incrementing the
    * same path again adds to the same clause (DynamoDB refuses two clauses on one path).

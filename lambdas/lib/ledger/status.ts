@@ -42,7 +42,8 @@ export function assertWait(wait: PendingWait, status: WaitingStatus): void {
 
 /**
  * Sets the status and keeps `gsi1pk` (jobs by status) in step with it. A terminal status
- * also sets `finishedAt` and the TTL (`expiresAt`, epoch seconds, `ttlDays` from now).
+ * also sets `finishedAt` and the TTL (`expiresAt`, epoch seconds, `ttlDays` from now); the first
+ * move to RUNNING sets `startedAt`.
  */
 export function applyStatus(
   u: UpdateBuilder,
@@ -52,6 +53,8 @@ export function applyStatus(
   ttlDays: number,
 ): void {
   u.set('status', to).set('gsi1pk', statusPk(tenantId, to));
+  // Jobs are created QUEUED: the first move to RUNNING is when the job took its browser lease.
+  if (to === 'RUNNING') u.setIfMissing('startedAt', now.toISOString());
   if (isTerminal(to)) {
     u.set('finishedAt', now.toISOString()).set('expiresAt', epochSeconds(now) + Math.round(ttlDays * 86_400));
   }

@@ -116,6 +116,8 @@ export interface Job extends JobRequest {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** When the job first left the queue (took its browser lease and went RUNNING). */
+  startedAt?: string;
   finishedAt?: string;
   failure?: { reason: string; message: string };
   /** Epoch seconds at which a terminal job expires (DynamoDB TTL). */
