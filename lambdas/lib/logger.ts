@@ -1,5 +1,5 @@
 import type { Logger } from './playbooks/contract.ts';
-import { redact, redactText } from './redact.ts';
+import { ALL_TENANTS, redact, redactText } from './redact.ts';
 
 /**
  * Structured JSON logs, one line per event, redacted on the way out. Context fields (job id,
@@ -34,8 +34,9 @@ export function createLogger(options: LoggerOptions = {}): BelayLogger {
 
   const write = (lvl: Level, message: string, fields?: Record<string, unknown>): void => {
     if (LEVELS[lvl] < LEVELS[level]) return;
-    const record = redact({ level: lvl, time: new Date().toISOString(), ...base, ...fields });
-    sink(JSON.stringify({ ...record, message: redactText(message) }), lvl);
+    // Logs are read by operators, not tenants: masked with every tenant's registered secrets.
+    const record = redact({ level: lvl, time: new Date().toISOString(), ...base, ...fields }, ALL_TENANTS);
+    sink(JSON.stringify({ ...record, message: redactText(message, ALL_TENANTS) }), lvl);
   };
 
   return {

@@ -41,7 +41,8 @@ function send(res: ServerResponse, result: HttpApiResult, close = false): void {
 }
 
 function sendError(res: ServerResponse, err: unknown, close = false): void {
-  const { statusCode, body, headers } = errorBody(err);
+  // Refused before any tenant was known (too large, not authenticated): no tenant's secrets apply.
+  const { statusCode, body, headers } = errorBody(err, { tenantId: '' });
   send(
     res,
     { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) },

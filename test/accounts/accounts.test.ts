@@ -3,6 +3,7 @@
  * secret store only), tenancy at every entry point (API routes, job submission, the engine
  * itself), and revocation of an account under a running job.
  */
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, it } from 'vitest';
 import { DEMO_ACCOUNTS } from '../../demo/accounts.ts';
@@ -286,6 +287,50 @@ describe.concurrent('Accounts on the real stack', () => {
     for (const jobId of ['rival-uses-demo-account', 'rival-implicit', 'rival-extra']) {
       expect((await api(s, 'GET', `/jobs/${jobId}`, rival)).status).toBe(404);
     }
+  });
+
+  it("masks an account's password in its own tenant's responses only: another tenant reads its own text as sent", async ({
+    expect,
+  }) => {
+    const s = stack();
+    const password = `Probe-${randomUUID().slice(0, 8)}-pw`;
+    const connected = await api(s, 'POST', '/accounts', s.demoKey, {
+      application: 'shop',
+      label: 'Probe',
+      credentials: { username: 'probe@example.com', password },
+    });
+    expect(connected.status).toBe(201);
+    const tenant = `${RIVAL}5`;
+    const rival = await tenantKey(s, tenant);
+    // Both tenants' jobs carry the same string (never run: no execution starts them).
+    const inputs = {
+      ...CHECKOUT_INPUTS,
+      shippingAddress: { ...CHECKOUT_INPUTS.shippingAddress, name: password },
+    };
+    for (const t of ['demo', tenant]) {
+      await s.ledger.createJob(
+        t,
+        'probe-masking',
+        { playbook: 'checkout@1', inputs, accounts: { shop: 'acct_probe' }, approvals: [], retryBudget: 3 },
+        14,
+      );
+    }
+    const own = await api(s, 'GET', '/jobs/probe-masking', s.demoKey);
+    expect(own.status).toBe(200);
+    expect(own.text).not.toContain(password);
+    expect(own.json.job.inputs.shippingAddress.name).toBe('[redacted]');
+    // Masking it for the rival would tell the rival that a string it chose is another tenant's password.
+    const theirs = await api(s, 'GET', '/jobs/probe-masking', rival);
+    expect(theirs.status).toBe(200);
+    expect(theirs.json.job.inputs.shippingAddress.name).toBe(password);
+    // Error responses alike: a 404 quotes the job id asked for.
+    const missing = await api(s, 'GET', `/jobs/${password}`, rival);
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.message).toBe(`job ${password} not found`);
+    const ownMissing = await api(s, 'GET', `/jobs/${password}`, s.demoKey);
+    expect(ownMissing.status).toBe(404);
+    expect(ownMissing.json.error.message).toBe('job [redacted] not found');
+    for (const t of ['demo', tenant]) await s.ledger.transition(t, 'probe-masking', 'CANCELLED');
   });
 
   it("cannot see or act on another tenant's job (and so on its sessions): 404 at every job route", async ({

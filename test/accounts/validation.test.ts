@@ -92,7 +92,7 @@ describe('Function: connectAccount', () => {
       const { deps, stored, created } = world();
       const err = await connectAccount(deps, ADMIN, body).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
-      const response = errorBody(err);
+      const response = errorBody(err, { tenantId: ADMIN.tenantId });
       expect(response.statusCode).toBe(status);
       expect((response.body.error.details as { field: string }[]).map((d) => d.field)).toContain(field);
       expect(JSON.stringify(response.body)).not.toContain('hunter2-secret');

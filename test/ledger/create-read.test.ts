@@ -13,6 +13,7 @@ import {
   JobNotFoundError,
   type Ledger,
 } from '../../lambdas/lib/ledger/index.ts';
+import { registerSecret } from '../../lambdas/lib/redact.ts';
 import { useDynamoDb } from '../support/dynamodb.ts';
 import { jobRequest, newId, pendingWait } from './fixtures.ts';
 
@@ -172,6 +173,27 @@ describe('Document client without removeUndefinedValues', () => {
 });
 
 describe('Function: append', () => {
+  it("masks a tenant's registered secrets in its own entries and failures only, whatever scope writes them", async () => {
+    const secret = `pw-${newId('s')}`;
+    registerSecret(tenant, secret);
+    const other = `${tenant}-other`;
+    const texts: Record<string, string> = {};
+    for (const t of [tenant, other]) {
+      const jobId = newId('job');
+      await ledger.createJob(t, jobId, jobRequest(), 1);
+      // Written from no tenant's scope (a test, a script): the entry's own tenant decides.
+      await ledger.append(t, jobId, { type: 'step-failed', evidence: { page: `typed ${secret}` } });
+      await ledger.transition(t, jobId, 'RUNNING');
+      await ledger.transition(t, jobId, 'FAILED', { failure: { reason: 'x', message: `saw ${secret}` } });
+      const { job, entries } = await ledger.readJob(t, jobId);
+      texts[t] = JSON.stringify([job.failure, entries.map((e) => e.evidence)]);
+    }
+    expect(texts[tenant]).not.toContain(secret);
+    expect(texts[tenant]).toContain('[redacted]');
+    expect(texts[other]).toContain(`typed ${secret}`);
+    expect(texts[other]).toContain(`saw ${secret}`);
+  });
+
   it('stores redacted evidence and detail, never the secrets', async () => {
     const jobId = newId('job');
     await ledger.createJob(tenant, jobId, jobRequest(), 1);

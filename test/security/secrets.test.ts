@@ -162,8 +162,8 @@ describe('Security: no password, one-time code or card number anywhere', () => {
 
 describe('Function: redaction of free text', () => {
   it('masks card numbers in any grouping, API keys, bearer tokens and registered secrets', () => {
-    registerSecret('correct-horse-battery');
-    registerSecret('abc'); // too short to mask safely: ignored
+    registerSecret('t-free-text', 'correct-horse-battery');
+    registerSecret('t-free-text', 'abc'); // too short to mask safely: ignored
     const text = redactText(
       `card 4242 4242 4242 4242 or 4242-4242-4242-4242, key blk_0123456789abcdefXYZ, Bearer abc.def.ghi123, pw correct-horse-battery, abc`,
     );

@@ -55,10 +55,10 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
       // The tenant and account are bound as associated data: a file copied to another name does not decrypt.
       decipher.setAAD(Buffer.from(`${tenantId}/${accountId}`));
       const plain = Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]);
-      return registered(JSON.parse(plain.toString('utf8')) as Credentials);
+      return registered(tenantId, JSON.parse(plain.toString('utf8')) as Credentials);
     },
     async putCredentials(tenantId, accountId, credentials) {
-      registered(credentials);
+      registered(tenantId, credentials);
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(`${tenantId}/${accountId}`));
@@ -73,10 +73,10 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
   };
 }
 
-/** Credentials that pass through a store are masked in this process's logs and texts from then on. */
-export function registered(credentials: Credentials): Credentials {
-  registerSecret(credentials.password);
-  registerSecret(credentials.totpSecret);
+/** Credentials that pass through a store are masked from then on: in logs, and in the tenant's own texts. */
+export function registered(tenantId: string, credentials: Credentials): Credentials {
+  registerSecret(tenantId, credentials.password);
+  registerSecret(tenantId, credentials.totpSecret);
   return credentials;
 }
 

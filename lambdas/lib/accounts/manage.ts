@@ -24,10 +24,12 @@ import type { Account } from './types.ts';
 
 /** Connects an account: credentials into the secret store first, then the mapping in DynamoDB. */
 export async function connectAccount(deps: ApiDeps, principal: Principal, body: unknown): Promise<Account> {
-  // Masked in this process's logs from now on, whatever happens to the request.
+  // Masked from now on (in logs, and in this tenant's texts), whatever happens to the request.
   const raw = body as { credentials?: { password?: unknown; totpSecret?: unknown } } | undefined;
-  if (typeof raw?.credentials?.password === 'string') registerSecret(raw.credentials.password);
-  if (typeof raw?.credentials?.totpSecret === 'string') registerSecret(raw.credentials.totpSecret);
+  if (typeof raw?.credentials?.password === 'string')
+    registerSecret(principal.tenantId, raw.credentials.password);
+  if (typeof raw?.credentials?.totpSecret === 'string')
+    registerSecret(principal.tenantId, raw.credentials.totpSecret);
 
   const parsed = ConnectAccountBodySchema.safeParse(body);
   if (!parsed.success) {

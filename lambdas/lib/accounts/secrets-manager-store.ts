@@ -23,7 +23,7 @@ export function createSecretsManagerStore(
       try {
         const res = await client.send(new GetSecretValueCommand({ SecretId: name(tenantId, accountId) }));
         if (!res.SecretString) throw new CredentialsNotFoundError(tenantId, accountId);
-        return registered(JSON.parse(res.SecretString) as Credentials);
+        return registered(tenantId, JSON.parse(res.SecretString) as Credentials);
       } catch (err) {
         if (err instanceof ResourceNotFoundException)
           throw new CredentialsNotFoundError(tenantId, accountId, { cause: err });
@@ -31,7 +31,7 @@ export function createSecretsManagerStore(
       }
     },
     async putCredentials(tenantId, accountId, credentials) {
-      registered(credentials);
+      registered(tenantId, credentials);
       const SecretString = JSON.stringify(credentials);
       try {
         await client.send(new PutSecretValueCommand({ SecretId: name(tenantId, accountId), SecretString }));

@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { BelayLogger } from '../logger.ts';
+import { requestTenant } from './auth.ts';
 import type { ApiDeps } from './deps.ts';
 import { errorBody } from './errors.ts';
 import type { HttpApiEvent, HttpApiResult } from './events.ts';
@@ -17,7 +18,9 @@ export function errorEnvelope(
   return {
     onError: async (request) => {
       if (request.response !== undefined) return;
-      const { statusCode, body, headers } = errorBody(request.error);
+      const { statusCode, body, headers } = errorBody(request.error, {
+        tenantId: requestTenant(request.event),
+      });
       if (statusCode >= 500) {
         const err = request.error as (Error & { cause?: unknown }) | null;
         log()?.error('request failed', {

@@ -60,6 +60,15 @@ export function principalOf(event: HttpApiEvent): Principal {
   return { tenantId: ctx.tenantId, keyId: ctx.keyId, roles };
 }
 
+/**
+ * The tenant a request acts for, as the authorizer said, or `''` (no tenant: a public route or
+ * an unauthenticated call). Texts the request answers with are redacted for this tenant only.
+ */
+export function requestTenant(event: HttpApiEvent): string {
+  const tenantId = event.requestContext?.authorizer?.lambda?.tenantId;
+  return typeof tenantId === 'string' ? tenantId : '';
+}
+
 /** Throws 403 unless the principal holds one of `roles` (admin holds all). */
 export function requireRole(principal: Principal, ...roles: Role[]): void {
   if (!roles.some((role) => hasRole(principal, role))) throw new ForbiddenError(roles.join(' or '));

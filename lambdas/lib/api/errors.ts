@@ -6,7 +6,7 @@
  * `{"error": {"code", "message", "details"}}`. A 5xx never exposes its message.
  */
 
-import { redact, redactText } from '../redact.ts';
+import { redact, redactText, type SecretScope } from '../redact.ts';
 
 /** One field a request got wrong, by its dotted path (`inputs.items.0.sku`, `accounts.shop`, `header:Idempotency-Key`). */
 export interface FieldIssue {
@@ -154,16 +154,22 @@ export const UNAVAILABLE_ERROR_BODY: ErrorBody = {
   error: { code: 'unavailable', message: 'a backing service is temporarily unavailable; retry later' },
 };
 
-/** The response body of an error: the API error's own fields for a 4xx, a fixed text for a 5xx. */
-export function errorBody(err: unknown): {
+/**
+ * The response body of an error: the API error's own fields for a 4xx, a fixed text for a 5xx.
+ * Texts are redacted in `scope`: the tenant the request acts for (see `requestTenant`).
+ */
+export function errorBody(
+  err: unknown,
+  scope: SecretScope,
+): {
   statusCode: number;
   body: ErrorBody;
   headers: Record<string, string>;
 } {
   if (err instanceof ApiError && err.expose) {
     // Messages may quote what the caller sent (a malformed body): masked like any response.
-    const body: ErrorBody = { error: { code: err.code, message: redactText(err.message) } };
-    if (err.details !== undefined) body.error.details = redact(err.details);
+    const body: ErrorBody = { error: { code: err.code, message: redactText(err.message, scope) } };
+    if (err.details !== undefined) body.error.details = redact(err.details, scope);
     return { statusCode: err.statusCode, body, headers: err.headers };
   }
   if (err instanceof ServiceUnavailableError) {

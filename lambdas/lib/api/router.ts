@@ -6,7 +6,8 @@ import {
   LedgerUnavailableError,
   StaleCheckpointError,
 } from '../ledger/errors.ts';
-import { principalOf, requireRole } from './auth.ts';
+import { withTenantScope } from '../redact.ts';
+import { principalOf, requestTenant, requireRole } from './auth.ts';
 import { rawBody } from './body.ts';
 import type { ApiDeps } from './deps.ts';
 import {
@@ -61,11 +62,16 @@ const ANONYMOUS: Principal = { tenantId: '', roles: [], keyId: 'anonymous' };
 
 /**
  * Answers one API request: route, body size, principal (from the authorizer's context),
- * rate limit, role, then the route's handler. Throws `ApiError`s (the error middleware makes
+ * rate limit, role, then the route's handler, all in the scope of the request's tenant (its
+ * texts are redacted with that tenant's secrets, `withTenantScope`). Throws `ApiError`s (the error middleware makes
  * the response); domain errors of the ledger are translated here, so a job of another
  * tenant is exactly the 404 of a missing one.
  */
-export async function handleApiEvent(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+export function handleApiEvent(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
+  return withTenantScope(requestTenant(event), () => answer(deps, event));
+}
+
+async function answer(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult> {
   const method = event.requestContext.http.method;
   const path = event.rawPath || event.requestContext.http.path;
   const match = matchRoute(method, path);

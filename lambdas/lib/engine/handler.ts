@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { preloadBrowserLibraries } from '../browser/adapter.ts';
 import { BROWSER_ACCESS_VARIABLE } from '../browser/secret-key.ts';
+import { withTenantScope } from '../redact.ts';
 import type { StateMachineFunction } from './functions.ts';
 import { meterInvocation } from './metering.ts';
 import { engineDeps } from './runtime.ts';
@@ -25,7 +26,7 @@ await warmUpAtInit();
 /**
  * The Lambda entry point of a state machine task: a thin middy wrapper over its core (pure,
  * takes its dependencies), with the process's dependencies built once per container and the
- * invocation recorded in the job's ledger (`meterInvocation`).
+ * invocation recorded in the job's ledger (`meterInvocation`), in the scope of the job's tenant.
  *
  * @example
  * export const handler = engineHandler('RunStep', runStep);
@@ -34,7 +35,11 @@ export function engineHandler<E extends JobRef, R>(
   fn: StateMachineFunction,
   core: (deps: EngineDeps, event: E) => Promise<R>,
 ) {
-  return middy(async (event: E) =>
-    meterInvocation(await engineDeps(), fn, event, (deps) => core(deps, event)),
-  );
+  return middy(async (event: E) => {
+    const deps = await engineDeps();
+    // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
+    return withTenantScope(String(event?.tenantId ?? ''), () =>
+      meterInvocation(deps, fn, event, (d) => core(d, event)),
+    );
+  });
 }

@@ -50,10 +50,10 @@ export async function prepareEntry(
     at: ctx.now().toISOString(),
     cost: normalizeCost(cost),
   };
-  if (detail !== undefined) entry.detail = plain(redact(detail));
+  if (detail !== undefined) entry.detail = plain(redact(detail, { tenantId }));
   let offload: string | undefined;
   if (evidence !== undefined) {
-    const redacted: Evidence = plain(redactEvidence(evidence));
+    const redacted: Evidence = plain(redactEvidence(evidence, { tenantId }));
     const body = JSON.stringify(redacted);
     const bytes = Buffer.byteLength(body, 'utf8');
     if (bytes <= ctx.maxInlineEvidenceBytes) entry.evidence = redacted;

@@ -8,6 +8,14 @@ import { bumpVersion } from './status.ts';
 import { type LedgerContext, writeJob } from './store.ts';
 import type { Cost, Evidence, Job } from './types.ts';
 
+/** A job's failure as stored: reason and message only, the message redacted for its tenant. */
+export function storedFailure(
+  tenantId: string,
+  failure: { reason: string; message: string },
+): { reason: string; message: string } {
+  return redact({ reason: failure.reason, message: failure.message }, { tenantId });
+}
+
 /** Completing a step and the engine's other bookkeeping on the job item. */
 
 export interface CompleteStepInput {
@@ -137,7 +145,7 @@ export async function updateJob(
   }
   if ('failure' in set) {
     if (set.failure === undefined) u.remove('failure');
-    else u.set('failure', redact({ reason: set.failure.reason, message: set.failure.message }));
+    else u.set('failure', storedFailure(tenantId, set.failure));
   }
   addCost(u, normalizeCost(update.addCost));
   bumpVersion(u, now);

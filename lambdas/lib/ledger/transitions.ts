@@ -1,9 +1,8 @@
-import { redact } from '../redact.ts';
 import { type LedgerEntryInput, prepareEntry } from './entries.ts';
 import { IllegalTransitionError, InvalidInputError, LedgerError, StaleCheckpointError } from './errors.ts';
 import { UpdateBuilder } from './expression.ts';
 import { type JobSnapshot, plain } from './items.ts';
-import { observedState } from './job-writes.ts';
+import { observedState, storedFailure } from './job-writes.ts';
 import { assertId } from './keys.ts';
 import {
   applyStatus,
@@ -96,7 +95,7 @@ export async function transition(
   if (wait !== undefined) u.set('wait', plain(wait));
   else u.remove('wait');
   if (options.failure !== undefined) {
-    u.set('failure', redact({ reason: options.failure.reason, message: options.failure.message }));
+    u.set('failure', storedFailure(tenantId, options.failure));
   }
   bumpVersion(u, now);
   u.when(statusIn(u, allowedFrom));
