@@ -1,4 +1,5 @@
 import { accountFor } from '../lib/engine/context.ts';
+import { invocationEntry } from '../lib/engine/metering.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { IllegalTransitionError } from '../lib/ledger/errors.ts';
 import { type Job, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
@@ -15,8 +16,9 @@ export type AcquireCapacityResult =
 /**
  * Takes the job's browser leases (one per application it works in) under the tenant's cap.
  * Over the cap (or, with serialized accounts, while another job holds one of its accounts)
- * the job is QUEUED, keeps its place in submission order, and the state machine asks again
- * after a pause. A job that resumes after parking comes back here too: it may queue again.
+ * the job is QUEUED, keeps its place in submission order as long as it keeps asking (each
+ * time is recorded on the job, `capacityAskedAt`), and the state machine asks again after a
+ * pause. A job that resumes after parking comes back here too: it may queue again.
  *
  * Every account the job names is checked first: a job whose account was revoked while it
  * queued fails now (`AccountRevokedError`), without ever opening a browser.
@@ -37,6 +39,11 @@ export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<Ac
   if (result.outcome === 'queued') {
     // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
     if (job.status === 'RUNNING') await moveTo(deps, job, 'QUEUED');
+    // It is still waiting: it keeps its place (`capacityAskedAt`), recorded with this invocation.
+    await deps.ledger.updateJob(job.tenantId, job.jobId, {
+      set: { capacityAskedAt: deps.clock().toISOString() },
+      entry: invocationEntry('Start', 'queued'),
+    });
     return result;
   }
   const now = await deps.ledger.getJob(job.tenantId, job.jobId);

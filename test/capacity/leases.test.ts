@@ -1,6 +1,6 @@
 /**
- * Browser leases against DynamoDB Local: the cap, the queue in submission order, conditional
- * writes under racing acquirers, expiry of a lease nobody renews, renewal, and one job per
+ * Browser leases against DynamoDB Local: the cap, the queue in submission order (without jobs
+ * nobody asks for any more), conditional writes under racing acquirers, expiry of a lease nobody renews, renewal, and one job per
  * account when accounts are serialized.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -46,7 +46,7 @@ function world(tenantId: string, options: Partial<LeaseCapacityOptions> = {}) {
     );
     return { jobId, queuedAt: job.createdAt, accounts: [account] };
   };
-  /** Acquires as Start does: a job that gets its lease leaves QUEUED. */
+  /** Acquires as Start does: a job that gets its lease leaves QUEUED; one told to wait records that it asked. */
   const acquire = async (j: { jobId: string; queuedAt: string; accounts: string[] }) => {
     const result = await capacity.acquire(tenantId, j.jobId, {
       sessions: 1,
@@ -55,6 +55,7 @@ function world(tenantId: string, options: Partial<LeaseCapacityOptions> = {}) {
     });
     if (result.outcome === 'acquired')
       await ledger.transition(tenantId, j.jobId, 'RUNNING', { from: ['QUEUED'] }).catch(() => undefined);
+    else await ledger.updateJob(tenantId, j.jobId, { set: { capacityAskedAt: clock().toISOString() } });
     return result;
   };
   return {
@@ -88,6 +89,38 @@ describe('Capacity: leases on DynamoDB Local', () => {
     expect(await w.acquire(c)).toEqual({ outcome: 'acquired' });
     await w.capacity.release('t-cap', 'a');
     expect((await w.capacity.status('t-cap')).leases.map((l) => l.jobId).sort()).toEqual(['b', 'c']);
+  });
+
+  it('drops from the queue a QUEUED job nobody asks for any more, and gives it its place back when it asks', async () => {
+    const w = world('t-gone', { caps: { free: 1 }, leaseTtlSeconds: 600, queueGraceSeconds: 60 });
+    const [a, gone, waits, late] = [
+      await w.submit('a'),
+      await w.submit('gone'),
+      await w.submit('waits'),
+      await w.submit('late'),
+    ];
+    expect(await w.acquire(a)).toEqual({ outcome: 'acquired' });
+    // Just submitted, `gone` counts as waiting even before its execution first asks.
+    expect(await w.acquire(waits)).toMatchObject({ outcome: 'queued', position: 2 });
+    expect(await w.acquire(late)).toMatchObject({ outcome: 'queued', position: 3 });
+    // `waits` and `late` keep asking; `gone`'s execution never does.
+    w.advance(40);
+    expect(await w.acquire(waits)).toMatchObject({ outcome: 'queued', position: 2 });
+    expect(await w.acquire(late)).toMatchObject({ outcome: 'queued', position: 3 });
+    w.advance(25);
+    expect(await w.acquire(waits)).toMatchObject({ outcome: 'queued', position: 1 });
+    expect(await w.capacity.queuePosition('t-gone', 'late', late.queuedAt)).toBe(2);
+
+    // The slot frees: `waits` takes it, `gone` holds nobody back.
+    await w.capacity.release('t-gone', 'a');
+    expect(await w.acquire(waits)).toEqual({ outcome: 'acquired' });
+    expect((await w.ledger.getJob('t-gone', 'gone')).status).toBe('QUEUED');
+    // Asking again (a resubmission started its execution), `gone` is back in its place: before `late`.
+    expect(await w.acquire(gone)).toMatchObject({ outcome: 'queued', position: 1 });
+    expect(await w.capacity.queuePosition('t-gone', 'late', late.queuedAt)).toBe(2);
+    await w.capacity.release('t-gone', 'waits');
+    expect(await w.acquire(late)).toMatchObject({ outcome: 'queued', position: 2 });
+    expect(await w.acquire(gone)).toEqual({ outcome: 'acquired' });
   });
 
   it('never grants more than the cap to racing acquirers (conditional writes on the STATE version)', async () => {

@@ -19,7 +19,9 @@ import type { AcquireOptions, AcquireResult, Capacity, RenewOptions } from './ty
  * expired items, expiry is a read-time filter; in AWS the table's TTL removes them later).
  *
  * Jobs over the cap wait in submission order: a job may take a slot only when the QUEUED
- * jobs submitted before it fit as well. With `serializeAccounts`, a job also waits while
+ * jobs submitted before it fit as well. A QUEUED job that stopped asking (its execution is
+ * gone) drops out of the queue after `queueGraceSeconds`; a waiting job records each time it
+ * asks on its job item (`capacityAskedAt`, written by Start). With `serializeAccounts`, a job also waits while
  * another job holds a lease on one of its accounts (and such a blocked job holds no one
  * behind it back).
  */
@@ -35,6 +37,12 @@ export interface LeaseCapacityOptions {
   caps?: Partial<Record<PlanName, number>>;
   /** How long a queued job waits before asking again. */
   pollSeconds?: number;
+  /**
+   * A QUEUED job that has not asked for a lease (nor been submitted) for this long is taken for
+   * gone (its execution never started or was stopped) and holds no one back (default: ten
+   * polls, at least 60 s).
+   */
+  queueGraceSeconds?: number;
   /** One job at a time per connected account (`BELAY_SERIALIZE_ACCOUNTS`). */
   serializeAccounts?: boolean;
 }
@@ -69,6 +77,8 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   const caps: Record<PlanName, number> = { ...PLAN_CAPS, ...options.caps };
   const pollSeconds = options.pollSeconds ?? 5;
   const serialize = options.serializeAccounts === true;
+  const graceSeconds = options.queueGraceSeconds ?? Math.max(60, 10 * pollSeconds);
+  const liveness = () => ({ since: new Date(clock().getTime() - graceSeconds * 1000) });
   const nowSeconds = (): number => Math.floor(clock().getTime() / 1000);
 
   async function capFor(tenantId: string): Promise<number> {
@@ -133,7 +143,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
         return { outcome: 'acquired' };
       }
       const held = leases.reduce((sum, l) => sum + l.sessions, 0);
-      const ahead = await queuedAhead(doc, tableName, tenantId, jobId, queuedAt);
+      const ahead = await queuedAhead(doc, tableName, tenantId, jobId, queuedAt, liveness());
       const position = ahead.length + 1;
       let competing = ahead.length;
       if (serialize) {
@@ -242,7 +252,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   }
 
   async function queuePosition(tenantId: string, jobId: string, queuedAt: string): Promise<number> {
-    return (await queuedAhead(doc, tableName, tenantId, jobId, queuedAt)).length + 1;
+    return (await queuedAhead(doc, tableName, tenantId, jobId, queuedAt, liveness())).length + 1;
   }
 
   return { acquire, renew, release, status, capFor, queuePosition };

@@ -8,9 +8,17 @@ export interface QueuedJob {
   accounts: string[];
 }
 
+/** Which QUEUED jobs still wait: those that asked for a lease (or were submitted) since `since`. */
+export interface QueueLiveness {
+  since: Date;
+}
+
 /**
- * The tenant's QUEUED jobs submitted before `queuedAt` (gsi1: jobs by status, oldest first;
- * a job keeps its submission time as it goes back to QUEUED, so a resumed job keeps its place).
+ * The tenant's QUEUED jobs submitted before `queuedAt` that still wait (gsi1: jobs by status,
+ * oldest first; a job keeps its submission time as it goes back to QUEUED, so a resumed job
+ * keeps its place). A QUEUED job that neither was submitted nor asked for a lease since
+ * `live.since` has no execution asking for it any more (never started, or stopped): it is
+ * not ahead of anyone, so it cannot hold its tenant's queue forever.
  */
 export async function queuedAhead(
   doc: DynamoDBDocumentClient,
@@ -18,7 +26,9 @@ export async function queuedAhead(
   tenantId: string,
   jobId: string,
   queuedAt: string,
+  live: QueueLiveness,
 ): Promise<QueuedJob[]> {
+  const since = live.since.toISOString();
   const out: QueuedJob[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -28,11 +38,16 @@ export async function queuedAhead(
         IndexName: TABLE_KEYS.gsi1.name,
         KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :sk',
         ExpressionAttributeValues: { ':pk': `T#${tenantId}#S#QUEUED`, ':sk': `${queuedAt}#${jobId}` },
-        ProjectionExpression: 'jobId, accounts',
+        ProjectionExpression: 'jobId, accounts, createdAt, capacityAskedAt',
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of res.Items ?? []) {
+      const lastSign = [item.createdAt, item.capacityAskedAt]
+        .filter((t): t is string => typeof t === 'string')
+        .sort()
+        .at(-1);
+      if (lastSign === undefined || lastSign < since) continue;
       const accounts = item.accounts as Record<string, unknown> | undefined;
       out.push({
         jobId: String(item.jobId),

@@ -88,6 +88,24 @@ function meteredLedger(
   };
 }
 
+/**
+ * The `invocation` entry of one invocation of `fn` that ended with `outcome`: the invocation,
+ * its states, the entry's own writes. `lambdaMs` is left to the metered ledger (it stamps the
+ * time the invocation took when the entry is written). A core writes it itself when it has a
+ * job update to make anyway (a queued Start records when it asked), so that both go in one write.
+ */
+export function invocationEntry(fn: StateMachineFunction, outcome: string): LedgerEntryInput {
+  return {
+    type: 'invocation',
+    detail: { function: fn, outcome },
+    cost: {
+      lambdaInvocations: 1,
+      stateTransitions: TRANSITIONS_PER_INVOCATION[fn] + (ONE_MORE_STATE.has(outcome) ? 1 : 0),
+      dynamoWrites: INVOCATION_ENTRY_WRITES,
+    },
+  };
+}
+
 /** How an invocation ended, for its `invocation` entry. */
 function outcomeOf(result: unknown, error: unknown): string {
   if (error !== undefined) return error instanceof Error ? `error:${error.name}` : 'error';
@@ -126,18 +144,9 @@ export async function meterInvocation<R>(
     throw err;
   } finally {
     if (!recorded && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
-      const outcome = outcomeOf(result, error);
+      const entry = invocationEntry(fn, outcomeOf(result, error));
       await deps.ledger
-        .append(ref.tenantId, ref.jobId, {
-          type: 'invocation',
-          detail: { function: fn, outcome },
-          cost: {
-            lambdaInvocations: 1,
-            lambdaMs: elapsedMs(),
-            stateTransitions: TRANSITIONS_PER_INVOCATION[fn] + (ONE_MORE_STATE.has(outcome) ? 1 : 0),
-            dynamoWrites: INVOCATION_ENTRY_WRITES,
-          },
-        })
+        .append(ref.tenantId, ref.jobId, { ...entry, cost: { ...entry.cost, lambdaMs: elapsedMs() } })
         .catch((err: unknown) => {
           deps.log.warn('invocation not recorded in the ledger', {
             function: fn,

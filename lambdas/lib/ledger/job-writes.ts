@@ -40,7 +40,7 @@ export interface JobUpdate {
   /** Refuse the write (`StaleCheckpointError`) unless the job is at this version. */
   expectedVersion?: number;
   /** Fields to replace; `executionName: undefined` or `failure: undefined` removes them. */
-  set?: Partial<Pick<Job, 'sessions' | 'retriesUsed' | 'executionName' | 'failure'>>;
+  set?: Partial<Pick<Job, 'sessions' | 'retriesUsed' | 'executionName' | 'failure' | 'capacityAskedAt'>>;
   /** Cost components to add to the job's totals. */
   addCost?: Partial<Cost>;
   /** A ledger entry to write in the same transaction. */
@@ -142,6 +142,12 @@ export async function updateJob(
   if ('executionName' in set) {
     if (set.executionName === undefined) u.remove('executionName');
     else u.set('executionName', String(set.executionName));
+  }
+  if ('capacityAskedAt' in set) {
+    if (typeof set.capacityAskedAt !== 'string' || Number.isNaN(Date.parse(set.capacityAskedAt))) {
+      throw new InvalidInputError('set.capacityAskedAt', 'must be an ISO 8601 time');
+    }
+    u.set('capacityAskedAt', set.capacityAskedAt);
   }
   if ('failure' in set) {
     if (set.failure === undefined) u.remove('failure');
