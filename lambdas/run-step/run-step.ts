@@ -1,9 +1,11 @@
 import type { Page } from 'playwright-core';
 import type { Attached } from '../lib/browser/types.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
+import { endJobSessions } from '../lib/engine/cleanup.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
+import { requestLease } from '../lib/engine/lease.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
 import type { Cost, Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
@@ -12,7 +14,8 @@ import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/pla
 
 /**
  * Runs ONE step of a job, following the design's six points:
- * 1. read job + ledger (stop if finished or cancelled; check the account is still the tenant's);
+ * 1. read job + ledger (stop if finished or cancelled; check the account is still the tenant's;
+ *    a job whose lease expired takes one again, or waits in the queue: `lease_lost`);
  * 2. reattach to the job's session for the step's application (cached connection when warm);
  * 3. a write with an intent and no completion: probe the application before anything else;
  * 4. precondition (wrong page -> restore; signed out -> sign in here, a person's one-time code ->
@@ -23,15 +26,15 @@ import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/pla
  */
 export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
   // A live holder keeps its browser lease for as long as the step runs (see keepLeaseAlive).
-  const stopRenewing = keepLeaseAlive(deps, ref.tenantId, ref.jobId);
+  const lease = keepLeaseAlive(deps, ref.tenantId, ref.jobId);
   try {
-    return await runOneStep(deps, ref);
+    return await runOneStep(deps, ref, lease.held);
   } finally {
-    stopRenewing();
+    lease.stop();
   }
 }
 
-async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
+async function runOneStep(deps: EngineDeps, ref: JobRef, leaseHeld: Promise<boolean>): Promise<StepOutcome> {
   const started = deps.clock().getTime();
   const { job: loaded, entries } = await deps.ledger.readJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(loaded.status)) return { outcome: 'stopped', status: loaded.status };
@@ -49,6 +52,11 @@ async function runOneStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
   const job = await ensureRunning(deps, loaded);
   const stepIndex = job.nextStep;
   const step = pending;
+  // Nothing renewed the job's lease for a whole TTL (a stalled execution): its slot may be
+  // another job's now. It takes one again in its place in the queue, or gives its browsers back.
+  if (!(await leaseHeld) && (await requestLease(deps, job)).outcome !== 'acquired') {
+    return leaseLost(deps, job, step.id, stepIndex, started);
+  }
 
   const account = await accountFor(deps, job, step.app);
   const attach = await attachFor(deps, job, step.app);
@@ -229,6 +237,39 @@ async function ensureRunning(deps: EngineDeps, job: Job): Promise<Job> {
     return deps.ledger.getJob(job.tenantId, job.jobId);
   }
   return deps.ledger.transition(job.tenantId, job.jobId, 'RUNNING', { expectedVersion: job.version });
+}
+
+/**
+ * The job lost its lease and the cap is full: it ends its sessions (the profiles keep the
+ * sign-in), records that as a `parked` entry, and goes back to Start to wait in the queue; a
+ * new session from the profile picks up at this step when a slot frees.
+ */
+async function leaseLost(
+  deps: EngineDeps,
+  job: Job,
+  step: string,
+  stepIndex: number,
+  started: number,
+): Promise<StepOutcome> {
+  const ended = await endJobSessions(deps, job);
+  await deps.ledger.updateJob(job.tenantId, job.jobId, {
+    set: { sessions: {} },
+    entry: {
+      type: 'parked',
+      step,
+      stepIndex,
+      detail: {
+        reason: 'lease-lost',
+        sessions: ended.map((s) => ({ application: s.application, sessionId: s.sessionId })),
+      },
+      cost: { lambdaInvocations: 1, lambdaMs: deps.clock().getTime() - started, dynamoWrites: 2 },
+    },
+  });
+  return {
+    outcome: 'lease_lost',
+    step,
+    detail: 'the browser lease expired and the cap is full: the job waits for a slot again',
+  };
 }
 
 /** The next step waits for a person's approval: the wait the state machine arms. */

@@ -1,4 +1,4 @@
-import { accountFor } from '../lib/engine/context.ts';
+import { requestLease } from '../lib/engine/lease.ts';
 import { invocationEntry } from '../lib/engine/metering.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { IllegalTransitionError } from '../lib/ledger/errors.ts';
@@ -26,16 +26,7 @@ export type AcquireCapacityResult =
 export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<AcquireCapacityResult> {
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
-  const playbook = deps.playbooks.get(job.playbook);
-  const apps = Object.keys(playbook.applications);
-  const accounts: string[] = [];
-  for (const app of apps) accounts.push((await accountFor(deps, job, app)).accountId);
-
-  const result = await deps.capacity.acquire(job.tenantId, job.jobId, {
-    sessions: apps.length,
-    queuedAt: job.createdAt,
-    accounts,
-  });
+  const result = await requestLease(deps, job);
   if (result.outcome === 'queued') {
     // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
     if (job.status === 'RUNNING') await moveTo(deps, job, 'QUEUED');

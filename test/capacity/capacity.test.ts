@@ -2,7 +2,8 @@
  * Browser capacity on the real local stack: a tenant on a plan capped at 2 concurrent
  * browsers submits five checkouts; never more than two browsers run, the others wait in
  * QUEUED with their place shown by the API and start in submission order. A lease whose
- * holder died (worker SIGKILLed, execution gone, browser gone) expires and its slot is reused.
+ * holder died (worker SIGKILLed, execution gone, browser gone) expires and its slot is reused;
+ * a live job whose lease expired while the cap is full gives its browser back and queues again.
  */
 import { describe, expect, it } from 'vitest';
 import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
@@ -15,6 +16,7 @@ import {
   runningSessions,
   submitCheckoutApi,
   useApiStack,
+  waitForStatus,
   watchBrowsers,
 } from '../accounts/support.ts';
 import { armKill, diagnose, executionsOf, ofType, sleep } from '../support/stack.ts';
@@ -216,6 +218,52 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     const cancelled = await api(s, 'POST', `/jobs/${dead}/cancel`, s.demoKey);
     expect(cancelled.status).toBe(200);
     // The cancellation ends the job's sessions and gives its lease back.
+    await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
+  });
+  it('gives back the browser of a job whose lease expired while the cap is full, queues it, and resumes it from its profile with one order', {
+    timeout: 300_000,
+  }, async () => {
+    const s = stack();
+    const jobId = 'lease-lost';
+    await submitCheckoutApi(s, s.demoKey, jobId, 'acct_demo_shop');
+    await waitForStatus(s, 'demo', jobId, 'WAITING_APPROVAL', 180_000);
+    const [first] = runningSessions(s).filter((r) => r.jobId === jobId);
+    expect(first, 'the job waits for its approval with its browser open').toBeDefined();
+
+    // As if nothing had renewed the job's lease for a whole TTL, and another holder took the
+    // tenant's two slots meanwhile.
+    await leases(s).release('demo', jobId);
+    const blocker = await leases(s).acquire('demo', 'lease-blocker', {
+      sessions: 2,
+      queuedAt: new Date().toISOString(),
+    });
+    expect(blocker).toEqual({ outcome: 'acquired' });
+
+    await approveApi(s, s.demoKey, jobId, 'place-order');
+    // RunStep finds the lease gone and the cap full: it ends the session and queues again.
+    await waitForStatus(s, 'demo', jobId, 'QUEUED', 60_000);
+    await expect
+      .poll(
+        async () =>
+          ofType((await s.ledger.readJob('demo', jobId)).entries, 'parked').map((e) => e.detail?.reason),
+        { timeout: 20_000 },
+      )
+      .toEqual(['lease-lost']);
+    expect(runningSessions(s).filter((r) => r.jobId === jobId)).toEqual([]);
+    expect((await api(s, 'GET', `/jobs/${jobId}`, s.demoKey)).json.job.queue).toEqual({ position: 1 });
+    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`]).toBeUndefined();
+
+    // A slot frees: a new session from the account's profile, and the approved order is placed once.
+    await leases(s).release('demo', 'lease-blocker');
+    await drive(s, [jobId], new Set(), 180_000);
+    const { entries } = await s.ledger.readJob('demo', jobId);
+    const opened = ofType(entries, 'session-opened');
+    expect(opened).toHaveLength(2);
+    expect(opened[1]?.sessionId).not.toBe(first?.id);
+    const completed = ofType(entries, 'step-completed').map((e) => e.step);
+    expect(new Set(completed).size).toBe(completed.length);
+    expect(completed).toHaveLength(14);
+    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`]).toBe(1);
     await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
   });
 });

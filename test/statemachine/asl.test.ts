@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STATE_MACHINE_FUNCTIONS, substitutionKey } from '../../lambdas/lib/engine/functions.ts';
+import type { StepOutcome } from '../../lambdas/lib/engine/types.ts';
 import { WAIT_TIMEOUT_SECONDS, waitRequest } from '../../lambdas/lib/engine/waits.ts';
 
 interface State {
@@ -98,20 +99,27 @@ describe('statemachine/job.asl.json', () => {
 
   it('routes every outcome RunStep returns', () => {
     const routed = new Set((asl.States.Route?.Choices ?? []).map((c) => c.StringEquals));
-    for (const outcome of [
-      'completed',
-      'finished',
-      'needs_approval',
-      'auth_expired',
-      'mfa_required',
-      'session_lost',
-      'uncertain',
-      'layout_changed',
-      'retry',
-      'stopped',
-    ]) {
-      expect(routed).toContain(outcome);
-    }
+    // Keyed by StepOutcome's outcomes: a new outcome does not compile until it is listed here.
+    const outcomes: Record<StepOutcome['outcome'], true> = {
+      completed: true,
+      finished: true,
+      needs_approval: true,
+      auth_expired: true,
+      mfa_required: true,
+      session_lost: true,
+      uncertain: true,
+      layout_changed: true,
+      retry: true,
+      lease_lost: true,
+      stopped: true,
+    };
+    for (const outcome of Object.keys(outcomes)) expect(routed).toContain(outcome);
+    expect(routed.size).toBe(Object.keys(outcomes).length);
+  });
+
+  it('sends a job that lost its lease back to Start, to queue for a slot again', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('lease_lost')).toBe('Start');
   });
 
   it('sends a sign-in that needs a person from RunStep straight to the MFA wait', () => {

@@ -91,4 +91,6 @@ export type StepOutcome =
   | { outcome: 'uncertain'; step: string; detail: string }
   | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
+  /** The lease expired and the cap is full: sessions ended, back to Start to queue. */
+  | { outcome: 'lease_lost'; step: string; detail: string }
   | { outcome: 'stopped'; status: string };

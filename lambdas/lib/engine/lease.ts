@@ -1,0 +1,20 @@
+import type { AcquireResult } from '../capacity/types.ts';
+import type { Job } from '../ledger/types.ts';
+import { accountFor } from './context.ts';
+import type { EngineDeps } from './types.ts';
+
+/**
+ * Asks for the job's browser leases: one session per application its playbook works in, on
+ * the accounts it acts as (each checked to be still the tenant's: a revoked one throws
+ * `AccountRevokedError`), in its place in the tenant's queue (its submission time).
+ */
+export async function requestLease(deps: EngineDeps, job: Job): Promise<AcquireResult> {
+  const apps = Object.keys(deps.playbooks.get(job.playbook).applications);
+  const accounts: string[] = [];
+  for (const app of apps) accounts.push((await accountFor(deps, job, app)).accountId);
+  return deps.capacity.acquire(job.tenantId, job.jobId, {
+    sessions: apps.length,
+    queuedAt: job.createdAt,
+    accounts,
+  });
+}
