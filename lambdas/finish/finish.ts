@@ -7,7 +7,8 @@ import type { Evidence } from '../lib/ledger/types.ts';
 export type FinishResult =
   | { outcome: 'succeeded'; verified: Record<string, Evidence> }
   | { outcome: 'session_lost'; app: string; detail: string }
-  | { outcome: 'auth_expired'; app: string; step: string; detail: string }
+  /** Signing in again to verify needs a person's one-time code: the state machine waits for it (AwaitMfa). */
+  | { outcome: 'mfa_required'; app: string; step: string; detail: string }
   | { outcome: 'stopped'; status: string };
 
 /**
@@ -44,10 +45,11 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
       application &&
       (await application.isSignedOut(page).catch(() => false))
     ) {
-      // The sign-in expired since the step: sign in again (as Reauthenticate does) and look again.
+      // The sign-in expired since the step: sign in again (as RunStep does) and look again. A
+      // code sent to a person makes the job wait for them, then come back here through RunStep.
       const signedIn = await application.signIn(page, ctx);
       if (signedIn.status === 'mfa_required')
-        return { outcome: 'auth_expired', app: step.app, step: step.id, detail: signedIn.detail };
+        return { outcome: 'mfa_required', app: step.app, step: step.id, detail: signedIn.detail };
       await deps.ledger.append(job.tenantId, job.jobId, {
         type: 'reauth',
         step: step.id,

@@ -3,8 +3,10 @@
  * while two jobs wait between steps: the job on a password account reauthenticates by
  * itself; the job on the outbox (SMS) account waits in WAITING_MFA for a person, who reads
  * the code from the shop's outbox and sends it through the API; both finish with one order.
+ * A sign-in that expires after the last step makes Finish ask for a code the same way.
  */
 import { describe, type ExpectStatic, expect, it } from 'vitest';
+import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import {
   approve,
   CHECKOUT_STEPS,
@@ -13,6 +15,7 @@ import {
   executionsPerStep,
   historyOf,
   ofType,
+  PLACE_ORDER,
   reExecutedAfterCompletion,
   runToSuccess,
   sendCode,
@@ -166,5 +169,67 @@ describe.concurrent('Engine: expired sign-in mid-job', () => {
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);
     expect(writes.items.find((o) => o.key === key)?.username).toBe(SMS_USER);
+  });
+});
+
+// After the block above (its sign-in expiry would end this job's sign-in at another moment).
+describe('Engine: sign-in expired before Finish verifies', () => {
+  it('waits in WAITING_MFA at Finish for one new code, then verifies and succeeds (SMS account)', {
+    timeout: 300_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'auth-sms-finish';
+    const codesBefore = (await e.shop.outbox()).filter((m) => m.username === SMS_USER).length;
+    // Once the last step has acted, the shop ends every sign-in: Finish finds the site signed out.
+    let expiring: Promise<unknown> | undefined;
+    const onPoint = (p: FaultPointEvent): void => {
+      if (p.info.jobId !== jobId || p.info.stepIndex !== PLACE_ORDER || p.point !== 'after-action') return;
+      e.stack.lambdas.events.off('fault-point', onPoint);
+      expiring = e.shop.expireSessions();
+    };
+    e.stack.lambdas.events.on('fault-point', onPoint);
+    try {
+      await submitCheckout(e, { jobId, account: 'acct_demo_shop_sms' });
+      // The account's profile may still be signed in from the jobs above; if not, a code first.
+      const atSignIn = waitingAt('mfa', 'sign-in');
+      const atApproval = waitingAt('approval', 'place-order');
+      const first = await waitForJob(e, jobId, (v) => atSignIn(v) || atApproval(v), {
+        timeoutMs: 200_000,
+        what: 'MFA at sign-in or approval at place-order',
+      });
+      let codes = codesBefore;
+      if (first.job.wait?.kind === 'mfa') {
+        await sendCode(e, jobId, await nextCode(e, SMS_USER, codes++));
+        await waitForJob(e, jobId, atApproval, { timeoutMs: 200_000, what: 'approval at place-order' });
+      }
+      await approve(e, jobId, 'place-order');
+
+      const atFinish = await waitForJob(e, jobId, waitingAt('mfa', 'place-order'), {
+        timeoutMs: 120_000,
+        what: 'MFA asked by Finish',
+      });
+      expect(await expiring).toMatchObject({ expired: expect.any(Number) });
+      expect(atFinish.job.status).toBe('WAITING_MFA');
+      expect(atFinish.job.nextStep).toBe(CHECKOUT_STEPS.length);
+      await sendCode(e, jobId, await nextCode(e, SMS_USER, codes));
+      const view = await runToSuccess(e, jobId, { timeoutMs: 120_000 });
+
+      expect(view.job.status).toBe('SUCCEEDED');
+      const signInCodes = codes - codesBefore;
+      const asked = [...(signInCodes ? ['sign-in'] : []), 'place-order'];
+      expect(ofType(view.entries, 'mfa-requested').map((m) => m.step)).toEqual(asked);
+      expect(ofType(view.entries, 'mfa-completed').map((m) => m.step)).toEqual(asked);
+      // Straight from Finish to the wait: one sign-in attempt, one code, no Reauthenticate detour.
+      expect((await e.shop.outbox()).filter((m) => m.username === SMS_USER)).toHaveLength(codes + 1);
+      const entered = historyOf(e, jobId).map((h) => h.stateEnteredEventDetails?.name);
+      expect(entered).not.toContain('Reauthenticate');
+      expect(entered.filter((n) => n === 'Finish')).toHaveLength(2);
+      expect(completedSteps(view.entries)).toEqual([...CHECKOUT_STEPS]);
+      const writes = await e.shop.writes();
+      expect(writes.countsByKey[`${jobId}:place-order`]).toBe(1);
+      expect(writes.attemptsByKey[`${jobId}:place-order`]).toBe(1);
+    } finally {
+      e.stack.lambdas.events.off('fault-point', onPoint);
+    }
   });
 });

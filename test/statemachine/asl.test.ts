@@ -122,9 +122,17 @@ describe('statemachine/job.asl.json', () => {
     expect(route.get('lease_lost')).toBe('Start');
   });
 
-  it('sends a sign-in that needs a person from RunStep straight to the MFA wait', () => {
+  it('sends a sign-in that needs a person from RunStep or Finish straight to the MFA wait', () => {
     const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
     expect(route.get('mfa_required')).toBe('AwaitMfa');
+    const finish = new Map((asl.States.FinishOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(finish).toEqual(
+      new Map([
+        ['session_lost', 'OpenSession'],
+        ['mfa_required', 'AwaitMfa'],
+      ]),
+    );
+    // Back through RunStep, which finds every step done and sends the job to Finish again.
     expect(asl.States.AwaitMfa?.Next).toBe('RunStep');
   });
 
