@@ -1,6 +1,7 @@
 import { releaseJobResources } from '../lib/engine/cleanup.ts';
 import { attachFor, stepContext } from '../lib/engine/context.ts';
 import { OutcomeNotVerifiedError } from '../lib/engine/errors.ts';
+import { signInAgain } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import type { Evidence } from '../lib/ledger/types.ts';
 
@@ -47,17 +48,15 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
     ) {
       // The sign-in expired since the step: sign in again (as RunStep does) and look again. A
       // code sent to a person makes the job wait for them, then come back here through RunStep.
-      const signedIn = await application.signIn(page, ctx);
+      const signedIn = await signInAgain(
+        deps,
+        job,
+        playbook,
+        { step, stepIndex: index, page, ctx },
+        { during: 'finish' },
+      );
       if (signedIn.status === 'mfa_required')
         return { outcome: 'mfa_required', app: step.app, step: step.id, detail: signedIn.detail };
-      await deps.ledger.append(job.tenantId, job.jobId, {
-        type: 'reauth',
-        step: step.id,
-        stepIndex: index,
-        sessionId: job.sessions[step.app]?.sessionId,
-        detail: { application: step.app, during: 'finish' },
-        cost: { dynamoWrites: 2 },
-      });
       probe = await step.probe(page, ctx);
     }
     if (probe.status !== 'done') {

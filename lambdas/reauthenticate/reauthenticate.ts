@@ -1,4 +1,5 @@
 import { attachFor, stepContext } from '../lib/engine/context.ts';
+import { signInAgain } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Step } from '../lib/playbooks/contract.ts';
@@ -21,30 +22,24 @@ export async function reauthenticate(
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
-  // The application that signed out: the one the previous state named (Finish may find any
-  // application signed out), else the next step's.
+  // The step whose application signed out: the one RunStep named, else the next step.
   const named =
     ref.last?.outcome === 'auth_expired' ? playbook.steps.findIndex((s) => s.id === ref.last?.step) : -1;
   const stepIndex = named >= 0 ? named : Math.min(job.nextStep, playbook.steps.length - 1);
   const step = playbook.steps[stepIndex] as Step;
-  const application = playbook.applications[step.app];
-  if (!application) throw new TypeError(`playbook ${playbook.id} has no application ${step.app}`);
 
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
   const ctx = stepContext(deps, job, playbook, step, stepIndex);
-  const result = await application.signIn(attach.attached.page, ctx);
-  const sessionId = job.sessions[step.app]?.sessionId;
+  const result = await signInAgain(
+    deps,
+    job,
+    playbook,
+    { step, stepIndex, page: attach.attached.page, ctx },
+    { cost: { lambdaInvocations: 1 } },
+  );
   if (result.status === 'mfa_required') {
     return { outcome: 'mfa_required', step: step.id, app: step.app, detail: result.detail };
   }
-  await deps.ledger.append(job.tenantId, job.jobId, {
-    type: 'reauth',
-    step: step.id,
-    stepIndex,
-    sessionId,
-    detail: { application: step.app },
-    cost: { lambdaInvocations: 1, dynamoWrites: 2 },
-  });
   return { outcome: 'reauthenticated', step: step.id, app: step.app };
 }

@@ -6,6 +6,7 @@ import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/c
 import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
 import { requestLease } from '../lib/engine/lease.ts';
+import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
 import type { Cost, Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
@@ -115,27 +116,19 @@ async function runOneStep(deps: EngineDeps, ref: JobRef, leaseHeld: Promise<bool
       // Signed out (the job's first sign-in, or the site's expired): sign in here, in this
       // invocation, rather than through a state of its own. TOTP is handled by the sign-in;
       // a code sent to a person makes the job wait for them.
-      const application = playbook.applications[step.app];
-      if (!application) throw new TypeError(`playbook ${playbook.id} has no application ${step.app}`);
-      const signedIn = await application.signIn(page, ctx);
+      if (signInsSinceProgress(entries, step.id) >= MAX_SIGN_INS_PER_STEP) {
+        return await retryLater(deps, current, step, SIGN_IN_DOES_NOT_HOLD);
+      }
+      const signedIn = await signInAgain(deps, job, playbook, { step, stepIndex, page, ctx });
       if (signedIn.status === 'mfa_required')
         return { outcome: 'mfa_required', step: step.id, app: step.app, detail: signedIn.detail };
-      await deps.ledger.append(job.tenantId, job.jobId, {
-        type: 'reauth',
-        step: step.id,
-        stepIndex,
-        sessionId: session?.sessionId,
-        detail: { application: step.app },
-        cost: { dynamoWrites: 2 },
-      });
       pre = await checkPrecondition(step, page, ctx);
     }
     if (!pre.ok) {
       // A dead browser shows no page at all: that is a lost session, not a changed layout.
       if (await browserGone(deps, attached))
         return { outcome: 'session_lost', step: step.id, app: step.app, detail: 'the browser went away' };
-      if (pre.reason === 'signed_out')
-        return { outcome: 'auth_expired', step: step.id, app: step.app, detail: pre.detail };
+      if (pre.reason === 'signed_out') return await signedOut(deps, current, entries, step, pre.detail);
       return {
         outcome: 'layout_changed',
         step: step.id,
@@ -176,12 +169,7 @@ async function runOneStep(deps: EngineDeps, ref: JobRef, leaseHeld: Promise<bool
         return { outcome: 'session_lost', step: step.id, app: step.app, detail: 'the browser went away' };
       // The site sent the step to its sign-in page: an expired sign-in, not a failed step.
       if (await playbook.applications[step.app]?.isSignedOut(page).catch(() => false))
-        return {
-          outcome: 'auth_expired',
-          step: step.id,
-          app: step.app,
-          detail: 'signed out during the step',
-        };
+        return await signedOut(deps, current, entries, step, 'signed out during the step');
       return await retryLater(deps, current, step, 'the step did not verify');
     }
     return await complete(deps, current, playbook, stepIndex, evidence, started, {
@@ -196,8 +184,8 @@ async function runOneStep(deps: EngineDeps, ref: JobRef, leaseHeld: Promise<bool
     }
     if (isDomainError(err)) throw err;
     // The page misbehaved mid-action: classify from what it shows now.
-    const signedOut = await playbook.applications[step.app]?.isSignedOut(page).catch(() => false);
-    if (signedOut) return { outcome: 'auth_expired', step: step.id, app: step.app, detail: describe(err) };
+    const isSignedOut = await playbook.applications[step.app]?.isSignedOut(page).catch(() => false);
+    if (isSignedOut) return await signedOut(deps, current, entries, step, describe(err));
     if (step.kind === 'write' && hasOpenIntentAfter(current, job)) {
       return { outcome: 'uncertain', step: step.id, detail: describe(err) };
     }
@@ -362,6 +350,25 @@ async function spendRetry(deps: EngineDeps, job: Job, step: string, detail: stri
       cost: { dynamoWrites: 2 },
     },
   });
+}
+
+const SIGN_IN_DOES_NOT_HOLD = `signed out again after ${MAX_SIGN_INS_PER_STEP} sign-ins for this step`;
+
+/**
+ * The site signed the account out: sign in again (Reauthenticate) at no cost to the retry
+ * budget, unless the sign-in keeps not holding for this step (then it is a failed attempt).
+ */
+async function signedOut(
+  deps: EngineDeps,
+  job: Job,
+  entries: readonly LedgerEntry[],
+  step: Step,
+  detail: string,
+): Promise<StepOutcome> {
+  if (signInsSinceProgress(entries, step.id) >= MAX_SIGN_INS_PER_STEP) {
+    return retryLater(deps, job, step, SIGN_IN_DOES_NOT_HOLD);
+  }
+  return { outcome: 'auth_expired', step: step.id, app: step.app, detail };
 }
 
 async function retryLater(deps: EngineDeps, job: Job, step: Step, detail: string): Promise<StepOutcome> {

@@ -1,6 +1,7 @@
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { executionArn } from '../../lambdas/lib/api/step-functions.ts';
+import { MAX_SIGN_INS_PER_STEP } from '../../lambdas/lib/engine/sign-in.ts';
 import type { Job } from '../../lambdas/lib/ledger/index.ts';
 import { GOOD_CODE } from './support/fakes.ts';
 import { call, order, waitForJob } from './support/http.ts';
@@ -273,5 +274,23 @@ describe('Another tenant', () => {
       expect(await ledger().readJob(TENANT_A, job.jobId)).toEqual(before);
       expect(stack.world().sessionOf(job.jobId)?.ended).toBe(false);
     }
+  });
+});
+
+describe('A sign-in that does not hold', () => {
+  it('is signed in again a few times at no cost, then spends the retry budget and fails, instead of looping', async () => {
+    const res = await post('/jobs', order('loop-1'));
+    expect(res.status).toBe(202);
+    const failed = await until('loop-1', 'FAILED');
+    expect(failed.failure?.reason).toBe('retry-budget-exhausted');
+    const { entries } = await ledger().readJob(TENANT_A, 'loop-1');
+    const signIns = entries.filter((e) => e.type === 'reauth' && e.step === 'open-cart');
+    // Up to MAX_SIGN_INS_PER_STEP at no cost (plus the one in flight when the limit was seen).
+    expect(signIns.length).toBeGreaterThanOrEqual(MAX_SIGN_INS_PER_STEP);
+    expect(signIns.length).toBeLessThanOrEqual(MAX_SIGN_INS_PER_STEP + 1);
+    const failures = entries.filter((e) => e.type === 'step-failed');
+    expect(failures.length).toBe(failed.retryBudget);
+    expect(failures.every((f) => String(f.detail?.reason).includes('sign-ins'))).toBe(true);
+    expect(entries.some((e) => e.type === 'step-completed')).toBe(false);
   });
 });

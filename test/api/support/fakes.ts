@@ -51,8 +51,10 @@ export function createFakeWorld(): FakeWorld {
     async openSession(options: OpenSessionOptions) {
       const sessionId = `sess_${++next}_${Math.random().toString(36).slice(2, 8)}`;
       const tags = options.tags ?? {};
-      // Jobs whose id starts with "mfa-" meet a signed-out account that needs a one-time code.
-      sessions.set(sessionId, { sessionId, tags, signedIn: !tags.jobId?.startsWith('mfa-'), ended: false });
+      // Jobs whose id starts with "mfa-" meet a signed-out account that needs a one-time code;
+      // "loop-" jobs a signed-out account whose sign-in reports success but never holds.
+      const signedOut = tags.jobId?.startsWith('mfa-') || tags.jobId?.startsWith('loop-');
+      sessions.set(sessionId, { sessionId, tags, signedIn: !signedOut, ended: false });
       return { sessionId, cdpUrl: `ws://127.0.0.1:9/${sessionId}` };
     },
     async attach(sessionId): Promise<Attached> {
@@ -109,7 +111,7 @@ export function testPlaybook(world: FakeWorld): Playbook {
     name: 'shop',
     isSignedOut: async (page) => !session(page).signedIn,
     signIn: async (page) =>
-      session(page).signedIn
+      session(page).signedIn || session(page).tags.jobId?.startsWith('loop-')
         ? { status: 'signed_in' }
         : { status: 'mfa_required', detail: 'the shop sent a code by SMS' },
     submitOneTimeCode: async (page, _ctx, code) => {
