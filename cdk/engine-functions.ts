@@ -91,7 +91,7 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     releasesLeases: false,
     readsCredentials: true,
     putsEvents: false,
-    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem). Sign-in steps read credentials.',
+    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem). Sign-in steps read credentials.',
   },
   Reauthenticate: {
     description: "Signs the job's account in again in its session.",
@@ -130,9 +130,9 @@ export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunct
     browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    readsCredentials: false,
+    readsCredentials: true,
     putsEvents: false,
-    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
   },
   RecordFailure: {
     description: 'Records why a job failed, ends its sessions and releases its leases.',

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ENGINE_FUNCTIONS } from '../cdk/engine-functions.ts';
 import { type StartedSites, startSites } from '../demo/sites/index.ts';
 import {
   createFileSecretStore,
@@ -116,18 +117,6 @@ export function localFunctionArn(name: StateMachineFunction): string {
   return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:belay-${STATE_MACHINE_FUNCTIONS[name]}`;
 }
 
-/** Task timeouts of the local functions: as in the CDK stack. */
-const FUNCTION_TIMEOUT_MS: Record<StateMachineFunction, number> = {
-  Start: 90_000,
-  OpenSession: 60_000,
-  RunStep: 150_000,
-  Reauthenticate: 100_000,
-  Reconcile: 100_000,
-  AwaitHuman: 60_000,
-  Finish: 150_000,
-  RecordFailure: 60_000,
-};
-
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const log = options.log ?? ((): void => undefined);
@@ -198,7 +187,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         localFunctionArn(name),
         {
           entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
-          timeoutMs: FUNCTION_TIMEOUT_MS[name],
+          // As the CDK stack deploys it: its timeout, and credentials only where it signs in.
+          timeoutMs: ENGINE_FUNCTIONS[name].timeout.toMilliseconds(),
+          ...(ENGINE_FUNCTIONS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
           provisioned: options.provisioned?.[name] ?? 0,
         },
       ]),

@@ -135,11 +135,16 @@ export class BelayStack extends Stack {
           leadingKeys: LEASE_PARTITIONS,
         });
       }
-      bindSecretStore(fn, {
-        env: 'BELAY_SECRETS',
-        prefix: CREDENTIALS_SECRET_PREFIX,
-        actions: spec.readsCredentials ? SECRET_READ : [],
-      });
+      // A function that never signs in gets no store at all: a read is refused in the code, at once.
+      if (spec.readsCredentials) {
+        bindSecretStore(fn, {
+          env: 'BELAY_SECRETS',
+          prefix: CREDENTIALS_SECRET_PREFIX,
+          actions: SECRET_READ,
+        });
+      } else {
+        fn.addEnvironment('BELAY_SECRETS', 'none');
+      }
       if (spec.browser)
         bindSecret(fn, this.anchorApiKey, { env: SECRET_ARN_VARIABLES.ANCHORBROWSER_API_KEY });
       if (spec.putsEvents) bindEventBus(fn, this.waitEvents, { env: 'EVENT_BUS_NAME' });

@@ -36,6 +36,8 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['ApiAuthorizer', 10, 256, false],
 ];
 const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
+/** The engine functions that sign accounts in, so read their credentials. */
+const SIGNS_IN = new Set(['RunStep', 'Reauthenticate', 'Finish']);
 
 /** Every `"Resource": "${XFunctionArn}"` task of the ASL with its TimeoutSeconds, found by walking the JSON. */
 function aslTasks(): { placeholder: string; timeoutSeconds: number | undefined }[] {
@@ -109,7 +111,8 @@ describe('Stack: BelayStack', () => {
       template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment.Variables;
     expect(vars).toMatchObject({
       TABLE_NAME: { Ref: logicalId(stack, stack.ledger) },
-      BELAY_SECRETS: 'secretsmanager:belay',
+      // The credential store only where the function signs in; no store at all elsewhere.
+      BELAY_SECRETS: SIGNS_IN.has(name) ? 'secretsmanager:belay' : 'none',
       BELAY_DEFAULT_PLAN: 'free',
     });
     expect(JSON.parse(vars.BELAY_APPLICATIONS)).toEqual(APPLICATIONS);

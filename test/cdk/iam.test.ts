@@ -70,6 +70,7 @@ const EXPECTED: Record<string, Expected> = {
   Finish: {
     table: [G, Q, P, U],
     keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
+    credentials: READ,
     anchorKey: true,
   },
   RecordFailure: {

@@ -48,7 +48,9 @@ function expectedAcknowledgements(): unknown[] {
         new RegExp(`^Belay/${name}Role AwsSolutions-IAM5\\[Resource::<Ledger[0-9A-F]+\\.Arn>/index/\\*\\]$`),
       ),
     ),
-    ...['RunStep', 'Reauthenticate', 'ApiHandler'].map((name) => `Belay/${name}Role ${CREDENTIALS}`),
+    ...['RunStep', 'Reauthenticate', 'Finish', 'ApiHandler'].map(
+      (name) => `Belay/${name}Role ${CREDENTIALS}`,
+    ),
     expect.stringMatching(
       /^Belay\/ApiHandlerRole AwsSolutions-IAM5\[Resource::arn:.*:execution:.*JobsMachine.*:\*\]$/,
     ),

@@ -17,6 +17,27 @@ export class CredentialsNotFoundError extends Error {
   }
 }
 
+/** The function was deployed without access to connected accounts' credentials (`BELAY_SECRETS=none`). */
+export class CredentialsAccessDeniedError extends Error {
+  constructor(readonly accountId: string) {
+    super(
+      `this function has no access to connected accounts' credentials (BELAY_SECRETS=none), asked for account ${accountId}`,
+    );
+    this.name = 'CredentialsAccessDeniedError';
+  }
+}
+
+/**
+ * The store of a function that must never read credentials: every call is refused, as AWS
+ * would refuse it for lack of the permission, but at once and saying why.
+ */
+export function createNoSecretStore(): WritableSecretStore {
+  const refuse = async (_tenantId: string, accountId: string): Promise<never> => {
+    throw new CredentialsAccessDeniedError(accountId);
+  };
+  return { getCredentials: refuse, putCredentials: refuse, deleteCredentials: refuse };
+}
+
 export interface WritableSecretStore extends SecretStore {
   putCredentials(tenantId: string, accountId: string, credentials: Credentials): Promise<void>;
   deleteCredentials(tenantId: string, accountId: string): Promise<void>;

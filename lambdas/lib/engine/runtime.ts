@@ -4,7 +4,11 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { createAccountRegistry } from '../accounts/directory.ts';
-import { createFileSecretStore, type WritableSecretStore } from '../accounts/file-secret-store.ts';
+import {
+  createFileSecretStore,
+  createNoSecretStore,
+  type WritableSecretStore,
+} from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
 import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
@@ -59,9 +63,13 @@ export function documentClientFromEnv(env: NodeJS.ProcessEnv = process.env): Dyn
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-/** `BELAY_SECRETS`: where connected accounts' credentials live (`file:<dir>` locally, `secretsmanager:<prefix>` in AWS). */
+/**
+ * `BELAY_SECRETS`: where connected accounts' credentials live (`file:<dir>` locally,
+ * `secretsmanager:<prefix>` in AWS), or `none` for a function that must never read them.
+ */
 export async function secretStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<WritableSecretStore> {
   const spec = getStringFromEnv('BELAY_SECRETS', env);
+  if (spec === 'none') return createNoSecretStore();
   if (spec.startsWith('file:'))
     return createFileSecretStore(spec.slice('file:'.length), env.BELAY_SECRETS_KEY);
   if (spec.startsWith('secretsmanager:')) {
@@ -72,7 +80,7 @@ export async function secretStoreFromEnv(env: NodeJS.ProcessEnv = process.env): 
   }
   throw new ConfigError(
     'BELAY_SECRETS',
-    `must be file:<dir> or secretsmanager:<prefix>, got ${JSON.stringify(spec)}`,
+    `must be file:<dir>, secretsmanager:<prefix> or none, got ${JSON.stringify(spec)}`,
   );
 }
 
