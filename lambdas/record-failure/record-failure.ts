@@ -19,6 +19,7 @@ const REASONS: Record<string, string> = {
   RetryBudgetExhaustedError: 'retry-budget-exhausted',
   OutcomeNotVerifiedError: 'outcome-not-verified',
   DeadlineExceededError: 'deadline-exceeded',
+  QueueTimeoutError: 'queue-timeout',
   JobConfigurationError: 'misconfigured',
   UnknownPlaybookError: 'unknown-playbook',
   'States.Timeout': 'wait-timed-out',

@@ -1,3 +1,5 @@
+import { pollAfterSeconds } from '../lib/capacity/poll.ts';
+import { QueueTimeoutError } from '../lib/engine/errors.ts';
 import { requestLease } from '../lib/engine/lease.ts';
 import { invocationEntry } from '../lib/engine/metering.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
@@ -18,7 +20,8 @@ export type AcquireCapacityResult =
  * Over the cap (or, with serialized accounts, while another job holds one of its accounts)
  * the job is QUEUED, keeps its place in submission order as long as it keeps asking (each
  * time is recorded on the job, `capacityAskedAt`), and the state machine asks again after a
- * pause. A job that resumes after parking comes back here too: it may queue again.
+ * pause that grows with the time queued (`pollAfterSeconds`). A job queued longer than
+ * `maxQueueSeconds` fails (`QueueTimeoutError`). A job that resumes after parking comes back here too: it may queue again.
  *
  * Every account the job names is checked first: a job whose account was revoked while it
  * queued fails now (`AccountRevokedError`), without ever opening a browser.
@@ -28,14 +31,20 @@ export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<Ac
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const result = await requestLease(deps, job);
   if (result.outcome === 'queued') {
+    const now = deps.clock();
     // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
     if (job.status === 'RUNNING') await moveTo(deps, job, 'QUEUED');
+    const since = job.status === 'RUNNING' ? now.getTime() : Date.parse(job.queuedSince ?? job.createdAt);
+    const queuedForSeconds = Math.max(0, (now.getTime() - since) / 1000);
+    if (queuedForSeconds > deps.settings.maxQueueSeconds) {
+      throw new QueueTimeoutError(queuedForSeconds, deps.settings.maxQueueSeconds);
+    }
     // It is still waiting: it keeps its place (`capacityAskedAt`), recorded with this invocation.
     await deps.ledger.updateJob(job.tenantId, job.jobId, {
-      set: { capacityAskedAt: deps.clock().toISOString() },
+      set: { capacityAskedAt: now.toISOString() },
       entry: invocationEntry('Start', 'queued'),
     });
-    return result;
+    return { ...result, retryAfterSeconds: pollAfterSeconds(queuedForSeconds, result.retryAfterSeconds) };
   }
   const now = await deps.ledger.getJob(job.tenantId, job.jobId);
   if (TERMINAL_STATUSES.includes(now.status)) {

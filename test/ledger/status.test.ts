@@ -140,18 +140,20 @@ describe('Function: transition', () => {
 });
 
 describe('Function: transition (startedAt)', () => {
-  it('stamps startedAt on the first move to RUNNING only: a wait or a re-queue keeps it', async () => {
+  it('stamps startedAt on the first move to RUNNING only, queuedSince on every move to QUEUED', async () => {
     const clock = testClock();
     const clocked = createLedger({ doc: ddb.doc(), tableName: ddb.tableName(), clock: clock.now });
     const job = await jobIn(clocked, tenant, 'QUEUED');
     expect(job.startedAt).toBeUndefined();
+    expect(job.queuedSince).toBe(job.createdAt);
     clock.advance(5_000);
     const admitted = clock.now().toISOString();
     const running = await clocked.transition(tenant, job.jobId, 'RUNNING');
     expect(running.startedAt).toBe(admitted);
     clock.advance(5_000);
     await clocked.transition(tenant, job.jobId, 'WAITING_APPROVAL', { wait: pendingWait('approval') });
-    await clocked.transition(tenant, job.jobId, 'QUEUED');
+    const requeued = await clocked.transition(tenant, job.jobId, 'QUEUED');
+    expect(requeued.queuedSince).toBe(clock.now().toISOString());
     clock.advance(5_000);
     const resumed = await clocked.transition(tenant, job.jobId, 'RUNNING');
     expect(resumed.updatedAt).toBe(clock.now().toISOString());

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, PLAN_CAPS, type PlanName } from './plans.ts';
+import { maxPollSeconds } from './poll.ts';
 import { queuedAhead, sharesAccount } from './queue.ts';
 import type { AcquireOptions, AcquireResult, Capacity, RenewOptions } from './types.ts';
 
@@ -39,8 +40,8 @@ export interface LeaseCapacityOptions {
   pollSeconds?: number;
   /**
    * A QUEUED job that has not asked for a lease (nor been submitted) for this long is taken for
-   * gone (its execution never started or was stopped) and holds no one back (default: ten
-   * polls, at least 60 s).
+   * gone (its execution never started or was stopped) and holds no one back (default: three
+   * times the longest pause between asks, `maxPollSeconds`: 180 s).
    */
   queueGraceSeconds?: number;
   /** One job at a time per connected account (`BELAY_SERIALIZE_ACCOUNTS`). */
@@ -77,7 +78,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   const caps: Record<PlanName, number> = { ...PLAN_CAPS, ...options.caps };
   const pollSeconds = options.pollSeconds ?? 5;
   const serialize = options.serializeAccounts === true;
-  const graceSeconds = options.queueGraceSeconds ?? Math.max(60, 10 * pollSeconds);
+  const graceSeconds = options.queueGraceSeconds ?? 3 * maxPollSeconds(pollSeconds);
   const liveness = () => ({ since: new Date(clock().getTime() - graceSeconds * 1000) });
   const nowSeconds = (): number => Math.floor(clock().getTime() / 1000);
 

@@ -4,6 +4,17 @@
  * reason it carries.
  */
 
+/** The job waited in the queue longer than `maxQueueSeconds`: its tenant's cap never freed a slot for it. */
+export class QueueTimeoutError extends Error {
+  readonly reason = 'queue-timeout';
+  constructor(queuedForSeconds: number, maxQueueSeconds: number) {
+    super(
+      `the job waited ${Math.round(queuedForSeconds)} s in the queue (at most ${maxQueueSeconds} s): no browser slot freed for it; raise the plan's cap or submit fewer jobs at once`,
+    );
+    this.name = 'QueueTimeoutError';
+  }
+}
+
 /** The job names an account the tenant no longer has (revoked, or never theirs). */
 export class AccountRevokedError extends Error {
   readonly reason = 'account-revoked';

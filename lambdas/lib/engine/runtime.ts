@@ -118,6 +118,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
     sessionMaxDurationMinutes: getIntFromEnv('BELAY_SESSION_MAX_MINUTES', 24 * 60, { min: 1 }, env),
     retryBackoffSeconds: getIntFromEnv('BELAY_RETRY_BACKOFF_SECONDS', 2, { min: 0 }, env),
     capacityPollSeconds: getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env),
+    maxQueueSeconds: getIntFromEnv('BELAY_MAX_QUEUE_SECONDS', 86_400, { min: 1, max: 7 * 86_400 }, env),
     parkAfterSeconds,
     // Longer than any task that does not renew (Finish: 180 s) in production; RunStep renews as it runs.
     leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 30 }, env),

@@ -34,8 +34,10 @@ export interface EngineSettings {
   sessionMaxDurationMinutes: number;
   /** Backoff before a step failure is retried (seconds, doubled per retry, capped). */
   retryBackoffSeconds: number;
-  /** How long a queued job waits before asking for capacity again. */
+  /** How long a queued job waits before asking for capacity again (at first; see `pollAfterSeconds`). */
   capacityPollSeconds: number;
+  /** A job QUEUED longer than this fails (`queue-timeout`) rather than waiting on indefinitely. */
+  maxQueueSeconds: number;
   /**
    * A human wait (approval, review) longer than this parks the job: its sessions end (profiles
    * persisted) and its lease is released until the person answers. Shorter waits keep the
@@ -51,6 +53,7 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   sessionMaxDurationMinutes: 24 * 60,
   retryBackoffSeconds: 2,
   capacityPollSeconds: 5,
+  maxQueueSeconds: 86_400,
   parkAfterSeconds: 900,
   leaseTtlSeconds: 900,
 };

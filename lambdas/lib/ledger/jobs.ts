@@ -81,6 +81,7 @@ export async function createJob(
     version: 1,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
+    queuedSince: now.toISOString(),
   };
   const entry = await prepareEntry(ctx, tenantId, jobId, {
     type: 'job-created',

@@ -43,7 +43,7 @@ export function assertWait(wait: PendingWait, status: WaitingStatus): void {
 /**
  * Sets the status and keeps `gsi1pk` (jobs by status) in step with it. A terminal status
  * also sets `finishedAt` and the TTL (`expiresAt`, epoch seconds, `ttlDays` from now); the first
- * move to RUNNING sets `startedAt`.
+ * move to RUNNING sets `startedAt`, every move to QUEUED `queuedSince`.
  */
 export function applyStatus(
   u: UpdateBuilder,
@@ -55,6 +55,7 @@ export function applyStatus(
   u.set('status', to).set('gsi1pk', statusPk(tenantId, to));
   // Jobs are created QUEUED: the first move to RUNNING is when the job took its browser lease.
   if (to === 'RUNNING') u.setIfMissing('startedAt', now.toISOString());
+  if (to === 'QUEUED') u.set('queuedSince', now.toISOString());
   if (isTerminal(to)) {
     u.set('finishedAt', now.toISOString()).set('expiresAt', epochSeconds(now) + Math.round(ttlDays * 86_400));
   }

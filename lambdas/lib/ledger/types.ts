@@ -118,6 +118,8 @@ export interface Job extends JobRequest {
   updatedAt: string;
   /** When the job first left the queue (took its browser lease and went RUNNING). */
   startedAt?: string;
+  /** When the job last went QUEUED (submitted, or waiting for a slot again after parking). */
+  queuedSince?: string;
   /**
    * When the job last asked for a browser lease and was told to wait (QUEUED). A QUEUED job
    * that has not asked for a while (its execution is gone) holds no one behind it back.

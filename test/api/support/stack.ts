@@ -19,7 +19,7 @@ import {
   substitutionKey,
 } from '../../../lambdas/lib/engine/functions.ts';
 import { localNotifier } from '../../../lambdas/lib/engine/notifiers.ts';
-import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
+import { DEFAULT_SETTINGS, type EngineDeps, type EngineSettings } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
 import { recordSessionOwner } from '../../../lambdas/lib/webhooks/store.ts';
@@ -78,6 +78,8 @@ export interface ApiStackOptions {
   webhookSecrets?: string[];
   /** Skip per-key rate limiting (a write per request) where a test does not look at it. */
   unlimited?: boolean;
+  /** Engine settings over the stack's (no retry backoff, 1 s capacity polls). */
+  settings?: Partial<EngineSettings>;
 }
 
 /** Registers beforeAll/afterAll hooks that start (and stop, by their own handles) the whole stack. */
@@ -112,7 +114,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       recordSessionOwner: (sessionId, tenantId, jobId, app) =>
         recordSessionOwner(doc, tableName, sessionId, tenantId, jobId, { app }),
       faultPoint: async () => {},
-      settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0, capacityPollSeconds: 1 },
+      settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0, capacityPollSeconds: 1, ...options.settings },
     };
     const definition = readFileSync(new URL('../../../statemachine/job.asl.json', import.meta.url), 'utf8');
     const names = Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[];

@@ -1,0 +1,67 @@
+/**
+ * A job that never gets a browser slot: it waits QUEUED, asking again as the state machine
+ * polls, until `maxQueueSeconds`; then it fails with `queue-timeout`, having opened nothing.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { maxPollSeconds, pollAfterSeconds } from '../../lambdas/lib/capacity/poll.ts';
+import { call, order, waitForJob } from './support/http.ts';
+import { TENANT_A, useApiStack } from './support/stack.ts';
+
+const stack = useApiStack({ settings: { maxQueueSeconds: 3 } });
+
+describe('A job whose tenant never frees a slot', () => {
+  it('waits QUEUED, asking again, then fails with queue-timeout without opening a browser', async () => {
+    // This file's table is its own: the tenant's cap goes to zero for good.
+    await stack.ddb.doc().send(
+      new UpdateCommand({
+        TableName: stack.ddb.tableName(),
+        Key: { pk: `T#${TENANT_A}`, sk: 'TENANT' },
+        UpdateExpression: 'SET browserCap = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    const res = await call(stack.url(), 'POST', '/jobs', {
+      key: stack.key('a'),
+      body: order('never-admitted'),
+    });
+    expect(res.status).toBe(202);
+    const ledger = stack.deps().engine.ledger;
+    const shown = await call(stack.url(), 'GET', '/jobs/never-admitted', { key: stack.key('a') });
+    expect(shown.json.job).toMatchObject({ status: 'QUEUED', queue: { position: 1 } });
+
+    const failed = await waitForJob(ledger, TENANT_A, 'never-admitted', 'FAILED', 30_000);
+    expect(failed.failure?.reason).toBe('queue-timeout');
+    expect(failed.failure?.message).toMatch(/waited \d+ s in the queue \(at most 3 s\)/);
+    expect(failed.startedAt).toBeUndefined();
+    const { entries } = await ledger.readJob(TENANT_A, 'never-admitted');
+    const asks = entries.filter((e) => e.type === 'invocation' && e.detail?.outcome === 'queued');
+    expect(asks.length).toBeGreaterThanOrEqual(2);
+    expect(entries.filter((e) => e.type === 'session-opened')).toEqual([]);
+    expect(stack.world().sessionOf('never-admitted')).toBeUndefined();
+  });
+});
+
+describe('Function: pollAfterSeconds', () => {
+  it('asks every poll for ten minutes, every 15 s up to an hour, then every minute', () => {
+    expect(pollAfterSeconds(0, 5)).toBe(5);
+    expect(pollAfterSeconds(599, 5)).toBe(5);
+    expect(pollAfterSeconds(600, 5)).toBe(15);
+    expect(pollAfterSeconds(3599, 5)).toBe(15);
+    expect(pollAfterSeconds(3600, 5)).toBe(60);
+    expect(pollAfterSeconds(86_400, 5)).toBe(60);
+    // A slower configured poll is never made faster.
+    expect(pollAfterSeconds(0, 30)).toBe(30);
+    expect(pollAfterSeconds(900, 30)).toBe(30);
+    expect(pollAfterSeconds(7200, 90)).toBe(90);
+    expect(maxPollSeconds(5)).toBe(60);
+  });
+
+  it('keeps a day in the queue within the execution history (25,000 events, nine per ask)', () => {
+    let asks = 0;
+    for (let t = 0; t < 86_400; t += pollAfterSeconds(t, 5)) asks++;
+    // 120 asks in the first ten minutes, 200 to the hour, 1,380 to the day.
+    expect(asks).toBe(1700);
+    expect(asks * 9).toBeLessThan(25_000);
+  });
+});
