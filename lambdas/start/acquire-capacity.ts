@@ -34,7 +34,9 @@ export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<Ac
     const now = deps.clock();
     // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
     if (job.status === 'RUNNING') await moveTo(deps, job, 'QUEUED');
-    const since = job.status === 'RUNNING' ? now.getTime() : Date.parse(job.queuedSince ?? job.createdAt);
+    // A job not QUEUED yet (resumed after parking: RUNNING, or still WAITING_* while the API
+    // clears the answered wait) starts waiting now; a QUEUED one has waited since it went QUEUED.
+    const since = job.status === 'QUEUED' ? Date.parse(job.queuedSince ?? job.createdAt) : now.getTime();
     const queuedForSeconds = Math.max(0, (now.getTime() - since) / 1000);
     if (queuedForSeconds > deps.settings.maxQueueSeconds) {
       throw new QueueTimeoutError(queuedForSeconds, deps.settings.maxQueueSeconds);

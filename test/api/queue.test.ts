@@ -3,24 +3,31 @@
  * polls, until `maxQueueSeconds`; then it fails with `queue-timeout`, having opened nothing.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { maxPollSeconds, pollAfterSeconds } from '../../lambdas/lib/capacity/poll.ts';
+import { QueueTimeoutError } from '../../lambdas/lib/engine/errors.ts';
+import { createLedger } from '../../lambdas/lib/ledger/index.ts';
+import { acquireCapacity } from '../../lambdas/start/acquire-capacity.ts';
+import { pendingWait } from '../ledger/fixtures.ts';
 import { call, order, waitForJob } from './support/http.ts';
 import { TENANT_A, useApiStack } from './support/stack.ts';
 
 const stack = useApiStack({ settings: { maxQueueSeconds: 3 } });
 
+// This file's table is its own: the tenant's cap goes to zero for every test here.
+beforeAll(async () => {
+  await stack.ddb.doc().send(
+    new UpdateCommand({
+      TableName: stack.ddb.tableName(),
+      Key: { pk: `T#${TENANT_A}`, sk: 'TENANT' },
+      UpdateExpression: 'SET browserCap = :zero',
+      ExpressionAttributeValues: { ':zero': 0 },
+    }),
+  );
+});
+
 describe('A job whose tenant never frees a slot', () => {
   it('waits QUEUED, asking again, then fails with queue-timeout without opening a browser', async () => {
-    // This file's table is its own: the tenant's cap goes to zero for good.
-    await stack.ddb.doc().send(
-      new UpdateCommand({
-        TableName: stack.ddb.tableName(),
-        Key: { pk: `T#${TENANT_A}`, sk: 'TENANT' },
-        UpdateExpression: 'SET browserCap = :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      }),
-    );
     const res = await call(stack.url(), 'POST', '/jobs', {
       key: stack.key('a'),
       body: order('never-admitted'),
@@ -39,6 +46,48 @@ describe('A job whose tenant never frees a slot', () => {
     expect(asks.length).toBeGreaterThanOrEqual(2);
     expect(entries.filter((e) => e.type === 'session-opened')).toEqual([]);
     expect(stack.world().sessionOf('never-admitted')).toBeUndefined();
+  });
+});
+
+describe('Function: acquireCapacity (queue time)', () => {
+  it('counts the time queued from when the job went QUEUED, not from its submission', async () => {
+    const engine = stack.deps().engine;
+    // Jobs submitted a minute ago (the limit here is 3 s); the tenant's cap is zero.
+    const past = createLedger({
+      doc: stack.ddb.doc(),
+      tableName: stack.ddb.tableName(),
+      clock: () => new Date(Date.now() - 60_000),
+    });
+    const request = {
+      playbook: 'test-order@1',
+      inputs: { sku: 'MUG-001', quantity: 1 },
+      approvals: [],
+      retryBudget: 2,
+    };
+    const submit = async (jobId: string) =>
+      (await past.createJob(TENANT_A, jobId, { ...request, accounts: { shop: 'acct_acme_shop' } }, 2)).job;
+
+    // Still QUEUED since its submission: over the limit.
+    await submit('old-queued');
+    await expect(acquireCapacity(engine, { tenantId: TENANT_A, jobId: 'old-queued' })).rejects.toBeInstanceOf(
+      QueueTimeoutError,
+    );
+
+    // Resumed after parking (RUNNING again): it starts waiting now, QUEUED from this moment.
+    await submit('old-resumed');
+    await engine.ledger.transition(TENANT_A, 'old-resumed', 'RUNNING');
+    const resumed = await acquireCapacity(engine, { tenantId: TENANT_A, jobId: 'old-resumed' });
+    expect(resumed).toMatchObject({ outcome: 'queued', retryAfterSeconds: 1 });
+    const requeued = await engine.ledger.getJob(TENANT_A, 'old-resumed');
+    expect(requeued.status).toBe('QUEUED');
+    expect(Date.now() - Date.parse(requeued.queuedSince ?? '')).toBeLessThan(10_000);
+
+    // Answered while the API has not cleared the wait yet (still WAITING_APPROVAL): waiting starts now too.
+    await submit('old-answered');
+    await engine.ledger.transition(TENANT_A, 'old-answered', 'RUNNING');
+    await engine.ledger.setWait(TENANT_A, 'old-answered', pendingWait('approval'), 'WAITING_APPROVAL');
+    const answered = await acquireCapacity(engine, { tenantId: TENANT_A, jobId: 'old-answered' });
+    expect(answered).toMatchObject({ outcome: 'queued' });
   });
 });
 
