@@ -6,11 +6,11 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { freePorts } from './ports.ts';
 
 /** `java` is not on the PATH. */
 export class JavaMissingError extends Error {
@@ -88,19 +88,6 @@ function jarDirectory(): string {
 function assertJava(command: string): void {
   const probe = spawnSync(command, ['-version'], { stdio: 'ignore' });
   if (probe.error !== undefined) throw new JavaMissingError(command, { cause: probe.error });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Any HTTP answer (DynamoDB Local says 400 to an empty POST) means it is up. */
@@ -205,7 +192,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   assertJava(java);
   const requested = options.port ?? 0;
   for (let attempt = 1; ; attempt++) {
-    const port = requested === 0 ? await freePort() : requested;
+    const port = requested === 0 ? ((await freePorts(1))[0] as number) : requested;
     try {
       return await launch(port, options, java);
     } catch (err) {

@@ -7,13 +7,14 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePorts } from '../ports.ts';
 import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';
 import { describeFault, FAULT_KINDS, type JobSpec, planRun, type SiteName } from './plan.ts';
 import { createPrng } from './prng.ts';
 import { type ChaosSummary, jobLine } from './report.ts';
-import { ChaosStack, freePorts } from './stack-process.ts';
+import { ChaosStack } from './stack-process.ts';
 
 export type { ChaosSummary } from './report.ts';
 

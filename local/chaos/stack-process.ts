@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -48,24 +47,6 @@ export class StackStartError extends Error {
 export interface Leftover {
   pid: number;
   cmdline: string;
-}
-
-/** Free loopback ports (listen on 0, close). */
-export async function freePorts(count: number): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < count; i++) {
-    ports.push(
-      await new Promise<number>((done, fail) => {
-        const server = createServer();
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', () => {
-          const address = server.address();
-          server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-        });
-      }),
-    );
-  }
-  return ports;
 }
 
 /** Runs, kills and restarts the stack process; tracks everything it starts. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executionName } from '../../lambdas/lib/jobs/executions.ts';
 import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
+import { freePorts } from '../../local/ports.ts';
 import {
   apiDepsForChild,
   CHECKOUT_STEPS,
@@ -19,7 +20,6 @@ import {
   type EngineStack,
   executionsOf,
   executionsPerStep,
-  freePorts,
   isRunning,
   type JobsClient,
   leftoverProcesses,

@@ -12,7 +12,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -301,25 +300,6 @@ function killQuietly(pid: number): void {
 export function isRunning(pid: number): boolean {
   const info = readProcess(pid);
   return info !== undefined && info.state !== 'Z' && info.state !== 'X';
-}
-
-/** Free loopback ports (listen on 0, close). */
-export async function freePorts(count: number): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < count; i++) {
-    ports.push(
-      await new Promise<number>((done, fail) => {
-        const server = createServer();
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', () => {
-          const address = server.address();
-          const port = typeof address === 'object' && address ? address.port : 0;
-          server.close(() => done(port));
-        });
-      }),
-    );
-  }
-  return ports;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
