@@ -1,7 +1,7 @@
 import { endJobSessions } from '../lib/engine/cleanup.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
-import { decisionSinceRequest, isParkable, isWaitKind, WAIT_ENTRY } from '../lib/engine/waits.ts';
-import { type LedgerEntry, TERMINAL_STATUSES, type WaitKind } from '../lib/ledger/types.ts';
+import { decisionSinceRequest, isParkable, isWaitKind, sinceWaitRequested } from '../lib/engine/waits.ts';
+import { TERMINAL_STATUSES, type WaitKind } from '../lib/ledger/types.ts';
 import { ApprovalRejectedError } from './errors.ts';
 
 export interface ParkInput extends JobRef {
@@ -40,7 +40,8 @@ export async function parkJob(deps: EngineDeps, input: ParkInput): Promise<ParkR
   if (decision === 'approve') return { outcome: 'answered', step: input.step };
 
   const ended = await endJobSessions(deps, job);
-  if (!parkedSinceRequest(entries, kind, input.step)) {
+  // Written once per wait: a repeat after a crash finds it.
+  if (!sinceWaitRequested(entries, kind, input.step, 'parked')) {
     await deps.ledger.updateJob(job.tenantId, job.jobId, {
       set: { sessions: {} },
       entry: {
@@ -66,15 +67,4 @@ export async function parkJob(deps: EngineDeps, input: ParkInput): Promise<ParkR
   }
   await deps.capacity.release(job.tenantId, job.jobId);
   return { outcome: 'parked', step: input.step, sessionsEnded: ended.length };
-}
-
-/** Has this wait parked already (a repeat after a crash)? */
-function parkedSinceRequest(entries: readonly LedgerEntry[], kind: WaitKind, step: string): boolean {
-  let parked = false;
-  for (const e of entries) {
-    if (e.step !== step) continue;
-    if (e.type === WAIT_ENTRY[kind]) parked = false;
-    else if (e.type === 'parked') parked = true;
-  }
-  return parked;
 }

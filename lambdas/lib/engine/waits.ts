@@ -65,26 +65,43 @@ export function waitRequest(
   return { Payload: { tenantId: ref.tenantId, jobId: ref.jobId, kind, step, reason, parkAfterSeconds } };
 }
 
+/** The entry a person's decision on each kind of wait is recorded as (MFA has none: its code is not a decision). */
+export const DECISION_ENTRY = {
+  approval: 'approval-recorded',
+  review: 'review-recorded',
+} as const;
+
+type EntryLike = { type: string; step?: string; detail?: Record<string, unknown> };
+
+/**
+ * The latest entry of `type` at `step` since the latest wait of `kind` was requested there
+ * (a decision, a parking...), or undefined: one asked again, the earlier ones no longer count.
+ */
+export function sinceWaitRequested<E extends EntryLike>(
+  entries: readonly E[],
+  kind: WaitKind,
+  step: string,
+  type: string,
+): E | undefined {
+  let found: E | undefined;
+  for (const e of entries) {
+    if (e.step !== step) continue;
+    if (e.type === WAIT_ENTRY[kind]) found = undefined;
+    else if (e.type === type) found = e;
+  }
+  return found;
+}
+
 /**
  * Is the latest request of this kind at this step answered in the ledger? `approve`/`reject`
  * from the decision recorded after it (approvals and reviews), else undefined.
  */
 export function decisionSinceRequest(
-  entries: readonly { type: string; step?: string; detail?: Record<string, unknown> }[],
+  entries: readonly EntryLike[],
   kind: WaitKind,
   step: string,
 ): 'approve' | 'reject' | undefined {
-  const recorded =
-    kind === 'approval' ? 'approval-recorded' : kind === 'review' ? 'review-recorded' : undefined;
-  if (!recorded) return undefined;
-  let decision: 'approve' | 'reject' | undefined;
-  for (const e of entries) {
-    if (e.step !== step) continue;
-    if (e.type === WAIT_ENTRY[kind]) decision = undefined;
-    else if (e.type === recorded) {
-      const d = e.detail?.decision;
-      decision = d === 'approve' || d === 'reject' ? d : decision;
-    }
-  }
-  return decision;
+  if (kind === 'mfa') return undefined;
+  const d = sinceWaitRequested(entries, kind, step, DECISION_ENTRY[kind])?.detail?.decision;
+  return d === 'approve' || d === 'reject' ? d : undefined;
 }

@@ -4,7 +4,7 @@ import { type DecisionBody, DecisionBodySchema, fieldIssues } from '../api/schem
 import { sendTaskFailure, sendTaskSuccess } from '../api/step-functions.ts';
 import type { Principal } from '../auth/api-keys.ts';
 /** The error a rejected approval or review fails its wait with (the state machine catches it). */
-import { REJECTED_ERROR } from '../engine/waits.ts';
+import { DECISION_ENTRY, REJECTED_ERROR, sinceWaitRequested, WAIT_ENTRY } from '../engine/waits.ts';
 import { StaleCheckpointError } from '../ledger/errors.ts';
 import type { Job, LedgerEntry, PendingWait } from '../ledger/types.ts';
 
@@ -23,8 +23,6 @@ export interface DecisionResult {
 }
 
 type DecisionKind = 'approval' | 'review';
-const RECORDED = { approval: 'approval-recorded', review: 'review-recorded' } as const;
-const REQUESTED = { approval: 'approval-requested', review: 'review-requested' } as const;
 const ATTEMPTS = 3;
 
 /**
@@ -66,7 +64,8 @@ export async function decide(
     const kind: DecisionKind | undefined = waiting
       ? (wait.kind as DecisionKind)
       : lastDecisionKind(entries, input.step);
-    const recorded = kind === undefined ? undefined : recordedDecision(entries, kind, input.step);
+    const recorded =
+      kind === undefined ? undefined : sinceWaitRequested(entries, kind, input.step, DECISION_ENTRY[kind]);
 
     if (!waiting || !wait) {
       if (recorded && sameDecision(recorded, input)) return result(job, recorded, true, false);
@@ -98,7 +97,7 @@ export async function decide(
       await ledger.updateJob(principal.tenantId, jobId, {
         expectedVersion: job.version,
         entry: {
-          type: RECORDED[wait.kind as DecisionKind],
+          type: DECISION_ENTRY[wait.kind as DecisionKind],
           step: input.step,
           stepIndex: wait.stepIndex,
           actor: principal.keyId,
@@ -155,25 +154,10 @@ async function resume(
 /** Kind of the latest wait requested for this step (to find its decision once the wait is gone). */
 function lastDecisionKind(entries: readonly LedgerEntry[], step: string): DecisionKind | undefined {
   const last = entries.findLast(
-    (e) => e.step === step && (e.type === REQUESTED.approval || e.type === REQUESTED.review),
+    (e) => e.step === step && (e.type === WAIT_ENTRY.approval || e.type === WAIT_ENTRY.review),
   );
   if (!last) return undefined;
-  return last.type === REQUESTED.approval ? 'approval' : 'review';
-}
-
-/** The decision recorded since the latest wait of this kind at this step was requested. */
-function recordedDecision(
-  entries: readonly LedgerEntry[],
-  kind: DecisionKind,
-  step: string,
-): LedgerEntry | undefined {
-  let found: LedgerEntry | undefined;
-  for (const e of entries) {
-    if (e.step !== step) continue;
-    if (e.type === REQUESTED[kind]) found = undefined;
-    else if (e.type === RECORDED[kind]) found = e;
-  }
-  return found;
+  return last.type === WAIT_ENTRY.approval ? 'approval' : 'review';
 }
 
 function sameDecision(entry: Pick<LedgerEntry, 'detail'>, input: DecisionBody): boolean {
