@@ -106,11 +106,9 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       }
       const queued = await Promise.all(jobs.slice(2).map((j) => api(s, 'GET', `/jobs/${j}`, s.demoKey)));
       expect(queued.map((r) => r.json.job.status)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
-      expect(queued.map((r) => r.json.job.queue)).toEqual([
-        { position: 1 },
-        { position: 2 },
-        { position: 3 },
-      ]);
+      expect(queued.map((r) => r.json.job.queue.position)).toEqual([1, 2, 3]);
+      // Waiting since they were submitted.
+      expect(queued.map((r) => r.json.job.queue.since)).toEqual(queued.map((r) => r.json.job.createdAt));
       expect((await api(s, 'GET', '/jobs/cap-1', s.demoKey)).json.job.queue).toBeUndefined();
 
       await drive(s, jobs);
@@ -250,7 +248,10 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       )
       .toEqual(['lease-lost']);
     expect(runningSessions(s).filter((r) => r.jobId === jobId)).toEqual([]);
-    expect((await api(s, 'GET', `/jobs/${jobId}`, s.demoKey)).json.job.queue).toEqual({ position: 1 });
+    // Queued again since it lost its lease, not since its submission.
+    const requeued = (await api(s, 'GET', `/jobs/${jobId}`, s.demoKey)).json.job;
+    expect(requeued.queue.position).toBe(1);
+    expect(Date.parse(requeued.queue.since)).toBeGreaterThan(Date.parse(requeued.startedAt));
     expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`]).toBeUndefined();
 
     // A slot frees: a new session from the account's profile, and the approved order is placed once.

@@ -121,7 +121,10 @@ export const ROUTES: readonly Route[] = [
       const view = toJobView(job, findPlaybook(req.deps, job.playbook));
       const { capacity } = req.deps.engine;
       if (job.status === 'QUEUED' && capacity.queuePosition) {
-        view.queue = { position: await capacity.queuePosition(job.tenantId, job.jobId, job.createdAt) };
+        view.queue = {
+          position: await capacity.queuePosition(job.tenantId, job.jobId, job.createdAt),
+          since: job.queuedSince ?? job.createdAt,
+        };
       }
       return ok({ job: view, links: jobLinks(baseUrlOf(req), job.jobId) });
     },

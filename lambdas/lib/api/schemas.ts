@@ -133,6 +133,9 @@ export const JobViewSchema = z
           .int()
           .min(1)
           .meta({ description: "1 = the next of the tenant's queued jobs to start." }),
+        since: z.string().meta({
+          description: 'When the job went QUEUED; past BELAY_MAX_QUEUE_SECONDS it fails with queue-timeout.',
+        }),
       })
       .optional()
       .meta({
