@@ -5,12 +5,13 @@
  * checks that none is left.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import { CONTROL_TOKEN_FILE } from '../control.ts';
+import { allProcesses, descendants, readProcess } from '../processes.ts';
 import { type BelayApi, belayApi, type ControlClient, controlClient } from './clients.ts';
 import type { SiteName } from './plan.ts';
 
@@ -160,15 +161,11 @@ export class ChaosStack {
   leftovers(): Leftover[] {
     const found: Leftover[] = [];
     const ancestors = new Set<number>();
-    for (let p: number | undefined = process.pid; p && !ancestors.has(p); p = readProc(p)?.ppid)
+    for (let p: number | undefined = process.pid; p && !ancestors.has(p); p = readProcess(p)?.ppid)
       ancestors.add(p);
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      const pid = Number(name);
-      if (pid === process.pid) continue;
-      const info = readProc(pid);
-      if (!info || info.state === 'Z') continue;
-      if (ancestors.has(pid)) continue;
+    for (const info of allProcesses()) {
+      const { pid } = info;
+      if (pid === process.pid || info.state === 'Z' || ancestors.has(pid)) continue;
       // Tracked (same start time: not a reused PID), or a browser or DynamoDB Local whose
       // files are under the data directory (their command lines name a path inside it).
       const ours = this.tracked.has(pid) && this.tracked.get(pid) === info.started;
@@ -178,7 +175,7 @@ export class ChaosStack {
   }
 
   private track(pid: number): void {
-    const info = readProc(pid);
+    const info = readProcess(pid);
     if (info) this.tracked.set(pid, info.started);
   }
 
@@ -222,42 +219,4 @@ export class ChaosStack {
       return '(no stack.log)';
     }
   }
-}
-
-function readProc(
-  pid: number,
-): { ppid: number; state: string; cmdline: string; started: string } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    // Field 22 of /proc/<pid>/stat (after the parenthesised command name) is the start time.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return {
-      started: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '',
-      state: /^State:\s+(\S)/m.exec(status)?.[1] ?? '?',
-      ppid: Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0),
-      cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every live descendant of `root`. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readProc(Number(name));
-    if (!info) continue;
-    children.set(info.ppid, [...(children.get(info.ppid) ?? []), Number(name)]);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    for (const c of children.get(queue.shift() as number) ?? []) {
-      out.push(c);
-      queue.push(c);
-    }
-  }
-  return out;
 }

@@ -10,7 +10,7 @@
  * stack starts is checked to be gone when the file ends.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,6 +35,7 @@ import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout.ts';
 import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
+import { isRunning, type ProcessInfo, processes } from '../../local/processes.ts';
 import type { HistoryEvent } from '../../local/sfn/types.ts';
 import {
   type LocalStack,
@@ -219,23 +220,7 @@ export function useEngineStack(options: EngineStackOptions = {}): () => EngineSt
 // ---------------------------------------------------------------------------------------
 // Processes
 
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  state: string;
-  cmdline: string;
-}
-
-/** Every live (not zombie) process on the machine. */
-export function processes(): ProcessInfo[] {
-  const found: ProcessInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readProcess(Number(name));
-    if (info && info.state !== 'Z' && info.state !== 'X') found.push(info);
-  }
-  return found;
-}
+export { isRunning, type ProcessInfo, processes };
 
 /** Waits (up to `timeoutMs`) for these processes to exit; returns the PIDs still running. */
 export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): Promise<number[]> {
@@ -244,18 +229,6 @@ export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): 
     const left = pids.filter(isRunning);
     if (left.length === 0 || Date.now() > deadline) return left;
     await sleep(100);
-  }
-}
-
-function readProcess(pid: number): ProcessInfo | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const state = /^State:\s+(\S)/m.exec(status)?.[1] ?? '?';
-    const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return { pid, ppid, state, cmdline };
-  } catch {
-    return undefined;
   }
 }
 
@@ -295,11 +268,6 @@ function killQuietly(pid: number): void {
   } catch {
     // gone already
   }
-}
-
-export function isRunning(pid: number): boolean {
-  const info = readProcess(pid);
-  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -683,30 +651,116 @@ export function siteData<T>(engine: Pick<EngineStack, 'dataDir'>, site: 'shop' |
 }
 
 // ---------------------------------------------------------------------------------------
-// A stack in a child process, to be SIGKILLed like a crashed machine
+// A stack in a child process, to be SIGKILLed like a crashed machine (or stopped with SIGTERM)
 
-export interface ChildStack {
-  child: ChildProcess;
-  /** What the child printed once it was up: its environment for handlers, endpoints. */
-  info: { env: Record<string, string>; sfnEndpoint: string; stateMachineArn: string; pid: number };
-  /** SIGKILLs the child process alone (its workers exit with it; browsers and DynamoDB Local live on). */
-  kill(): Promise<void>;
+/** What the child prints once its stack is up (one JSON line on stdout). */
+export interface StackProcessInfo {
+  /** The child's own PID. */
+  pid: number;
+  /** Its environment for handlers. */
+  env: Record<string, string>;
+  apiUrl: string;
+  demoApiKey: string;
+  sfnEndpoint: string;
+  stateMachineArn: string;
+  shopUrl: string;
+  adminToken: string;
 }
 
-const CHILD_SCRIPT = `
+/** A stack up in a child process. */
+export interface StackProcess {
+  child: ChildProcess;
+  info: StackProcessInfo;
+  /** Every line the child (and the workers whose output it inherits) wrote so far, stdout and stderr. */
+  lines(): string[];
+  /** Settles when the child has exited. */
+  exited: Promise<void>;
+}
+
+const STACK_PROCESS_SCRIPT = `
 import { startLocalStack } from ${JSON.stringify(`${REPO_ROOT}/local/stack.ts`)};
-const options = JSON.parse(process.argv[2]);
-const stack = await startLocalStack(options);
+const stack = await startLocalStack(JSON.parse(process.argv[2]));
 process.stdout.write(JSON.stringify({
   ready: true,
   pid: process.pid,
   env: stack.env,
+  apiUrl: stack.apiUrl,
+  demoApiKey: stack.demoApiKey,
   sfnEndpoint: stack.sfnServer.endpoint,
   stateMachineArn: stack.sfn.stateMachineArn,
+  shopUrl: stack.sites.shop.baseUrl,
+  adminToken: stack.sites.adminToken,
 }) + '\\n');
-process.on('SIGTERM', async () => { await stack.stop({ endSessions: true }); process.exit(0); });
+let stopping = false;
+process.on('SIGTERM', async () => {
+  if (stopping) return;
+  stopping = true;
+  await stack.stop({ endSessions: true });
+  process.exit(0);
+});
 setInterval(() => undefined, 60_000);
 `;
+
+/**
+ * Starts the local stack in a child `node --import tsx` process, with `TEST_STACK_SETTINGS`
+ * and `options` over them (its script is written to `options.dataDir`), captures every line
+ * it prints, and waits up to `timeoutMs` for it to be up. On SIGTERM the child stops its
+ * stack (ending the browser sessions) and exits.
+ */
+export async function startStackProcess(
+  options: Omit<LocalStackOptions, 'log' | 'onHistoryEvent'> & { dataDir: string },
+  timeoutMs: number,
+): Promise<StackProcess> {
+  const script = join(options.dataDir, 'child-stack.mts');
+  await writeFile(script, STACK_PROCESS_SCRIPT);
+  const settings: LocalStackOptions = {
+    ...TEST_STACK_SETTINGS,
+    waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
+    ...options,
+    env: { ...TEST_STACK_SETTINGS.env, ...options.env },
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(settings)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const lines: string[] = [];
+  const partial = { stdout: '', stderr: '' };
+  const output = (): string[] => [...lines, partial.stdout, partial.stderr].filter((l) => l !== '');
+  const tail = (): string => output().slice(-20).join('\n');
+  const info = await new Promise<StackProcessInfo>((done, fail) => {
+    const timer = setTimeout(() => {
+      // Not left running: what it started so far goes with it (its workers) or ends at its idle timeout.
+      child.kill('SIGKILL');
+      fail(new Error(`the child stack did not start in ${timeoutMs} ms:\n${tail()}`));
+    }, timeoutMs);
+    const take = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      const parts = (partial[stream] + chunk.toString('utf8')).split('\n');
+      partial[stream] = parts.pop() ?? '';
+      lines.push(...parts);
+      const ready = stream === 'stdout' && parts.find((l) => l.startsWith('{"ready":true'));
+      if (ready) {
+        clearTimeout(timer);
+        done(JSON.parse(ready) as StackProcessInfo);
+      }
+    };
+    child.stdout?.on('data', take('stdout'));
+    child.stderr?.on('data', take('stderr'));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(new Error(`the child stack exited (${code ?? signal}) before it was ready:\n${tail()}`));
+    });
+  });
+  return { child, info, lines: output, exited };
+}
+
+export interface ChildStack {
+  child: ChildProcess;
+  /** What the child printed once it was up: its environment for handlers, endpoints. */
+  info: Pick<StackProcessInfo, 'env' | 'sfnEndpoint' | 'stateMachineArn' | 'pid'>;
+  /** SIGKILLs the child process alone (its workers exit with it; browsers and DynamoDB Local live on). */
+  kill(): Promise<void>;
+}
 
 /**
  * Starts the local stack in a child `tsx` process on the given data directory and ports, so
@@ -717,44 +771,7 @@ export async function startChildStack(
   ports: NonNullable<LocalStackOptions['ports']>,
   timeoutMs = 150_000,
 ): Promise<ChildStack> {
-  const script = join(dataDir, 'child-stack.mts');
-  await writeFile(script, CHILD_SCRIPT);
-  const options: LocalStackOptions = {
-    ...TEST_STACK_SETTINGS,
-    waitTimeOverrides: { ...TEST_STACK_SETTINGS.waitTimeOverrides },
-    env: { ...TEST_STACK_SETTINGS.env },
-    dataDir,
-    ports,
-    resume: true,
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(options)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4_000);
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const info = await new Promise<ChildStack['info']>((done, fail) => {
-    let out = '';
-    const timer = setTimeout(
-      () => fail(new Error(`the child stack did not start in ${timeoutMs} ms: ${stderr}`)),
-      timeoutMs,
-    );
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"ready":true'));
-      if (line) {
-        clearTimeout(timer);
-        done(JSON.parse(line) as ChildStack['info']);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      fail(new Error(`the child stack exited (${code ?? signal}) before it was ready: ${stderr}`));
-    });
-  });
+  const { child, info, exited } = await startStackProcess({ dataDir, ports, resume: true }, timeoutMs);
   return {
     child,
     info,
