@@ -125,22 +125,34 @@ export function runningSessions(s: ApiStack): { id: string; jobId: string; profi
     });
 }
 
-/** Samples the running browsers every `intervalMs` until stopped; `max` is the most seen at once. */
-export function watchBrowsers(
-  s: ApiStack,
-  intervalMs = 100,
-): { max(): number; stop(): void; peaks(): string[][] } {
-  let max = 0;
-  let peaks: string[][] = [];
-  const timer = setInterval(() => {
-    const running = runningSessions(s).map((r) => r.jobId);
-    if (running.length > max) {
-      max = running.length;
-      peaks = [];
+/**
+ * The most browser sessions of these jobs the browser service ran at once, from its own
+ * records of when each session started and ended (exact, not sampled). A session that ends
+ * at the instant another starts does not overlap it.
+ */
+export function peakSessions(s: ApiStack, jobIds: readonly string[]): { peak: number; jobs: string[] } {
+  const wanted = new Set(jobIds);
+  const events: { at: number; delta: 1 | -1; jobId: string }[] = [];
+  for (const r of s.stack.anchor.sessions()) {
+    const tags = Array.isArray(r.tags) ? (r.tags as string[]) : [];
+    const jobId = tags.find((t) => t.startsWith('jobId:'))?.slice('jobId:'.length) ?? '';
+    if (!wanted.has(jobId)) continue;
+    events.push({ at: Date.parse(r.createdAt), delta: 1, jobId });
+    events.push({ at: r.endedAt ? Date.parse(r.endedAt) : Number.POSITIVE_INFINITY, delta: -1, jobId });
+  }
+  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const alive = new Map<string, number>();
+  let peak = 0;
+  let jobs: string[] = [];
+  for (const e of events) {
+    alive.set(e.jobId, (alive.get(e.jobId) ?? 0) + e.delta);
+    const running = [...alive.entries()].filter(([, n]) => n > 0).flatMap(([j, n]) => Array(n).fill(j));
+    if (running.length > peak) {
+      peak = running.length;
+      jobs = running;
     }
-    if (running.length === max && peaks.length < 5) peaks.push(running);
-  }, intervalMs);
-  return { max: () => max, stop: () => clearInterval(timer), peaks: () => peaks };
+  }
+  return { peak, jobs };
 }
 
 /** Jobs of the tenant holding a live browser lease now. */

@@ -13,11 +13,11 @@ import {
   api,
   approveApi,
   connectShopAccount,
+  peakSessions,
   runningSessions,
   submitCheckoutApi,
   useApiStack,
   waitForStatus,
-  watchBrowsers,
 } from '../accounts/support.ts';
 import { armKill, diagnose, executionsOf, ofType, sleep } from '../support/stack.ts';
 
@@ -89,8 +89,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     }
     const accounts = ['acct_demo_shop', 'acct_demo_shop_totp', ...created];
     const jobs = accounts.map((_, i) => `cap-${i + 1}`);
-    const browsers = watchBrowsers(s);
-    try {
+    {
       for (const [i, jobId] of jobs.entries())
         await submitCheckoutApi(s, s.demoKey, jobId, accounts[i] as string);
 
@@ -112,10 +111,10 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       expect((await api(s, 'GET', '/jobs/cap-1', s.demoKey)).json.job.queue).toBeUndefined();
 
       await drive(s, jobs);
-    } finally {
-      browsers.stop();
     }
-    expect(browsers.max(), `browsers at the peak: ${JSON.stringify(browsers.peaks())}`).toBe(2);
+    // From the browser service's own start and end times of every session of these jobs.
+    const { peak, jobs: atPeak } = peakSessions(s, jobs);
+    expect(peak, `browsers at the peak: ${atPeak.join(', ')}`).toBe(2);
 
     // Started in order: the queued three left the queue one after another, each after a slot was
     // freed. (startedAt is when a job took its lease; its session may open later than the next
@@ -177,8 +176,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       if (session) void s.stack.anchor.killBrowser(session.id);
     };
     s.stack.lambdas.events.on('fault-point', onPoint);
-    const browsers = watchBrowsers(s);
-    try {
+    {
       await submitCheckoutApi(s, s.demoKey, dead, 'acct_demo_shop');
       await expect.poll(() => killedAt, { timeout: 180_000 }).toBeGreaterThan(0);
       lease = (await leases(s).status('demo')).leases.find((l) => l.jobId === dead);
@@ -206,12 +204,9 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       expect(nextStart).toBeGreaterThanOrEqual((lease?.leaseExpiresAt ?? Number.NaN) * 1000);
       expect((await s.ledger.getJob('demo', holder)).status).not.toBe('SUCCEEDED');
       await drive(s, [holder]);
-    } finally {
-      browsers.stop();
     }
-    expect(browsers.max(), `browsers at the peak: ${JSON.stringify(browsers.peaks())}`).toBeLessThanOrEqual(
-      2,
-    );
+    const { peak, jobs: atPeak } = peakSessions(s, [dead, holder, next]);
+    expect(peak, `browsers at the peak: ${atPeak.join(', ')}`).toBeLessThanOrEqual(2);
     expect((await s.ledger.getJob('demo', dead)).status).toBe('RUNNING');
     const cancelled = await api(s, 'POST', `/jobs/${dead}/cancel`, s.demoKey);
     expect(cancelled.status).toBe(200);
