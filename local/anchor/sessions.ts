@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { basename, dirname } from 'node:path';
 import {
   closeChromiumGracefully,
   isChromiumFor,
@@ -14,6 +15,7 @@ import {
   probeCdp,
   waitForExit,
 } from '../chromium.ts';
+import { processes } from '../processes.ts';
 import { ApiError, SessionStartError } from './errors.ts';
 import { describeIssues, sessionCreateSchema } from './schema.ts';
 import type { EndReason, SessionRecord, SessionStatus, Store } from './store.ts';
@@ -70,8 +72,27 @@ export class SessionManager {
         await this.finish(record, 'failed', 'dead_on_restart');
       }
     }
+    this.killOrphans();
     this.watcher = setInterval(() => this.checkBrowsers(), 1_000);
     this.watcher.unref();
+  }
+
+  /**
+   * Chromiums under this store that no session owns: a previous instance died while launching
+   * one (the browser was up, its record not yet written). Nothing would ever end them, so they
+   * end here, with their process group.
+   */
+  private killOrphans(): void {
+    const root = dirname(this.opts.store.browserDir('x'));
+    for (const p of processes()) {
+      if (p.cmdline.includes('--type=')) continue; // a Chromium's helper process: goes with its main one
+      const dir = /--user-data-dir=(\S+)/.exec(p.cmdline)?.[1];
+      if (!dir || dirname(dir) !== root) continue;
+      const id = basename(dir);
+      if (this.live.has(id)) continue;
+      killProcessGroup(p.pid);
+      this.opts.log(`ended an orphaned chromium (pid ${p.pid}) of a session never recorded: ${id}`);
+    }
   }
 
   get(id: string): SessionRecord | undefined {
