@@ -1,6 +1,7 @@
 import { accountFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import type { CheckedJob } from '../start/authorize.ts';
 
 export type OpenSessionResult =
   | { outcome: 'reused' | 'opened' | 'replaced'; app: string; sessionId: string }
@@ -16,8 +17,10 @@ export type OpenSessionResult =
 export async function openSession(
   deps: EngineDeps,
   ref: JobRef & { app?: string; last?: { outcome?: string; app?: string } },
+  /** The current job and its checked accounts, when this invocation has them already (Start). */
+  checked?: CheckedJob,
 ): Promise<OpenSessionResult> {
-  const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
+  const job = checked?.job ?? (await deps.ledger.getJob(ref.tenantId, ref.jobId));
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
   const lostApp = ref.last?.outcome === 'session_lost' ? ref.last.app : undefined;
@@ -29,7 +32,7 @@ export async function openSession(
     return { outcome: 'reused', app, sessionId: existing.sessionId };
   }
 
-  const account = await accountFor(deps, job, app);
+  const account = checked?.accounts[app] ?? (await accountFor(deps, job, app));
   const opened = await deps.browser.openSession({
     profile: { name: account.profileName, persist: true },
     identityIds: account.identityId ? [account.identityId] : undefined,

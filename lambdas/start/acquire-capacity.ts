@@ -5,12 +5,15 @@ import { invocationEntry } from '../lib/engine/metering.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { IllegalTransitionError } from '../lib/ledger/errors.ts';
 import { type Job, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import type { CheckedJob } from './authorize.ts';
 
 export type AcquireCapacityResult =
   | {
       outcome: 'acquired';
       /** A human wait longer than this parks the job (the state machine's first-wait timeout). */
       parkAfterSeconds: number;
+      /** The job as it is now (RUNNING), when this invocation moved it there. */
+      job?: Job;
     }
   | { outcome: 'queued'; position: number; retryAfterSeconds: number; reason: 'cap' | 'account' }
   | { outcome: 'stopped'; status: string };
@@ -26,10 +29,14 @@ export type AcquireCapacityResult =
  * Every account the job names is checked first: a job whose account was revoked while it
  * queued fails now (`AccountRevokedError`), without ever opening a browser.
  */
-export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<AcquireCapacityResult> {
-  const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
+export async function acquireCapacity(
+  deps: EngineDeps,
+  ref: JobRef,
+  checked?: CheckedJob,
+): Promise<AcquireCapacityResult> {
+  const job = checked?.job ?? (await deps.ledger.getJob(ref.tenantId, ref.jobId));
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
-  const result = await requestLease(deps, job);
+  const result = await requestLease(deps, job, checked?.accounts);
   if (result.outcome === 'queued') {
     const now = deps.clock();
     // A job that held a slot before (resumed after parking, a new execution) waits as QUEUED again.
@@ -54,17 +61,25 @@ export async function acquireCapacity(deps: EngineDeps, ref: JobRef): Promise<Ac
     await deps.capacity.release(job.tenantId, job.jobId);
     return { outcome: 'stopped', status: now.status };
   }
-  if (now.status === 'QUEUED') await moveTo(deps, now, 'RUNNING');
-  return { outcome: 'acquired', parkAfterSeconds: deps.settings.parkAfterSeconds };
+  const moved = now.status === 'QUEUED' ? await moveTo(deps, now, 'RUNNING') : now;
+  return {
+    outcome: 'acquired',
+    parkAfterSeconds: deps.settings.parkAfterSeconds,
+    ...(moved ? { job: moved } : {}),
+  };
 }
 
-/** QUEUED <-> RUNNING; a job that moved on meanwhile (cancelled, already moved) is left as it is. */
-async function moveTo(deps: EngineDeps, job: Job, to: 'QUEUED' | 'RUNNING'): Promise<void> {
+/**
+ * QUEUED <-> RUNNING, returning the job as written; a job that moved on meanwhile (cancelled,
+ * already moved) is left as it is (undefined: read it again to know).
+ */
+async function moveTo(deps: EngineDeps, job: Job, to: 'QUEUED' | 'RUNNING'): Promise<Job | undefined> {
   try {
-    await deps.ledger.transition(job.tenantId, job.jobId, to, {
+    return await deps.ledger.transition(job.tenantId, job.jobId, to, {
       from: [to === 'QUEUED' ? 'RUNNING' : 'QUEUED'],
     });
   } catch (err) {
     if (!(err instanceof IllegalTransitionError)) throw err;
+    return undefined;
   }
 }

@@ -1,10 +1,24 @@
+import type { Account } from '../lib/accounts/types.ts';
 import { accountFor, endpointFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
-import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import { type Job, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 
 export type AuthorizeResult =
-  | { outcome: 'authorized'; nextStep: number; stepCount: number; playbook: string }
+  | {
+      outcome: 'authorized';
+      nextStep: number;
+      stepCount: number;
+      playbook: string;
+      /** The job as read (and updated) here, and its accounts by application, just checked. */
+      checked: CheckedJob;
+    }
   | { outcome: 'stopped'; status: string };
+
+/** A job read and its accounts checked earlier in the same invocation (Start): not read again. */
+export interface CheckedJob {
+  job: Job;
+  accounts: Record<string, Account>;
+}
 
 /**
  * First state of every execution, including one that resumes a job: the job exists and is
@@ -18,20 +32,23 @@ export async function authorize(
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
+  const accounts: Record<string, Account> = {};
   for (const app of Object.keys(playbook.applications)) {
     endpointFor(deps, app);
-    await accountFor(deps, job, app);
+    accounts[app] = await accountFor(deps, job, app);
   }
-  if (ref.executionName && job.executionName !== ref.executionName) {
-    await deps.ledger.updateJob(job.tenantId, job.jobId, {
-      expectedVersion: job.version,
-      set: { executionName: ref.executionName },
-    });
-  }
+  const current =
+    ref.executionName && job.executionName !== ref.executionName
+      ? await deps.ledger.updateJob(job.tenantId, job.jobId, {
+          expectedVersion: job.version,
+          set: { executionName: ref.executionName },
+        })
+      : job;
   return {
     outcome: 'authorized',
     nextStep: job.nextStep,
     stepCount: playbook.steps.length,
     playbook: playbook.id,
+    checked: { job: current, accounts },
   };
 }

@@ -39,9 +39,16 @@ export async function start(
 ): Promise<StartResult> {
   const authorized = await authorize(deps, ref);
   if (authorized.outcome === 'stopped') return authorized;
-  const capacity = await acquireCapacity(deps, ref);
+  // The job and accounts read here are not read again by the parts after (the job is read
+  // once more after the lease is taken, to see a cancellation that raced it).
+  const { checked } = authorized;
+  const capacity = await acquireCapacity(deps, ref, checked);
   if (capacity.outcome !== 'acquired') return capacity;
-  const session = await openSession(deps, { tenantId: ref.tenantId, jobId: ref.jobId });
+  const session = await openSession(
+    deps,
+    { tenantId: ref.tenantId, jobId: ref.jobId },
+    capacity.job ? { job: capacity.job, accounts: checked.accounts } : undefined,
+  );
   if (session.outcome === 'stopped') return session;
   return {
     outcome: 'ready',

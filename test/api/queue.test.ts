@@ -3,14 +3,15 @@
  * polls, until `maxQueueSeconds`; then it fails with `queue-timeout`, having opened nothing.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { maxPollSeconds, pollAfterSeconds } from '../../lambdas/lib/capacity/poll.ts';
 import { QueueTimeoutError } from '../../lambdas/lib/engine/errors.ts';
 import { createLedger } from '../../lambdas/lib/ledger/index.ts';
 import { acquireCapacity } from '../../lambdas/start/acquire-capacity.ts';
+import { start } from '../../lambdas/start/start.ts';
 import { pendingWait } from '../ledger/fixtures.ts';
 import { call, order, waitForJob } from './support/http.ts';
-import { TENANT_A, useApiStack } from './support/stack.ts';
+import { TENANT_A, TENANT_B, useApiStack } from './support/stack.ts';
 
 const stack = useApiStack({ settings: { maxQueueSeconds: 3 } });
 
@@ -88,6 +89,47 @@ describe('Function: acquireCapacity (queue time)', () => {
     await engine.ledger.setWait(TENANT_A, 'old-answered', pendingWait('approval'), 'WAITING_APPROVAL');
     const answered = await acquireCapacity(engine, { tenantId: TENANT_A, jobId: 'old-answered' });
     expect(answered).toMatchObject({ outcome: 'queued' });
+  });
+});
+
+describe('Function: start (reads)', () => {
+  const request = { playbook: 'test-order@1', inputs: { sku: 'MUG-001', quantity: 1 }, approvals: [] };
+
+  it('reads the job and its accounts once per ask, and once more after taking the lease', async () => {
+    const engine = stack.deps().engine;
+    // acme's cap is zero here: a queue poll. globex has room: the lease, then the session.
+    const asks = { tenantId: TENANT_A, jobId: 'counted-reads-queued' };
+    const runs = { tenantId: TENANT_B, jobId: 'counted-reads-ready' };
+    await engine.ledger.createJob(
+      asks.tenantId,
+      asks.jobId,
+      { ...request, accounts: { shop: 'acct_acme_shop' }, retryBudget: 2 },
+      2,
+    );
+    await engine.ledger.createJob(
+      runs.tenantId,
+      runs.jobId,
+      { ...request, accounts: { shop: 'acct_globex_shop' }, retryBudget: 2 },
+      2,
+    );
+    const getJob = vi.spyOn(engine.ledger, 'getJob');
+    const getAccount = vi.spyOn(engine.accounts, 'get');
+    try {
+      expect(await start(engine, asks)).toMatchObject({ outcome: 'queued' });
+      expect(getJob).toHaveBeenCalledTimes(1);
+      expect(getAccount).toHaveBeenCalledTimes(1);
+      getJob.mockClear();
+      getAccount.mockClear();
+      // One more read of the job after the lease is taken: a cancellation may have raced it.
+      expect(await start(engine, runs)).toMatchObject({ outcome: 'ready', session: 'opened' });
+      expect(getJob).toHaveBeenCalledTimes(2);
+      expect(getAccount).toHaveBeenCalledTimes(1);
+    } finally {
+      getJob.mockRestore();
+      getAccount.mockRestore();
+      await engine.capacity.release(runs.tenantId, runs.jobId);
+      for (const ref of [asks, runs]) await engine.ledger.transition(ref.tenantId, ref.jobId, 'CANCELLED');
+    }
   });
 });
 

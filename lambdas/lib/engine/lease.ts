@@ -1,3 +1,4 @@
+import type { Account } from '../accounts/types.ts';
 import type { AcquireResult } from '../capacity/types.ts';
 import type { Job } from '../ledger/types.ts';
 import { accountFor } from './context.ts';
@@ -8,10 +9,15 @@ import type { EngineDeps } from './types.ts';
  * the accounts it acts as (each checked to be still the tenant's: a revoked one throws
  * `AccountRevokedError`), in its place in the tenant's queue (its submission time).
  */
-export async function requestLease(deps: EngineDeps, job: Job): Promise<AcquireResult> {
+export async function requestLease(
+  deps: EngineDeps,
+  job: Job,
+  /** The job's accounts by application when the caller has just checked them. */
+  checked?: Record<string, Account>,
+): Promise<AcquireResult> {
   const apps = Object.keys(deps.playbooks.get(job.playbook).applications);
   const accounts: string[] = [];
-  for (const app of apps) accounts.push((await accountFor(deps, job, app)).accountId);
+  for (const app of apps) accounts.push((checked?.[app] ?? (await accountFor(deps, job, app))).accountId);
   return deps.capacity.acquire(job.tenantId, job.jobId, {
     sessions: apps.length,
     queuedAt: job.createdAt,
