@@ -1,4 +1,4 @@
-import { endJobSessions } from '../lib/engine/cleanup.ts';
+import { parkSessions } from '../lib/engine/cleanup.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { decisionSinceRequest, isParkable, isWaitKind, sinceWaitRequested } from '../lib/engine/waits.ts';
 import { TERMINAL_STATUSES, type WaitKind } from '../lib/ledger/types.ts';
@@ -39,32 +39,25 @@ export async function parkJob(deps: EngineDeps, input: ParkInput): Promise<ParkR
   if (decision === 'reject') throw new ApprovalRejectedError(job.jobId, input.step);
   if (decision === 'approve') return { outcome: 'answered', step: input.step };
 
-  const ended = await endJobSessions(deps, job);
-  // Written once per wait: a repeat after a crash finds it.
-  if (!sinceWaitRequested(entries, kind, input.step, 'parked')) {
-    await deps.ledger.updateJob(job.tenantId, job.jobId, {
-      set: { sessions: {} },
-      entry: {
-        type: 'parked',
-        step: input.step,
-        ...(job.wait?.step === input.step ? { stepIndex: job.wait.stepIndex } : {}),
-        detail: {
-          kind,
-          parkAfterSeconds: deps.settings.parkAfterSeconds,
-          // The sessions this ended (the cost report takes their end from here).
-          sessions: ended.map((s) => ({ application: s.application, sessionId: s.sessionId })),
-        },
-        cost: {
-          lambdaInvocations: 1,
-          lambdaMs: deps.clock().getTime() - started,
-          // ParkWait, Parked (AwaitParked is recorded by its own invocation).
-          stateTransitions: 2,
-          // The entry with the job, then the lease's release (delete + state version).
-          dynamoWrites: 4,
-        },
+  const ended = await parkSessions(
+    deps,
+    job,
+    {
+      step: input.step,
+      ...(job.wait?.step === input.step ? { stepIndex: job.wait.stepIndex } : {}),
+      detail: { kind, parkAfterSeconds: deps.settings.parkAfterSeconds },
+      cost: {
+        lambdaInvocations: 1,
+        lambdaMs: deps.clock().getTime() - started,
+        // ParkWait, Parked (AwaitParked is recorded by its own invocation).
+        stateTransitions: 2,
+        // The entry with the job, then the lease's release (delete + state version).
+        dynamoWrites: 4,
       },
-    });
-  }
+    },
+    // Written once per wait: a repeat after a crash finds it.
+    !sinceWaitRequested(entries, kind, input.step, 'parked'),
+  );
   await deps.capacity.release(job.tenantId, job.jobId);
   return { outcome: 'parked', step: input.step, sessionsEnded: ended.length };
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Attached } from '../lib/browser/types.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
-import { endJobSessions } from '../lib/engine/cleanup.ts';
+import { parkSessions } from '../lib/engine/cleanup.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
@@ -239,19 +239,11 @@ async function leaseLost(
   stepIndex: number,
   started: number,
 ): Promise<StepOutcome> {
-  const ended = await endJobSessions(deps, job);
-  await deps.ledger.updateJob(job.tenantId, job.jobId, {
-    set: { sessions: {} },
-    entry: {
-      type: 'parked',
-      step,
-      stepIndex,
-      detail: {
-        reason: 'lease-lost',
-        sessions: ended.map((s) => ({ application: s.application, sessionId: s.sessionId })),
-      },
-      cost: { lambdaInvocations: 1, lambdaMs: deps.clock().getTime() - started, dynamoWrites: 2 },
-    },
+  await parkSessions(deps, job, {
+    step,
+    stepIndex,
+    detail: { reason: 'lease-lost' },
+    cost: { lambdaInvocations: 1, lambdaMs: deps.clock().getTime() - started, dynamoWrites: 2 },
   });
   return {
     outcome: 'lease_lost',

@@ -1,6 +1,6 @@
 import type { SessionUsage } from '../browser/types.ts';
 import { StaleCheckpointError } from '../ledger/errors.ts';
-import type { Job } from '../ledger/types.ts';
+import type { Cost, Job } from '../ledger/types.ts';
 import type { EngineDeps } from './types.ts';
 
 /** A session a job held, as it was ended. */
@@ -21,6 +21,8 @@ export interface EndedSession {
  */
 export async function endJobSessions(deps: EngineDeps, job: Job): Promise<EndedSession[]> {
   const ended: EndedSession[] = [];
+  // The job as last written here: each session's end is recorded under its version.
+  let current = job;
   for (const [app, ref] of Object.entries(job.sessions ?? {})) {
     if (ref.endedAt) {
       // Ended and recorded by an earlier call.
@@ -32,7 +34,7 @@ export async function endJobSessions(deps: EngineDeps, job: Job): Promise<EndedS
       usage = await deps.browser.usage(ref.sessionId).catch(() => undefined);
       await deps.browser.detach(ref.sessionId);
       await deps.browser.endSession(ref.sessionId);
-      await recordSessionEnd(deps, job, app, ref.sessionId, usage);
+      current = await recordSessionEnd(deps, current, app, ref.sessionId, usage);
     } catch (err) {
       // A session that cannot be ended now ends by its idle timeout; the job's outcome stands.
       deps.log.warn('could not end session', {
@@ -55,22 +57,26 @@ export async function endJobSessions(deps: EngineDeps, job: Job): Promise<EndedS
 /**
  * The `session-ended` entry of a session the engine ended, with the usage the provider
  * reported, written once: with the session marked ended on the job item (`endedAt`), under
- * the job's version. A repeat (cancel and the failure path both ending the job's sessions, a
+ * the job's version (the job as the caller has it first; read again only when it changed
+ * meanwhile). A repeat (cancel and the failure path both ending the job's sessions, a
  * retried task) finds it marked and writes nothing, so the usage is never counted twice.
+ *
+ * @returns the job as it is after the entry (or as found, when there was nothing to write)
  */
 async function recordSessionEnd(
   deps: EngineDeps,
-  ref: { tenantId: string; jobId: string },
+  given: Job,
   app: string,
   sessionId: string,
   usage: SessionUsage | undefined,
-): Promise<void> {
+): Promise<Job> {
+  let job = given;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
+    if (attempt > 0) job = await deps.ledger.getJob(given.tenantId, given.jobId);
     const session = job.sessions[app];
-    if (session?.sessionId !== sessionId || session.endedAt) return;
+    if (session?.sessionId !== sessionId || session.endedAt) return job;
     try {
-      await deps.ledger.updateJob(job.tenantId, job.jobId, {
+      return await deps.ledger.updateJob(job.tenantId, job.jobId, {
         expectedVersion: job.version,
         set: { sessions: { ...job.sessions, [app]: { ...session, endedAt: deps.clock().toISOString() } } },
         entry: {
@@ -86,11 +92,50 @@ async function recordSessionEnd(
           cost: { proxyBytes: usage?.proxyBytes ?? 0, modelTokens: usage?.modelTokens ?? 0, dynamoWrites: 2 },
         },
       });
-      return;
     } catch (err) {
       if (!(err instanceof StaleCheckpointError)) throw err;
     }
   }
+  return job;
+}
+
+/** What a `parked` entry says besides the sessions it ended. */
+export interface Parking {
+  step: string;
+  stepIndex?: number;
+  detail: Record<string, unknown>;
+  cost: Partial<Cost>;
+}
+
+/**
+ * Gives the job's browsers back while it waits (a long human wait, a lost lease): ends its
+ * sessions (profiles persisted, so the next session starts signed in), then clears them from
+ * the job with a `parked` entry that lists them (the cost report takes their end from it).
+ * `record: false` (a repeat that found the parking written already) only ends the sessions.
+ */
+export async function parkSessions(
+  deps: EngineDeps,
+  job: Job,
+  parking: Parking,
+  record = true,
+): Promise<EndedSession[]> {
+  const ended = await endJobSessions(deps, job);
+  if (record) {
+    await deps.ledger.updateJob(job.tenantId, job.jobId, {
+      set: { sessions: {} },
+      entry: {
+        type: 'parked',
+        step: parking.step,
+        ...(parking.stepIndex === undefined ? {} : { stepIndex: parking.stepIndex }),
+        detail: {
+          ...parking.detail,
+          sessions: ended.map((s) => ({ application: s.application, sessionId: s.sessionId })),
+        },
+        cost: parking.cost,
+      },
+    });
+  }
+  return ended;
 }
 
 /**
