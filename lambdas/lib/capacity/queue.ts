@@ -43,11 +43,9 @@ export async function queuedAhead(
       }),
     );
     for (const item of res.Items ?? []) {
-      const lastSign = [item.createdAt, item.capacityAskedAt]
-        .filter((t): t is string => typeof t === 'string')
-        .sort()
-        .at(-1);
-      if (lastSign === undefined || lastSign < since) continue;
+      // ISO times compare as strings; a job that never asked has its submission to go by.
+      const lastSign = String(item.capacityAskedAt ?? item.createdAt ?? '');
+      if (lastSign < since) continue;
       const accounts = item.accounts as Record<string, unknown> | undefined;
       out.push({
         jobId: String(item.jobId),
