@@ -1,4 +1,4 @@
-import { accountFor } from '../lib/engine/context.ts';
+import { accountsOf } from '../lib/engine/context.ts';
 import { evidenceSoFar } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import {
@@ -114,8 +114,7 @@ async function rearm(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind): 
   if (TERMINAL_STATUSES.includes(job.status)) throw new WaitAnsweredError(job.jobId, input.step, 'finished');
   await answerFromLedger(deps, job, entries, kind, input.step, undefined);
   // An account revoked while the job parked fails it now (AccountRevokedError), not in 7 days.
-  for (const app of Object.keys(deps.playbooks.get(job.playbook).applications))
-    await accountFor(deps, job, app);
+  await accountsOf(deps, job);
   const stepIndex = stepIndexOf(deps, job, input.step);
   const now = deps.clock();
   const stored = job.wait?.kind === kind && job.wait.step === input.step ? job.wait : undefined;

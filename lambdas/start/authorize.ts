@@ -1,5 +1,5 @@
 import type { Account } from '../lib/accounts/types.ts';
-import { accountFor, endpointFor } from '../lib/engine/context.ts';
+import { accountsOf, endpointFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { type Job, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 
@@ -32,11 +32,8 @@ export async function authorize(
   const job = await deps.ledger.getJob(ref.tenantId, ref.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
   const playbook = deps.playbooks.get(job.playbook);
-  const accounts: Record<string, Account> = {};
-  for (const app of Object.keys(playbook.applications)) {
-    endpointFor(deps, app);
-    accounts[app] = await accountFor(deps, job, app);
-  }
+  for (const app of Object.keys(playbook.applications)) endpointFor(deps, app);
+  const accounts = await accountsOf(deps, job);
   const current =
     ref.executionName && job.executionName !== ref.executionName
       ? await deps.ledger.updateJob(job.tenantId, job.jobId, {

@@ -21,6 +21,15 @@ export async function accountFor(deps: EngineDeps, job: Job, app: string): Promi
   return account;
 }
 
+/** Every account the job acts as, by application, each checked as `accountFor` does. */
+export async function accountsOf(deps: EngineDeps, job: Job): Promise<Record<string, Account>> {
+  const accounts: Record<string, Account> = {};
+  for (const app of Object.keys(deps.playbooks.get(job.playbook).applications)) {
+    accounts[app] = await accountFor(deps, job, app);
+  }
+  return accounts;
+}
+
 export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint {
   const endpoint = deps.applications[app];
   if (!endpoint) throw new JobConfigurationError(`no endpoint is configured for application ${app}`);

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/types.ts';
 import type { AcquireResult } from '../capacity/types.ts';
 import type { Job } from '../ledger/types.ts';
-import { accountFor } from './context.ts';
+import { accountsOf } from './context.ts';
 import type { EngineDeps } from './types.ts';
 
 /**
@@ -15,12 +15,11 @@ export async function requestLease(
   /** The job's accounts by application when the caller has just checked them. */
   checked?: Record<string, Account>,
 ): Promise<AcquireResult> {
-  const apps = Object.keys(deps.playbooks.get(job.playbook).applications);
-  const accounts: string[] = [];
-  for (const app of apps) accounts.push((checked?.[app] ?? (await accountFor(deps, job, app))).accountId);
+  const accounts = Object.values(checked ?? (await accountsOf(deps, job)));
   return deps.capacity.acquire(job.tenantId, job.jobId, {
-    sessions: apps.length,
+    // One session per application the playbook works in.
+    sessions: accounts.length,
     queuedAt: job.createdAt,
-    accounts,
+    accounts: accounts.map((a) => a.accountId),
   });
 }
