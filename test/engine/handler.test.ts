@@ -13,7 +13,7 @@ vi.mock('../../lambdas/lib/browser/adapter.ts', async (original) => ({
   preloadBrowserLibraries: preload,
 }));
 
-const { warmUpAtInit } = await import('../../lambdas/lib/engine/handler.ts');
+const { engineHandler, warmUpAtInit } = await import('../../lambdas/lib/engine/handler.ts');
 
 beforeEach(() => {
   buildDeps.mockClear();
@@ -33,6 +33,13 @@ describe('Function: warmUpAtInit', () => {
     await expect(warmUpAtInit(env)).resolves.toBe(true);
     expect(buildDeps).toHaveBeenCalledTimes(1);
     expect(preload).toHaveBeenCalledTimes(1);
+    // The first invocation reports it (and runs nothing).
+    const core = vi.fn(async () => 'ran');
+    const handler = engineHandler('RunStep', core);
+    await expect(handler({ tenantId: 't', jobId: 'j' }, {} as never)).rejects.toThrow(
+      'TABLE_NAME is not set',
+    );
+    expect(core).not.toHaveBeenCalled();
   });
 
   it('loads no browser library in a function deployed without browser access', async () => {
