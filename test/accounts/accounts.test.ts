@@ -315,22 +315,26 @@ describe.concurrent('Accounts on the real stack', () => {
         14,
       );
     }
-    const own = await api(s, 'GET', '/jobs/probe-masking', s.demoKey);
-    expect(own.status).toBe(200);
-    expect(own.text).not.toContain(password);
-    expect(own.json.job.inputs.shippingAddress.name).toBe('[redacted]');
-    // Masking it for the rival would tell the rival that a string it chose is another tenant's password.
-    const theirs = await api(s, 'GET', '/jobs/probe-masking', rival);
-    expect(theirs.status).toBe(200);
-    expect(theirs.json.job.inputs.shippingAddress.name).toBe(password);
-    // Error responses alike: a 404 quotes the job id asked for.
-    const missing = await api(s, 'GET', `/jobs/${password}`, rival);
-    expect(missing.status).toBe(404);
-    expect(missing.json.error.message).toBe(`job ${password} not found`);
-    const ownMissing = await api(s, 'GET', `/jobs/${password}`, s.demoKey);
-    expect(ownMissing.status).toBe(404);
-    expect(ownMissing.json.error.message).toBe('job [redacted] not found');
-    for (const t of ['demo', tenant]) await s.ledger.transition(t, 'probe-masking', 'CANCELLED');
+    try {
+      const own = await api(s, 'GET', '/jobs/probe-masking', s.demoKey);
+      expect(own.status).toBe(200);
+      expect(own.text).not.toContain(password);
+      expect(own.json.job.inputs.shippingAddress.name).toBe('[redacted]');
+      // Masking it for the rival would tell the rival that a string it chose is another tenant's password.
+      const theirs = await api(s, 'GET', '/jobs/probe-masking', rival);
+      expect(theirs.status).toBe(200);
+      expect(theirs.json.job.inputs.shippingAddress.name).toBe(password);
+      // Error responses alike: a 404 quotes the job id asked for.
+      const missing = await api(s, 'GET', `/jobs/${password}`, rival);
+      expect(missing.status).toBe(404);
+      expect(missing.json.error.message).toBe(`job ${password} not found`);
+      const ownMissing = await api(s, 'GET', `/jobs/${password}`, s.demoKey);
+      expect(ownMissing.status).toBe(404);
+      expect(ownMissing.json.error.message).toBe('job [redacted] not found');
+    } finally {
+      // Never left QUEUED (a job that never asks would hold the demo queue for its grace).
+      for (const t of ['demo', tenant]) await s.ledger.transition(t, 'probe-masking', 'CANCELLED');
+    }
   });
 
   it("cannot see or act on another tenant's job (and so on its sessions): 404 at every job route", async ({

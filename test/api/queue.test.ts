@@ -13,7 +13,7 @@ import { pendingWait } from '../ledger/fixtures.ts';
 import { call, order, waitForJob } from './support/http.ts';
 import { TENANT_A, TENANT_B, useApiStack } from './support/stack.ts';
 
-const stack = useApiStack({ settings: { maxQueueSeconds: 3 } });
+const stack = useApiStack({ settings: { maxQueueSeconds: 6 } });
 
 // This file's table is its own: the tenant's cap goes to zero for every test here.
 beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('A job whose tenant never frees a slot', () => {
 
     const failed = await waitForJob(ledger, TENANT_A, 'never-admitted', 'FAILED', 30_000);
     expect(failed.failure?.reason).toBe('queue-timeout');
-    expect(failed.failure?.message).toMatch(/waited \d+ s in the queue \(at most 3 s\)/);
+    expect(failed.failure?.message).toMatch(/waited \d+ s in the queue \(at most 6 s\)/);
     expect(failed.startedAt).toBeUndefined();
     const { entries } = await ledger.readJob(TENANT_A, 'never-admitted');
     const asks = entries.filter((e) => e.type === 'invocation' && e.detail?.outcome === 'queued');
@@ -53,7 +53,7 @@ describe('A job whose tenant never frees a slot', () => {
 describe('Function: acquireCapacity (queue time)', () => {
   it('counts the time queued from when the job went QUEUED, not from its submission', async () => {
     const engine = stack.deps().engine;
-    // Jobs submitted a minute ago (the limit here is 3 s); the tenant's cap is zero.
+    // Jobs submitted a minute ago (the limit here is 6 s); the tenant's cap is zero.
     const past = createLedger({
       doc: stack.ddb.doc(),
       tableName: stack.ddb.tableName(),
@@ -148,11 +148,10 @@ describe('Function: pollAfterSeconds', () => {
     expect(maxPollSeconds(5)).toBe(60);
   });
 
-  it('keeps a day in the queue within the execution history (25,000 events, nine per ask)', () => {
+  it('asks 1,700 times in a day in the queue (120 in ten minutes, 200 to the hour, 1,380 to the day)', () => {
     let asks = 0;
     for (let t = 0; t < 86_400; t += pollAfterSeconds(t, 5)) asks++;
-    // 120 asks in the first ten minutes, 200 to the hour, 1,380 to the day.
+    // At nine history events per ask (Start's task events, its Choice, the Wait), ~15,300 of 25,000.
     expect(asks).toBe(1700);
-    expect(asks * 9).toBeLessThan(25_000);
   });
 });
