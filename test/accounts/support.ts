@@ -113,16 +113,18 @@ export async function approveApi(s: ApiStack, key: string, jobId: string, step: 
   return res;
 }
 
+/** The job a browser service session was opened for (its `jobId:` tag), or `''`. */
+function jobIdOf(record: { tags?: unknown }): string {
+  const tags = Array.isArray(record.tags) ? (record.tags as string[]) : [];
+  return tags.find((t) => t.startsWith('jobId:'))?.slice('jobId:'.length) ?? '';
+}
+
 /** Browser sessions the service runs right now (status `running`), by the job tagged on them. */
 export function runningSessions(s: ApiStack): { id: string; jobId: string; profile?: string }[] {
   return s.stack.anchor
     .sessions()
     .filter((r) => r.status === 'running')
-    .map((r) => {
-      const tags = Array.isArray(r.tags) ? (r.tags as string[]) : [];
-      const jobTag = tags.find((t) => t.startsWith('jobId:'));
-      return { id: r.id, jobId: jobTag?.slice('jobId:'.length) ?? '', profile: r.profile?.name };
-    });
+    .map((r) => ({ id: r.id, jobId: jobIdOf(r), profile: r.profile?.name }));
 }
 
 /**
@@ -134,8 +136,7 @@ export function peakSessions(s: ApiStack, jobIds: readonly string[]): { peak: nu
   const wanted = new Set(jobIds);
   const events: { at: number; delta: 1 | -1; jobId: string }[] = [];
   for (const r of s.stack.anchor.sessions()) {
-    const tags = Array.isArray(r.tags) ? (r.tags as string[]) : [];
-    const jobId = tags.find((t) => t.startsWith('jobId:'))?.slice('jobId:'.length) ?? '';
+    const jobId = jobIdOf(r);
     if (!wanted.has(jobId)) continue;
     events.push({ at: Date.parse(r.createdAt), delta: 1, jobId });
     events.push({ at: r.endedAt ? Date.parse(r.endedAt) : Number.POSITIVE_INFINITY, delta: -1, jobId });

@@ -4,11 +4,10 @@
  * that no Chromium outlives a test file.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { isProcessAlive } from '../../local/chromium.ts';
+import { processes } from '../../local/processes.ts';
 
 export interface Site {
   origin: string;
@@ -103,18 +102,9 @@ export function runClient(args: string[], env: { apiKey: string; baseUrl: string
 
 /** Live (non-zombie) processes whose command line contains `text`. */
 export function liveProcessesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes(text) && isProcessAlive(pid)) pids.push(pid);
-    } catch {
-      // Exited while listing.
-    }
-  }
-  return pids;
+  return processes()
+    .filter((p) => p.pid !== process.pid && p.cmdline.includes(text))
+    .map((p) => p.pid);
 }
 
 /** Poll `check` until it returns a value other than undefined, or fail after `timeoutMs`. */
