@@ -16,7 +16,11 @@
  * - `capacity.release` (in `releaseJobResources`): Query, then DeleteItem (lease) + UpdateItem.
  */
 import { Duration } from 'aws-cdk-lib';
-import type { StateMachineFunction } from '../lambdas/lib/engine/functions.ts';
+import {
+  type StateMachineFunction,
+  TASK_FUNCTION_FACTS,
+  type TaskFunctionFacts,
+} from '../lambdas/lib/engine/functions.ts';
 import type { DynamoDbAction } from './constructs/bind.ts';
 
 /**
@@ -33,20 +37,14 @@ export const BROWSER_MEMORY_MB = 1024;
 /** Memory of a function that only talks to AWS APIs. */
 export const PLAIN_MEMORY_MB = 256;
 
-/** One task function's needs. */
-export interface EngineFunctionSpec {
+/** A task function's access, beside its plain facts (`TASK_FUNCTION_FACTS`: timeout, browser, credentials). */
+interface EngineFunctionAccess {
   /** What the function does (the Lambda description). */
   readonly description: string;
-  /** Lambda timeout; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
-  readonly timeout: Duration;
-  /** Drives a browser: 1024 MB, the Anchor API key and playwright-core shipped with the bundle. */
-  readonly browser: boolean;
   /** DynamoDB actions on the ledger table and its indexes. */
   readonly table: readonly DynamoDbAction[];
   /** Deletes capacity leases ({@link LEASE_PARTITIONS} only): it releases a job's resources. */
   readonly releasesLeases: boolean;
-  /** Reads connected accounts' credentials (GetSecretValue on `belay/*`): it signs in. */
-  readonly readsCredentials: boolean;
   /** Puts wait events on the event bus: it tells people a job waits for them. */
   readonly putsEvents: boolean;
   /** Why the access is what it is, for the reader of this table. */
@@ -59,89 +57,84 @@ const PUT = 'dynamodb:PutItem';
 const UPDATE = 'dynamodb:UpdateItem';
 const CHECK = 'dynamodb:ConditionCheckItem';
 
-/** Every task function of `STATE_MACHINE_FUNCTIONS`, by name. */
-export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunctionSpec>> = Object.freeze({
+/**
+ * One task function's needs: its facts as CDK values (a browser function gets 1024 MB, the
+ * Anchor API key and playwright-core shipped with the bundle; one that reads credentials may
+ * GetSecretValue on `belay/*`) and its access.
+ */
+export interface EngineFunctionSpec extends EngineFunctionAccess, Omit<TaskFunctionFacts, 'timeoutSeconds'> {
+  /** Lambda timeout; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
+  readonly timeout: Duration;
+}
+
+const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Object.freeze({
   Start: {
     description:
       "Checks the job and its accounts, takes its browser leases under the tenant's cap (or keeps it queued), and opens its session.",
-    timeout: Duration.seconds(90),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    readsCredentials: false,
     putsEvents: false,
     why: 'getJob, accounts.get, tenant plan (GetItem); executionName recorded without an entry (UpdateItem); leases and queue position on gsi1 (Query); lease put + state version (PutItem, UpdateItem); QUEUED -> RUNNING without an entry (UpdateItem); gives a lease back when the job was cancelled while acquiring (DeleteItem on the lease); session recorded with a session-opened entry (UpdateItem, PutItem). Opens sessions by profile, never signs in.',
   },
   OpenSession: {
     description:
       "Keeps a live browser session for the job's next application (new one from the profile if gone).",
-    timeout: Duration.seconds(60),
-    browser: true,
     table: [GET, PUT, UPDATE],
     releasesLeases: false,
-    readsCredentials: false,
     putsEvents: false,
     why: 'getJob, accounts.get (GetItem); session recorded with a session-opened entry (UpdateItem, PutItem). Opens sessions by profile, never signs in.',
   },
   RunStep: {
     description: 'Runs and verifies ONE step of a job and writes its checkpoint.',
-    timeout: Duration.seconds(150),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE, CHECK],
     releasesLeases: false,
-    readsCredentials: true,
     putsEvents: false,
     why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem). Sign-in steps read credentials.',
   },
   Reauthenticate: {
     description: "Signs the job's account in again in its session.",
-    timeout: Duration.seconds(100),
-    browser: true,
     table: [GET, PUT, CHECK],
     releasesLeases: false,
-    readsCredentials: true,
     putsEvents: false,
     why: 'getJob, accounts.get (GetItem); the reauth entry via append (ConditionCheckItem, PutItem). Signs in: reads credentials.',
   },
   Reconcile: {
     description: 'Probes the application for a write whose outcome is unknown.',
-    timeout: Duration.seconds(100),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE, CHECK],
     releasesLeases: false,
-    readsCredentials: false,
     putsEvents: false,
     why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem). Probes look, never sign in.',
   },
   AwaitHuman: {
     description:
       'Stores the task token of a wait on the job and tells the people who must act; parks a long wait.',
-    timeout: Duration.seconds(60),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    readsCredentials: false,
     putsEvents: true,
     why: 'readJob (Query); setWait with its entry (UpdateItem, PutItem, GetItem); the wait event on the bus (events:PutEvents); parking ends the sessions (Anchor key) and releases the lease (DeleteItem on the lease).',
   },
   Finish: {
     description: "Verifies the job's outcome, marks it SUCCEEDED, ends its sessions and releases its leases.",
-    timeout: Duration.seconds(150),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    readsCredentials: true,
     putsEvents: false,
     why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
   },
   RecordFailure: {
     description: 'Records why a job failed, ends its sessions and releases its leases.',
-    timeout: Duration.seconds(60),
-    browser: true,
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    readsCredentials: false,
     putsEvents: false,
     why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
   },
 });
+
+/** Every task function of `STATE_MACHINE_FUNCTIONS`, by name. */
+export const ENGINE_FUNCTIONS: Readonly<Record<StateMachineFunction, EngineFunctionSpec>> = Object.freeze(
+  Object.fromEntries(
+    (Object.keys(ACCESS) as StateMachineFunction[]).map((name) => {
+      const { timeoutSeconds, ...facts } = TASK_FUNCTION_FACTS[name];
+      return [name, { ...ACCESS[name], ...facts, timeout: Duration.seconds(timeoutSeconds) }];
+    }),
+  ) as Record<StateMachineFunction, EngineFunctionSpec>,
+);

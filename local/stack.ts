@@ -3,7 +3,6 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ENGINE_FUNCTIONS } from '../cdk/engine-functions.ts';
 import { type StartedSites, startSites } from '../demo/sites/index.ts';
 import {
   createFileSecretStore,
@@ -15,6 +14,7 @@ import {
   STATE_MACHINE_FUNCTIONS,
   type StateMachineFunction,
   substitutionKey,
+  TASK_FUNCTION_FACTS,
 } from '../lambdas/lib/engine/functions.ts';
 import { executionName, generationOf } from '../lambdas/lib/jobs/executions.ts';
 import {
@@ -188,8 +188,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         {
           entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
           // As the CDK stack deploys it: its timeout, and credentials only where it signs in.
-          timeoutMs: ENGINE_FUNCTIONS[name].timeout.toMilliseconds(),
-          ...(ENGINE_FUNCTIONS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
+          timeoutMs: TASK_FUNCTION_FACTS[name].timeoutSeconds * 1000,
+          ...(TASK_FUNCTION_FACTS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
           provisioned: options.provisioned?.[name] ?? 0,
         },
       ]),

@@ -10,11 +10,11 @@ import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, PROVIDED_MODULES } from '../bundling.ts';
+import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, PROVIDED_MODULES } from '../../lambdas/bundling.ts';
 import { RuntimeModuleError } from '../errors.ts';
 import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
 
-export { ESM_REQUIRE_BANNER, PLAYWRIGHT_RUNTIME_MODULES } from '../bundling.ts';
+export { ESM_REQUIRE_BANNER, PLAYWRIGHT_RUNTIME_MODULES } from '../../lambdas/bundling.ts';
 
 /** Memory for a function that does not say: browser steps drive playwright-core over CDP. */
 export const DEFAULT_MEMORY_MB = 1024;

@@ -1,6 +1,6 @@
 /**
  * Bundles a handler the way the stack deploys it (one minified ESM file by esbuild, the AWS
- * SDK and playwright-core left out, the same aliases: `cdk/bundling.ts`), so a local worker
+ * SDK and playwright-core left out, the same aliases: `lambdas/bundling.ts`), so a local worker
  * loads what a Lambda cold start loads, not a tree of TypeScript files through a loader.
  *
  * Bundles are cached under `.local/bundles/` by entry, and rebuilt when any file that went
@@ -17,7 +17,7 @@ import {
   ESM_REQUIRE_BANNER,
   PLAYWRIGHT_RUNTIME_MODULES,
   PROVIDED_MODULES,
-} from '../../cdk/bundling.ts';
+} from '../../lambdas/bundling.ts';
 import { REPO_ROOT } from './worker-process.ts';
 
 /** Where bundles are cached (inside the repository, so bare imports of externals resolve to its node_modules). */

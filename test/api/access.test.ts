@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createDynamoRateLimiter } from '../../lambdas/lib/api/rate-limit.ts';
 import { ROUTES } from '../../lambdas/lib/api/routes.ts';
 import { createApiKeyStore } from '../../lambdas/lib/auth/api-keys.ts';
-import { runKeysCli } from '../../local/keys.ts';
+import { runKeysCli } from '../../tools/cli/keys.ts';
 import { call, order } from './support/http.ts';
 import { TENANT_A, useApiStack } from './support/stack.ts';
 

@@ -3,8 +3,8 @@
  * plausible and leaves no Chromium behind. Figures are not judged here.
  */
 import { describe, expect, it } from 'vitest';
-import { runBrowser } from '../../local/bench/browser.ts';
 import { isProcessAlive } from '../../local/chromium.ts';
+import { runBrowser } from '../../tools/bench/browser.ts';
 
 describe('npm run bench -- --sections browser (smoke)', () => {
   it('measures create, fresh and warm reattach, and stops every Chromium', async () => {

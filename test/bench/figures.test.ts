@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RATES } from '../../lambdas/lib/cost/rates.ts';
-import { browserFigures } from '../../local/bench/browser.ts';
-import { concurrencyFigures, concurrencyViolations } from '../../local/bench/concurrency.ts';
-import { type CostSample, costFigures, medianUsage } from '../../local/bench/cost.ts';
+import { browserFigures } from '../../tools/bench/browser.ts';
+import { concurrencyFigures, concurrencyViolations } from '../../tools/bench/concurrency.ts';
+import { type CostSample, costFigures, medianUsage } from '../../tools/bench/cost.ts';
 import {
   atLeast,
   atMost,
@@ -20,9 +20,9 @@ import {
   pricePer1000,
   stats,
   timeLost,
-} from '../../local/bench/figures.ts';
-import { overheadFigures, overheadSample } from '../../local/bench/overhead.ts';
-import { recoveryFigures } from '../../local/bench/recovery.ts';
+} from '../../tools/bench/figures.ts';
+import { overheadFigures, overheadSample } from '../../tools/bench/overhead.ts';
+import { recoveryFigures } from '../../tools/bench/recovery.ts';
 
 const byLabel = (figures: { label: string; value: number | null }[], label: string): number | null => {
   const f = figures.find((x) => x.label === label);

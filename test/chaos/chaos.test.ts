@@ -5,13 +5,13 @@
  * Plus the plan and the re-execution check on their own, without a stack.
  */
 import { describe, expect, it } from 'vitest';
-import type { EntryView } from '../../local/chaos/clients.ts';
-import type { SeenEvent } from '../../local/chaos/events.ts';
-import { FAULT_KINDS, faultsPerKind, planRun } from '../../local/chaos/plan.ts';
-import { createPrng } from '../../local/chaos/prng.ts';
-import { formatSummary } from '../../local/chaos/report.ts';
-import { runChaos } from '../../local/chaos/run.ts';
-import { reExecutions } from '../../local/chaos/verify.ts';
+import type { EntryView } from '../../tools/chaos/clients.ts';
+import type { SeenEvent } from '../../tools/chaos/events.ts';
+import { FAULT_KINDS, faultsPerKind, planRun } from '../../tools/chaos/plan.ts';
+import { createPrng } from '../../tools/chaos/prng.ts';
+import { formatSummary } from '../../tools/chaos/report.ts';
+import { runChaos } from '../../tools/chaos/run.ts';
+import { reExecutions } from '../../tools/chaos/verify.ts';
 
 const SEED = 1;
 const RUNS = 4;

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { planCaps } from '../../lambdas/lib/capacity/plans.ts';
-import { erlangC, formatPlan, planCapacity, queueing } from '../../local/plan.ts';
+import { erlangC, formatPlan, planCapacity, queueing } from '../../tools/cli/plan.ts';
 
 const run = promisify(execFile);
 
@@ -129,7 +129,17 @@ describe('CLI: npm run plan', () => {
     expect(stdout).toContain('assumption: queueing model: M/M/c (Erlang C)');
     const json = await run(
       'npx',
-      ['tsx', 'local/plan.ts', '--arrivals-per-min', '1', '--active-minutes', '1.5', '--cap', '2', '--json'],
+      [
+        'tsx',
+        'tools/cli/plan.ts',
+        '--arrivals-per-min',
+        '1',
+        '--active-minutes',
+        '1.5',
+        '--cap',
+        '2',
+        '--json',
+      ],
       {
         env: { ...process.env, BELAY_PLAN_CAPS: '{"free": 3}' },
       },
@@ -143,7 +153,7 @@ describe('CLI: npm run plan', () => {
     await expect(
       run('npx', [
         'tsx',
-        'local/plan.ts',
+        'tools/cli/plan.ts',
         '--arrivals-per-min',
         '1',
         '--active-minutes',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER } from '../../cdk/bundling.ts';
+import { ESM_REQUIRE_BANNER } from '../../lambdas/bundling.ts';
 import { BUNDLE_DIR, bundleHandler } from '../../local/lambda/bundle.ts';
 import { createLambdaRunner } from '../../local/lambda/runner.ts';
 import { REPO_ROOT } from '../../local/lambda/worker-process.ts';

@@ -1,6 +1,6 @@
 /**
  * Stands in for the `playwright` package in function bundles (an esbuild alias, see
- * `cdk/bundling.ts`). The `anchorbrowser` SDK imports `chromium` from `playwright` at its top
+ * `lambdas/bundling.ts`). The `anchorbrowser` SDK imports `chromium` from `playwright` at its top
  * level for its own connect helpers, which Belay does not use (the browser adapter connects
  * with playwright-core itself). Bundled as is, that import would load playwright-core with
  * every function, browser or not; here `chromium.connectOverCDP` loads it on first call.

@@ -17,6 +17,31 @@ export const STATE_MACHINE_FUNCTIONS = {
 
 export type StateMachineFunction = keyof typeof STATE_MACHINE_FUNCTIONS;
 
+/**
+ * What a task function is, as plain data: the CDK stack turns it into a `Duration`, memory,
+ * bundling and IAM grants (`cdk/engine-functions.ts`); the local Lambda runner into a timeout
+ * and the credentials a worker may read. One table, so both run a function alike.
+ */
+export interface TaskFunctionFacts {
+  /** Lambda timeout in seconds; at most the ASL task's `TimeoutSeconds`, so Lambda's own timeout fires first. */
+  readonly timeoutSeconds: number;
+  /** Drives a browser (playwright-core over CDP, the Anchor API key). */
+  readonly browser: boolean;
+  /** Reads connected accounts' credentials: it signs in. The others run with `BELAY_SECRETS=none`. */
+  readonly readsCredentials: boolean;
+}
+
+export const TASK_FUNCTION_FACTS: Readonly<Record<StateMachineFunction, TaskFunctionFacts>> = Object.freeze({
+  Start: { timeoutSeconds: 90, browser: true, readsCredentials: false },
+  OpenSession: { timeoutSeconds: 60, browser: true, readsCredentials: false },
+  RunStep: { timeoutSeconds: 150, browser: true, readsCredentials: true },
+  Reauthenticate: { timeoutSeconds: 100, browser: true, readsCredentials: true },
+  Reconcile: { timeoutSeconds: 100, browser: true, readsCredentials: false },
+  AwaitHuman: { timeoutSeconds: 60, browser: true, readsCredentials: false },
+  Finish: { timeoutSeconds: 150, browser: true, readsCredentials: true },
+  RecordFailure: { timeoutSeconds: 60, browser: true, readsCredentials: false },
+});
+
 /** The definition substitution key of a function (`RunStep` -> `RunStepFunctionArn`). */
 export function substitutionKey(name: StateMachineFunction): string {
   return `${name}FunctionArn`;

@@ -1,10 +1,13 @@
 /**
  * How a handler is bundled, shared by the stack (`BelayFunction`, through CDK's
  * NodejsFunction) and the local Lambda runner, so a function runs locally from the same
- * kind of bundle it is deployed as. No aws-cdk-lib here: the local stack imports this file.
+ * kind of bundle it is deployed as. Plain data beside the handlers it describes: the local stack never imports `cdk/`.
  */
-import { join } from 'node:path';
-import { REPO_ROOT } from './paths.ts';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the esbuild project root of every function), resolved from this file. */
+const REPO_ROOT: string = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /**
  * Prepended to every ESM bundle: CommonJS dependencies bundled into ESM call `require`

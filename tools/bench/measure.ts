@@ -5,7 +5,7 @@
  */
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
 import { type Cost, type LedgerEntry, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
-import { countStateTransitions } from '../sfn/index.ts';
+import { countStateTransitions } from '../../local/sfn/index.ts';
 import type { BelayRun, BenchStack } from './belay.ts';
 
 function sumCost(entries: readonly LedgerEntry[]): Cost {

@@ -5,7 +5,7 @@
  * wall time with the crash minus the median clean wall time, for each; then the ratio.
  */
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
-import { localFunctionArn } from '../stack.ts';
+import { localFunctionArn } from '../../local/stack.ts';
 import type { BenchStack } from './belay.ts';
 import type { BenchContext, MeasuredRun } from './context.ts';
 import { atLeast, atMost, type Figure, lossRatio, median, timeLost } from './figures.ts';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
-import { CONTROL_TOKEN_FILE } from '../control.ts';
-import { allProcesses, descendants, readProcess } from '../processes.ts';
+import { CONTROL_TOKEN_FILE } from '../../local/control.ts';
+import { allProcesses, descendants, readProcess } from '../../local/processes.ts';
 import { type BelayApi, belayApi, type ControlClient, controlClient } from './clients.ts';
 import type { SiteName } from './plan.ts';
 

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOAD_TEST_SHOPPER_COUNT } from '../../demo/accounts.ts';
 import { PLAN_CAPS } from '../../lambdas/lib/capacity/plans.ts';
-import { loadTestShopAccountId } from '../seed.ts';
+import { loadTestShopAccountId } from '../../local/seed.ts';
 import { type BelayRun, runBelayJob } from './belay.ts';
 import type { BenchContext } from './context.ts';
 import { atMost, capViolations, type Figure, jobsPerMinute, percentile } from './figures.ts';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { type ApiKeyStore, parseRoles } from '../lambdas/lib/auth/api-keys.ts';
-import { apiKeyStoreFromEnv } from '../lambdas/lib/auth/runtime.ts';
+import { type ApiKeyStore, parseRoles } from '../../lambdas/lib/auth/api-keys.ts';
+import { apiKeyStoreFromEnv } from '../../lambdas/lib/auth/runtime.ts';
 
 /**
  * `npm run keys -- <command>`: API keys of the local stack (or of AWS, with `TABLE_NAME` set

@@ -4,8 +4,8 @@
  * recovery, overhead and cost sections), job ids, and progress lines on stderr.
  */
 import { rm } from 'node:fs/promises';
-import type { InvocationEndedEvent, InvocationStartedEvent } from '../lambda/events.ts';
-import { loadTestShopAccountId } from '../seed.ts';
+import type { InvocationEndedEvent, InvocationStartedEvent } from '../../local/lambda/events.ts';
+import { loadTestShopAccountId } from '../../local/seed.ts';
 import { type BelayRun, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
 

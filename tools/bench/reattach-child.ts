@@ -4,7 +4,7 @@
  * on). playwright-core is loaded first and timed apart (the adapter loads it on first use). Reads the
  * service from `ANCHORBROWSER_API_KEY` / `ANCHORBROWSER_BASE_URL`, as a Lambda would.
  *
- * Usage: `node --import tsx local/bench/reattach-child.ts <sessionId>`.
+ * Usage: `node --import tsx tools/bench/reattach-child.ts <sessionId>`.
  */
 import { browserAdapterFromEnv, preloadBrowserLibraries } from '../../lambdas/lib/browser/adapter.ts';
 

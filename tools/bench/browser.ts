@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBrowserAdapter } from '../../lambdas/lib/browser/adapter.ts';
-import { startAnchorService } from '../anchor/service.ts';
-import { waitForExit } from '../chromium.ts';
+import { startAnchorService } from '../../local/anchor/service.ts';
+import { waitForExit } from '../../local/chromium.ts';
 import { below, type Figure, median } from './figures.ts';
 import { loadAverage, type SectionResult } from './report.ts';
 

@@ -14,7 +14,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { isProcessAlive, waitForExit } from '../chromium.ts';
+import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
 import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
 import { BenchContext } from './context.ts';

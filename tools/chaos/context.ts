@@ -5,7 +5,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
-import { localFunctionArn } from '../stack.ts';
+import { localFunctionArn } from '../../local/stack.ts';
 import { StackUnreachableError } from './clients.ts';
 import type { EventLog } from './events.ts';
 import type { FaultKind, SiteName } from './plan.ts';

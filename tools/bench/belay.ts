@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminal } from '../../lambdas/lib/ledger/status.ts';
 import type { Cost, JobStatus } from '../../lambdas/lib/ledger/types.ts';
-import { createProgressTracker } from '../progress.ts';
-import type { HistoryEvent } from '../sfn/index.ts';
-import { type LocalStack, localFunctionArn, startLocalStack } from '../stack.ts';
+import { createProgressTracker } from '../../local/progress.ts';
+import type { HistoryEvent } from '../../local/sfn/index.ts';
+import { type LocalStack, localFunctionArn, startLocalStack } from '../../local/stack.ts';
 import { measure } from './measure.ts';
 
 /** A local stack for the benchmark, its history events on `events`, and an API client. */

@@ -7,7 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePorts } from '../ports.ts';
+import { freePorts } from '../../local/ports.ts';
 import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';

@@ -3,7 +3,7 @@
  * (plenty of stock, both items listed by the search), shipping choices, promo codes that
  * apply to any basket, and new addresses for the demo CRM's customers.
  */
-import { DEMO_CONNECTED } from '../seed.ts';
+import { DEMO_CONNECTED } from '../../local/seed.ts';
 import type { Prng } from './prng.ts';
 
 /** The demo tenant's shop accounts: no MFA, TOTP (the engine answers), SMS (a person reads the code). */

@@ -5,7 +5,7 @@
  * scripts do today (`naive-runner.ts` is that supervisor). There is no approval: the order is
  * placed as soon as step 14 is reached.
  *
- * Standalone: `npx tsx local/bench/naive.ts --shop http://127.0.0.1:8801 --username
+ * Standalone: `npx tsx tools/bench/naive.ts --shop http://127.0.0.1:8801 --username
  * shopper01@example.com`. It prints JSON lines on stdout: `browser` (the Chromium pids, so a
  * supervisor can clean up after a crash), `step`, `fault` (it reached the armed fault point and
  * waits to be killed), `done`.
@@ -18,7 +18,7 @@ import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
 import { type CheckoutInputs, checkoutPlaybook } from '../../lambdas/lib/playbooks/checkout.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
-import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../chromium.ts';
+import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
 
 /** What the naive script reports on stdout, one JSON object a line. */
 export type NaiveMessage =

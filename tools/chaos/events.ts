@@ -5,7 +5,7 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ControlEvent } from '../control.ts';
+import type { ControlEvent } from '../../local/control.ts';
 import type { ChaosStack } from './stack-process.ts';
 
 /** An event with the boot it came from. */

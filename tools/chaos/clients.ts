@@ -4,8 +4,8 @@
  * is killed on purpose), which callers treat as "try again after the restart".
  */
 
-import type { ControlEventPage, ControlExecution, ControlHealth } from '../control.ts';
-import type { ArmedFault } from '../lambda/types.ts';
+import type { ControlEventPage, ControlExecution, ControlHealth } from '../../local/control.ts';
+import type { ArmedFault } from '../../local/lambda/types.ts';
 
 /** The stack did not answer (connection refused or reset, or a timeout). */
 export class StackUnreachableError extends Error {

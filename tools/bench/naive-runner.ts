@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isProcessAlive, killProcessGroup, processCommandLine, waitForExit } from '../chromium.ts';
+import { isProcessAlive, killProcessGroup, processCommandLine, waitForExit } from '../../local/chromium.ts';
 import type { NaiveMessage } from './naive.ts';
 
 const NAIVE_SCRIPT = fileURLToPath(new URL('./naive.ts', import.meta.url));

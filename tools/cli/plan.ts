@@ -16,7 +16,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { isPlanName, type PlanCaps, type PlanName, planCaps } from '../lambdas/lib/capacity/plans.ts';
+import { isPlanName, type PlanCaps, type PlanName, planCaps } from '../../lambdas/lib/capacity/plans.ts';
 
 export interface PlanInput {
   arrivalsPerMinute: number;
