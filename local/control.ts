@@ -21,7 +21,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { executionName } from '../lambdas/lib/jobs/executions.ts';
+import { executionName } from '../lambdas/lib/engine/executions.ts';
 import type { FaultPointEvent } from './lambda/events.ts';
 import type { LocalStack } from './stack.ts';
 

@@ -10,13 +10,13 @@ import {
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
 import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
+import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
   STATE_MACHINE_FUNCTIONS,
   type StateMachineFunction,
   substitutionKey,
   TASK_FUNCTION_FACTS,
 } from '../lambdas/lib/engine/functions.ts';
-import { executionName, generationOf } from '../lambdas/lib/jobs/executions.ts';
 import {
   createLedger,
   createLedgerTable,

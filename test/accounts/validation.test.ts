@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { WritableSecretStore } from '../../lambdas/lib/accounts/file-secret-store.ts';
-import { connectAccount } from '../../lambdas/lib/accounts/manage.ts';
 import type { Account } from '../../lambdas/lib/accounts/types.ts';
+import { connectAccount } from '../../lambdas/lib/api/accounts/manage.ts';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { ApiError, errorBody } from '../../lambdas/lib/api/errors.ts';
 import type { Principal } from '../../lambdas/lib/auth/api-keys.ts';

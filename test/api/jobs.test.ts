@@ -1,6 +1,6 @@
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { executionName } from '../../lambdas/lib/jobs/executions.ts';
+import { executionName } from '../../lambdas/lib/engine/executions.ts';
 import { call, order, waitForJob } from './support/http.ts';
 import { TENANT_A, TENANT_B, useApiStack } from './support/stack.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../lambdas/lib/auth/api-keys.ts';
-import { executionName } from '../../lambdas/lib/jobs/executions.ts';
+import { executionName } from '../../lambdas/lib/engine/executions.ts';
 import { sleep, TENANT, useEngineStack, waitForJob } from '../support/stack.ts';
 import { call as callApi } from './support/http.ts';
 

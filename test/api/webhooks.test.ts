@@ -4,8 +4,8 @@ import {
   anchorSignature,
   signAnchorDelivery,
   verifyAnchorSignature,
-} from '../../lambdas/lib/webhooks/signature.ts';
-import { findSessionOwner, recordSessionOwner } from '../../lambdas/lib/webhooks/store.ts';
+} from '../../lambdas/lib/api/webhooks/signature.ts';
+import { findSessionOwner, recordSessionOwner } from '../../lambdas/lib/engine/session-owners.ts';
 import { call, order, waitForJob } from './support/http.ts';
 import { TENANT_A, useApiStack } from './support/stack.ts';
 

@@ -2,9 +2,10 @@
  * The hand-computed cost example the report tests check: three jobs' ledgers, and the
  * report worked out by hand from them at the rates dated 2026-11-01.
  */
+
+import type { JobRecord } from '../../lambdas/lib/api/reports/cost.ts';
 import type { Cost, Job, LedgerEntry } from '../../lambdas/lib/ledger/index.ts';
 import { ZERO_COST } from '../../lambdas/lib/ledger/index.ts';
-import type { JobRecord } from '../../lambdas/lib/reports/cost.ts';
 
 /**
  * The example. Three jobs between 10:00 and 10:40 (the report is made at 10:40):

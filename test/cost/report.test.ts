@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { unlimited } from '../../lambdas/lib/api/rate-limit.ts';
+import { buildCostReport, isVerifiedCompletion, type JobRecord } from '../../lambdas/lib/api/reports/cost.ts';
+import { sessionSpans } from '../../lambdas/lib/api/reports/sessions.ts';
 import { createApiKeyStore } from '../../lambdas/lib/auth/api-keys.ts';
 import { createLeaseCapacity } from '../../lambdas/lib/capacity/leases.ts';
 import { RATES, RATES_AS_OF } from '../../lambdas/lib/cost/rates.ts';
@@ -13,8 +15,6 @@ import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/type
 import { createLedger, type Job } from '../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../lambdas/lib/logger.ts';
 import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
-import { buildCostReport, isVerifiedCompletion, type JobRecord } from '../../lambdas/lib/reports/cost.ts';
-import { sessionSpans } from '../../lambdas/lib/reports/sessions.ts';
 import { startLocalApi } from '../../local/api/server.ts';
 import { call } from '../api/support/http.ts';
 import { useDynamoDb } from '../support/dynamodb.ts';

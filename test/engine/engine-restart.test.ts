@@ -9,7 +9,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionName } from '../../lambdas/lib/jobs/executions.ts';
+import { executionName } from '../../lambdas/lib/engine/executions.ts';
 import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
 import { freePorts } from '../../local/ports.ts';
 import {

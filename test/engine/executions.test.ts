@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionName, generationOf } from '../../lambdas/lib/jobs/executions.ts';
+import { executionName, generationOf } from '../../lambdas/lib/engine/executions.ts';
 
 describe('Function: executionName', () => {
   it('is valid for Step Functions and at most 80 characters', () => {

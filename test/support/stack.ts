@@ -17,13 +17,13 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
+import { decide } from '../../lambdas/lib/api/jobs/decide.ts';
+import { completeMfa } from '../../lambdas/lib/api/jobs/mfa.ts';
+import { submitJob } from '../../lambdas/lib/api/jobs/submit.ts';
 import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
 import type { Principal } from '../../lambdas/lib/auth/api-keys.ts';
+import { executionName } from '../../lambdas/lib/engine/executions.ts';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
-import { decide } from '../../lambdas/lib/jobs/decide.ts';
-import { executionName } from '../../lambdas/lib/jobs/executions.ts';
-import { completeMfa } from '../../lambdas/lib/jobs/mfa.ts';
-import { submitJob } from '../../lambdas/lib/jobs/submit.ts';
 import {
   type Job,
   type JobStatus,

@@ -6,7 +6,7 @@
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
 import { type Cost, type LedgerEntry, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
 import { countStateTransitions } from '../../local/sfn/index.ts';
-import type { BelayRun, BenchStack } from './belay.ts';
+import type { BelayRun, BenchStack } from './types.ts';
 
 function sumCost(entries: readonly LedgerEntry[]): Cost {
   const total: Cost = { ...ZERO_COST };

@@ -5,7 +5,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { type ExecutionInput, executionName } from '../jobs/executions.ts';
+import { type ExecutionInput, executionName } from '../engine/executions.ts';
 import { ServiceUnavailableError } from './errors.ts';
 
 /**

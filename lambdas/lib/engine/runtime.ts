@@ -24,8 +24,8 @@ import { faultPoint } from '../fault.ts';
 import { createLedger } from '../ledger/index.ts';
 import { createLogger } from '../logger.ts';
 import { getPlaybook } from '../playbooks/registry.ts';
-import { recordSessionOwner } from '../webhooks/store.ts';
 import { eventBridgeNotifier, localNotifier } from './notifiers.ts';
+import { recordSessionOwner } from './session-owners.ts';
 import type { ApplicationEndpoint, EngineDeps, EngineSettings } from './types.ts';
 
 const ApplicationsSchema = z.record(

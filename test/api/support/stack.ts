@@ -19,10 +19,10 @@ import {
   substitutionKey,
 } from '../../../lambdas/lib/engine/functions.ts';
 import { localNotifier } from '../../../lambdas/lib/engine/notifiers.ts';
+import { recordSessionOwner } from '../../../lambdas/lib/engine/session-owners.ts';
 import { DEFAULT_SETTINGS, type EngineDeps, type EngineSettings } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
-import { recordSessionOwner } from '../../../lambdas/lib/webhooks/store.ts';
 import { openSession } from '../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../lambdas/reauthenticate/reauthenticate.ts';
 import { reconcile } from '../../../lambdas/reconcile/reconcile.ts';

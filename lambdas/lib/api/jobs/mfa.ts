@@ -1,13 +1,14 @@
-import type { ApiDeps } from '../api/deps.ts';
-import { findPlaybook } from '../api/deps.ts';
-import { BadRequestError, ConflictError, UnprocessableError } from '../api/errors.ts';
-import { fieldIssues, MfaBodySchema } from '../api/schemas.ts';
-import { sendTaskSuccess } from '../api/step-functions.ts';
-import type { Principal } from '../auth/api-keys.ts';
-import { attachFor, stepContext } from '../engine/context.ts';
-import { StaleCheckpointError } from '../ledger/errors.ts';
-import type { Job, LedgerEntry, PendingWait } from '../ledger/types.ts';
-import type { Step } from '../playbooks/contract.ts';
+import type { Principal } from '../../auth/api-keys.ts';
+import { attachFor, stepContext } from '../../engine/context.ts';
+import { StaleCheckpointError } from '../../ledger/errors.ts';
+import type { Job, LedgerEntry, PendingWait } from '../../ledger/types.ts';
+import type { Step } from '../../playbooks/contract.ts';
+import type { ApiDeps } from '../deps.ts';
+import { findPlaybook } from '../deps.ts';
+import { BadRequestError, ConflictError, UnprocessableError } from '../errors.ts';
+import { fieldIssues } from '../schemas.ts';
+import { sendTaskSuccess } from '../step-functions.ts';
+import { MfaBodySchema } from './schemas.ts';
 
 export interface MfaResult {
   jobId: string;

@@ -1,11 +1,11 @@
-import type { ApiDeps } from '../api/deps.ts';
-import { ConflictError } from '../api/errors.ts';
-import { stopExecution } from '../api/step-functions.ts';
-import type { Principal } from '../auth/api-keys.ts';
-import { releaseJobResources } from '../engine/cleanup.ts';
-import { IllegalTransitionError } from '../ledger/errors.ts';
-import type { Job } from '../ledger/types.ts';
-import { executionName } from './executions.ts';
+import type { Principal } from '../../auth/api-keys.ts';
+import { releaseJobResources } from '../../engine/cleanup.ts';
+import { executionName } from '../../engine/executions.ts';
+import { IllegalTransitionError } from '../../ledger/errors.ts';
+import type { Job } from '../../ledger/types.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ConflictError } from '../errors.ts';
+import { stopExecution } from '../step-functions.ts';
 
 /** The error an execution stopped by a cancellation carries. */
 export const CANCELLED_ERROR = 'Belay.Cancelled';

@@ -1,25 +1,14 @@
-import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import type { RegisterPaths } from '../openapi-kit.ts';
 import {
   AccountIdParams,
   AccountListSchema,
   AccountResponseSchema,
   AccountRevokedResponseSchema,
   ConnectAccountBodySchema,
-} from './account-schemas.ts';
-import { CostReportQuerySchema, CostReportSchema } from './report-schemas.ts';
+} from './schemas.ts';
 
-/** The accounts and reports paths of the OpenAPI document, from the schemas the handlers validate with. */
-export function registerAccountPaths(
-  r: OpenAPIRegistry,
-  helpers: {
-    security: Record<string, string[]>[];
-    json: (schema: z.ZodType, description: string) => ResponseConfig;
-    error: (description: string) => ResponseConfig;
-    common: Record<number, ResponseConfig>;
-  },
-): void {
-  const { security, json, error, common } = helpers;
+/** The accounts paths of the OpenAPI document, from the schemas the handlers validate with. */
+export const registerAccountPaths: RegisterPaths = (r, { security, json, error, common }) => {
   const admin = { 403: error('The key lacks the admin role.'), ...common };
   const missing = {
     404: error("No such account for this tenant (another tenant's account reads the same)."),
@@ -71,19 +60,4 @@ export function registerAccountPaths(
       ...admin,
     },
   });
-  r.registerPath({
-    method: 'get',
-    path: '/reports/cost',
-    summary: 'Cost per verified completion of the tenant’s jobs over a period (role admin)',
-    description:
-      'Jobs submitted in [from, to): verified completions, usage and dollars by component (summed over every ledger entry, priced at the dated rates), cost per verified completion, retries, human interventions and idle browser time (session time not spent in steps).',
-    security,
-    request: { query: CostReportQuerySchema },
-    responses: {
-      200: json(CostReportSchema, 'The report.'),
-      400: error('Bad from or to.'),
-      422: error('from is not before to, the period is longer than 366 days, or it has too many jobs.'),
-      ...admin,
-    },
-  });
-}
+};

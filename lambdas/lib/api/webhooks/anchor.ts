@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { ApiDeps } from '../api/deps.ts';
-import { ApiError, BadRequestError, ConflictError } from '../api/errors.ts';
-import { header } from '../api/events.ts';
-import { JobNotFoundError, StaleCheckpointError } from '../ledger/errors.ts';
-import { TERMINAL_STATUSES } from '../ledger/types.ts';
+import { findSessionOwner } from '../../engine/session-owners.ts';
+import { JobNotFoundError, StaleCheckpointError } from '../../ledger/errors.ts';
+import { TERMINAL_STATUSES } from '../../ledger/types.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ApiError, BadRequestError, ConflictError } from '../errors.ts';
+import { header } from '../events.ts';
+import { forgetEvent, rememberEvent } from './deliveries.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyAnchorSignature } from './signature.ts';
-import { findSessionOwner, forgetEvent, rememberEvent } from './store.ts';
 
 /** Anchor's event envelope (docs.anchorbrowser.io/webhooks/events); other fields are kept but unused. */
 export const AnchorEventSchema = z

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { JobNotFoundError } from '../ledger/errors.ts';
-import type { Ledger } from '../ledger/index.ts';
-import { TABLE_KEYS } from '../ledger/schema.ts';
+import { JobNotFoundError } from '../../ledger/errors.ts';
+import type { Ledger } from '../../ledger/index.ts';
+import { TABLE_KEYS } from '../../ledger/schema.ts';
 import type { JobRecord } from './cost.ts';
 
 /** More jobs in the period than one report adds up: the caller should ask for a shorter period. */

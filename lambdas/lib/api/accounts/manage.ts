@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type AccountView,
-  type ConnectAccountBody,
-  ConnectAccountBodySchema,
-} from '../api/account-schemas.ts';
-import type { ApiDeps } from '../api/deps.ts';
-import { BadRequestError, NotFoundError, UnprocessableError } from '../api/errors.ts';
-import { fieldIssues } from '../api/schemas.ts';
-import { sendTaskFailure } from '../api/step-functions.ts';
-import type { Principal } from '../auth/api-keys.ts';
-import { IllegalTransitionError } from '../ledger/errors.ts';
-import type { JobStatus } from '../ledger/types.ts';
-import { registerSecret } from '../redact.ts';
-import type { Account } from './types.ts';
+import type { Account } from '../../accounts/types.ts';
+import type { Principal } from '../../auth/api-keys.ts';
+import { IllegalTransitionError } from '../../ledger/errors.ts';
+import type { JobStatus } from '../../ledger/types.ts';
+import { registerSecret } from '../../redact.ts';
+import type { ApiDeps } from '../deps.ts';
+import { BadRequestError, NotFoundError, UnprocessableError } from '../errors.ts';
+import { fieldIssues } from '../schemas.ts';
+import { sendTaskFailure } from '../step-functions.ts';
+import { type AccountView, type ConnectAccountBody, ConnectAccountBodySchema } from './schemas.ts';
 
 /**
  * The connected-accounts API (role admin): connect an account of an application this

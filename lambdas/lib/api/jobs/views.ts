@@ -1,6 +1,6 @@
-import type { Job, LedgerEntry } from '../ledger/types.ts';
-import type { Playbook } from '../playbooks/contract.ts';
-import { redact, redactText } from '../redact.ts';
+import type { Job, LedgerEntry } from '../../ledger/types.ts';
+import type { Playbook } from '../../playbooks/contract.ts';
+import { redact, redactText } from '../../redact.ts';
 import type { JobView } from './schemas.ts';
 
 /**

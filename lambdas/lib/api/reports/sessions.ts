@@ -1,4 +1,4 @@
-import type { Job, LedgerEntry } from '../ledger/types.ts';
+import type { Job, LedgerEntry } from '../../ledger/types.ts';
 
 /** One browser session of a job, as its ledger tells it. */
 export interface SessionSpan {

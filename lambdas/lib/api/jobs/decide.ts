@@ -1,12 +1,13 @@
-import type { ApiDeps } from '../api/deps.ts';
-import { BadRequestError, ConflictError, UnprocessableError } from '../api/errors.ts';
-import { type DecisionBody, DecisionBodySchema, fieldIssues } from '../api/schemas.ts';
-import { sendTaskFailure, sendTaskSuccess } from '../api/step-functions.ts';
-import type { Principal } from '../auth/api-keys.ts';
+import type { Principal } from '../../auth/api-keys.ts';
 /** The error a rejected approval or review fails its wait with (the state machine catches it). */
-import { DECISION_ENTRY, REJECTED_ERROR, sinceWaitRequested, WAIT_ENTRY } from '../engine/waits.ts';
-import { StaleCheckpointError } from '../ledger/errors.ts';
-import type { Job, LedgerEntry, PendingWait } from '../ledger/types.ts';
+import { DECISION_ENTRY, REJECTED_ERROR, sinceWaitRequested, WAIT_ENTRY } from '../../engine/waits.ts';
+import { StaleCheckpointError } from '../../ledger/errors.ts';
+import type { Job, LedgerEntry, PendingWait } from '../../ledger/types.ts';
+import type { ApiDeps } from '../deps.ts';
+import { BadRequestError, ConflictError, UnprocessableError } from '../errors.ts';
+import { fieldIssues } from '../schemas.ts';
+import { sendTaskFailure, sendTaskSuccess } from '../step-functions.ts';
+import { type DecisionBody, DecisionBodySchema } from './schemas.ts';
 
 export { REJECTED_ERROR };
 

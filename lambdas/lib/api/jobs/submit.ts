@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type ApiDeps, findPlaybook } from '../api/deps.ts';
-import { BadRequestError, ConflictError, type FieldIssue, UnprocessableError } from '../api/errors.ts';
-import { fieldIssues, ID_PATTERN, type SubmitJobBody, SubmitJobBodySchema } from '../api/schemas.ts';
-import { startJobExecution } from '../api/step-functions.ts';
-import type { Principal } from '../auth/api-keys.ts';
-import { JobConflictError } from '../ledger/errors.ts';
-import type { Job, JobRequest } from '../ledger/types.ts';
-import type { Playbook } from '../playbooks/contract.ts';
+import type { Principal } from '../../auth/api-keys.ts';
+import { JobConflictError } from '../../ledger/errors.ts';
+import type { Job, JobRequest } from '../../ledger/types.ts';
+import type { Playbook } from '../../playbooks/contract.ts';
+import { type ApiDeps, findPlaybook } from '../deps.ts';
+import { BadRequestError, ConflictError, type FieldIssue, UnprocessableError } from '../errors.ts';
+import { fieldIssues, ID_PATTERN } from '../schemas.ts';
+import { startJobExecution } from '../step-functions.ts';
+import { type SubmitJobBody, SubmitJobBodySchema } from './schemas.ts';
 
 /** Retry budget of a job that does not name one. */
 export const DEFAULT_RETRY_BUDGET = 3;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COST_COMPONENTS } from './schemas.ts';
+import { COST_COMPONENTS } from '../schemas.ts';
 
 /** Schemas of the reports routes (validated by the handler, documented by `openapi.ts`). */
 

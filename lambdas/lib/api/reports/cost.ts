@@ -1,5 +1,5 @@
-import { type CostComponent, priceCost, RATES_AS_OF } from '../cost/rates.ts';
-import { type Cost, type Job, type JobStatus, type LedgerEntry, ZERO_COST } from '../ledger/types.ts';
+import { type CostComponent, priceCost, RATES_AS_OF } from '../../cost/rates.ts';
+import { type Cost, type Job, type JobStatus, type LedgerEntry, ZERO_COST } from '../../ledger/types.ts';
 import { sessionSpans } from './sessions.ts';
 
 /** A job and its ledger, as the report reads them. */

@@ -1,0 +1,74 @@
+import { jsonBody } from '../body.ts';
+import { BadRequestError } from '../errors.ts';
+import type { Route, RouteRequest } from '../route.ts';
+import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountView } from './manage.ts';
+
+/** The connected-accounts routes (role admin). */
+
+const accountParam = (req: RouteRequest): string => req.params.accountId ?? '';
+const accountPath = (accountId: string): string => `/accounts/${encodeURIComponent(accountId)}`;
+
+/**
+ * The body of `POST /accounts`. A malformed body is refused without quoting it: the JSON
+ * parser's message shows a piece of the text, which here may be a password.
+ */
+function accountBody(req: RouteRequest): unknown {
+  try {
+    return jsonBody(req.event, req.deps.maxBodyBytes);
+  } catch (err) {
+    if (err instanceof BadRequestError && err.code === 'invalid_json') {
+      throw new BadRequestError(
+        'invalid_json',
+        'the body is not valid JSON (Content-Type: application/json)',
+      );
+    }
+    throw err;
+  }
+}
+
+export const ACCOUNT_ROUTES: readonly Route[] = [
+  {
+    method: 'POST',
+    path: '/accounts',
+    auth: true,
+    roles: ['admin'],
+    async handle(req) {
+      const account = await connectAccount(req.deps, req.principal, accountBody(req));
+      return {
+        statusCode: 201,
+        body: { account: toAccountView(req.deps, account) },
+        headers: { Location: accountPath(account.accountId) },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/accounts',
+    auth: true,
+    roles: ['admin'],
+    async handle(req) {
+      const accounts = await listAccounts(req.deps, req.principal);
+      return { statusCode: 200, body: { accounts: accounts.map((a) => toAccountView(req.deps, a)) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/accounts/{accountId}',
+    auth: true,
+    roles: ['admin'],
+    async handle(req) {
+      const account = await getAccount(req.deps, req.principal, accountParam(req));
+      return { statusCode: 200, body: { account: toAccountView(req.deps, account) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/accounts/{accountId}',
+    auth: true,
+    roles: ['admin'],
+    async handle(req) {
+      const { account, jobsStopped } = await disconnectAccount(req.deps, req.principal, accountParam(req));
+      return { statusCode: 200, body: { account: toAccountView(req.deps, account), jobsStopped } };
+    },
+  },
+];

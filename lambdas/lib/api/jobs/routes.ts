@@ -1,0 +1,121 @@
+import { findPlaybook } from '../deps.ts';
+import { BadRequestError } from '../errors.ts';
+import { header } from '../events.ts';
+import { ANY_ROLE, baseUrlOf, bodyOf, ok, type Route, type RouteRequest } from '../route.ts';
+import { fieldIssues } from '../schemas.ts';
+import { cancelJob } from './cancel.ts';
+import { decide } from './decide.ts';
+import { completeMfa } from './mfa.ts';
+import { ListJobsQuerySchema } from './schemas.ts';
+import { submitJob } from './submit.ts';
+import { jobLinks, toEntryView, toJobView } from './views.ts';
+
+/** The jobs routes: submit, list, read, the ledger, decisions, MFA, cancel. */
+
+function jobParam(req: RouteRequest): string {
+  return req.params.jobId ?? '';
+}
+
+export const JOB_ROUTES: readonly Route[] = [
+  {
+    method: 'POST',
+    path: '/jobs',
+    auth: true,
+    roles: ['submitter'],
+    async handle(req) {
+      const result = await submitJob(
+        req.deps,
+        req.principal,
+        bodyOf(req),
+        header(req.event.headers, 'idempotency-key'),
+      );
+      const links = jobLinks(baseUrlOf(req), result.job.jobId);
+      return ok({ job: toJobView(result.job, result.playbook), links }, result.created ? 202 : 200, {
+        Location: links.self,
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/jobs',
+    auth: true,
+    roles: ANY_ROLE,
+    async handle(req) {
+      const query = ListJobsQuerySchema.safeParse(req.event.queryStringParameters ?? {});
+      if (!query.success) {
+        throw new BadRequestError('invalid_query', 'the query is not valid: see details', {
+          details: fieldIssues(query.error, 'query'),
+        });
+      }
+      const page = await req.deps.engine.ledger.listJobs(req.principal.tenantId, {
+        limit: query.data.limit ?? 25,
+        ...(query.data.status ? { status: query.data.status } : {}),
+        ...(query.data.cursor ? { cursor: query.data.cursor } : {}),
+      });
+      return ok({
+        jobs: page.jobs.map((job) => toJobView(job, findPlaybook(req.deps, job.playbook))),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/jobs/{jobId}',
+    auth: true,
+    roles: ANY_ROLE,
+    async handle(req) {
+      const job = await req.deps.engine.ledger.getJob(req.principal.tenantId, jobParam(req));
+      const view = toJobView(job, findPlaybook(req.deps, job.playbook));
+      const { capacity } = req.deps.engine;
+      if (job.status === 'QUEUED' && capacity.queuePosition) {
+        view.queue = {
+          position: await capacity.queuePosition(job.tenantId, job.jobId, job.createdAt),
+          since: job.queuedSince ?? job.createdAt,
+        };
+      }
+      return ok({ job: view, links: jobLinks(baseUrlOf(req), job.jobId) });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/jobs/{jobId}/ledger',
+    auth: true,
+    roles: ANY_ROLE,
+    async handle(req) {
+      const { job, entries } = await req.deps.engine.ledger.readJob(req.principal.tenantId, jobParam(req));
+      return ok({ jobId: job.jobId, status: job.status, entries: entries.map(toEntryView) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/decisions',
+    auth: true,
+    roles: ['approver'],
+    async handle(req) {
+      return ok(await decide(req.deps, req.principal, jobParam(req), bodyOf(req)));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/mfa',
+    auth: true,
+    roles: ANY_ROLE,
+    async handle(req) {
+      return ok(await completeMfa(req.deps, req.principal, jobParam(req), bodyOf(req)));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/cancel',
+    auth: true,
+    roles: ['submitter'],
+    async handle(req) {
+      const { job, cancelled } = await cancelJob(req.deps, req.principal, jobParam(req));
+      return ok({
+        job: toJobView(job, findPlaybook(req.deps, job.playbook)),
+        links: jobLinks(baseUrlOf(req), job.jobId),
+        cancelled,
+      });
+    },
+  },
+];

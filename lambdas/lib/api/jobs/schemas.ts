@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { JOB_STATUSES, LEDGER_ENTRY_TYPES } from '../../ledger/types.ts';
+import { CostSchema, Id } from '../schemas.ts';
+
+/** The jobs routes' request and response schemas: handlers validate with these, `openapi.ts` documents them. */
+
+export const JobStatusSchema = z.enum(JOB_STATUSES).meta({ id: 'JobStatus' });
+
+export const SubmitJobBodySchema = z
+  .object({
+    jobId: Id.optional().meta({
+      description:
+        'Your id for the job: the idempotency key of submission (or send an Idempotency-Key header).',
+    }),
+    playbook: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,62}@[1-9][0-9]{0,5}$/, 'use name@version, e.g. checkout@1')
+      .meta({ description: 'The playbook to run, as name@version.' }),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The playbook's inputs (its own schema applies)." }),
+    accounts: z.record(z.string().min(1).max(64), Id).optional().meta({
+      description:
+        "Application -> the id of the tenant's connected account to act as. May be left out for an application in which the tenant has exactly one connected account.",
+    }),
+    approvals: z.array(z.string().min(1).max(100)).max(100).optional().meta({
+      description: "Step ids that need a person's approval before they run, besides the playbook's own.",
+    }),
+    retryBudget: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .optional()
+      .meta({ description: 'Step failures to retry (default 3).' }),
+    deadline: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'ISO time after which the job fails instead of running on.' }),
+  })
+  .strict()
+  .meta({ id: 'SubmitJobRequest' });
+export type SubmitJobBody = z.infer<typeof SubmitJobBodySchema>;
+
+export const DecisionBodySchema = z
+  .object({
+    step: z.string().min(1).max(100).meta({ description: 'Id of the step the job is waiting at.' }),
+    decision: z.enum(['approve', 'reject']),
+    comment: z.string().max(2000).optional(),
+    resolution: z.enum(['done', 'absent']).optional().meta({
+      description:
+        'Reviews of an uncertain write: "done" = you saw the effect in the application, "absent" = it did not happen (the step runs again).',
+    }),
+  })
+  .strict()
+  .meta({ id: 'DecisionRequest' });
+export type DecisionBody = z.infer<typeof DecisionBodySchema>;
+
+export const MfaBodySchema = z
+  .object({
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9]{4,12}$/, 'a one-time code is 4-12 letters or digits')
+      .optional()
+      .meta({ description: 'The one-time code the application sent.' }),
+    completed: z.literal(true).optional().meta({
+      description: 'You completed the sign-in yourself (e.g. in the live view): verify it and resume.',
+    }),
+  })
+  .strict()
+  .refine((b) => (b.code === undefined) !== (b.completed === undefined), {
+    message: 'send exactly one of code or completed',
+    path: ['code'],
+  })
+  .meta({ id: 'MfaRequest' });
+export type MfaBody = z.infer<typeof MfaBodySchema>;
+
+export const ListJobsQuerySchema = z
+  .object({
+    status: JobStatusSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(100).optional(),
+    cursor: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
+export const JobViewSchema = z
+  .object({
+    jobId: z.string(),
+    playbook: z.string(),
+    status: JobStatusSchema,
+    step: z
+      .object({ number: z.number().int(), of: z.number().int(), id: z.string(), title: z.string() })
+      .nullable()
+      .meta({ description: 'The step the job is at (1-based number of N); null once every step is done.' }),
+    stepsCompleted: z.number().int(),
+    stepCount: z.number().int(),
+    wait: z
+      .object({
+        kind: z.enum(['approval', 'mfa', 'review']),
+        step: z.string(),
+        stepTitle: z.string().optional(),
+        reason: z.string().optional(),
+        requestedAt: z.string(),
+        expiresAt: z.string(),
+      })
+      .nullable()
+      .meta({ description: 'What a person must do for the job to go on.' }),
+    queue: z
+      .object({
+        position: z
+          .number()
+          .int()
+          .min(1)
+          .meta({ description: "1 = the next of the tenant's queued jobs to start." }),
+        since: z.string().meta({
+          description: 'When the job went QUEUED; past BELAY_MAX_QUEUE_SECONDS it fails with queue-timeout.',
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          "A QUEUED job's place: jobs over the tenant's browser cap wait and start in submission order.",
+      }),
+    inputs: z.record(z.string(), z.unknown()),
+    accounts: z.record(z.string(), z.string()),
+    approvals: z.array(z.string()),
+    retryBudget: z.number().int(),
+    retriesUsed: z.number().int(),
+    deadline: z.string().optional(),
+    sessions: z.record(
+      z.string(),
+      z.object({
+        sessionId: z.string(),
+        identityId: z.string().optional(),
+        openedAt: z.string(),
+        endedAt: z
+          .string()
+          .optional()
+          .describe('When the engine ended the session (job finished or parked).'),
+      }),
+    ),
+    cost: CostSchema,
+    failure: z.object({ reason: z.string(), message: z.string() }).optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    startedAt: z
+      .string()
+      .optional()
+      .describe('When the job first left the queue: it took its browser lease and went RUNNING.'),
+    finishedAt: z.string().optional(),
+  })
+  .meta({ id: 'Job' });
+export type JobView = z.infer<typeof JobViewSchema>;
+
+export const JobLinksSchema = z
+  .object({
+    self: z.string(),
+    ledger: z.string(),
+    decisions: z.string(),
+    mfa: z.string(),
+    cancel: z.string(),
+  })
+  .meta({ id: 'JobLinks' });
+
+export const JobResponseSchema = z
+  .object({ job: JobViewSchema, links: JobLinksSchema })
+  .meta({ id: 'JobResponse' });
+
+export const JobListSchema = z
+  .object({ jobs: z.array(JobViewSchema), nextCursor: z.string().optional() })
+  .meta({ id: 'JobList' });
+
+export const LedgerEntryViewSchema = z
+  .object({
+    entryId: z.string(),
+    type: z.enum(LEDGER_ENTRY_TYPES),
+    at: z.string(),
+    step: z.string().optional(),
+    stepIndex: z.number().int().optional(),
+    attempt: z.number().int().optional(),
+    sessionId: z.string().optional(),
+    identityId: z.string().optional(),
+    idempotencyKey: z.string().optional(),
+    actor: z.string().optional(),
+    evidence: z.record(z.string(), z.unknown()).optional(),
+    evidenceRef: z.string().optional(),
+    detail: z.record(z.string(), z.unknown()).optional(),
+    cost: CostSchema,
+  })
+  .meta({ id: 'LedgerEntry' });
+
+export const LedgerResponseSchema = z
+  .object({ jobId: z.string(), status: JobStatusSchema, entries: z.array(LedgerEntryViewSchema) })
+  .meta({ id: 'Ledger' });
+
+export const DecisionResponseSchema = z
+  .object({
+    jobId: z.string(),
+    step: z.string(),
+    decision: z.enum(['approve', 'reject']),
+    resolution: z.enum(['done', 'absent']).optional(),
+    decidedBy: z.string().meta({ description: 'Key id of whoever recorded the decision.' }),
+    replayed: z.boolean().meta({ description: 'True when this decision had already been recorded.' }),
+    resumed: z.boolean().meta({ description: 'True when this request resumed the job.' }),
+  })
+  .meta({ id: 'DecisionResult' });
+
+export const MfaResponseSchema = z
+  .object({ jobId: z.string(), step: z.string(), signedIn: z.literal(true), resumed: z.boolean() })
+  .meta({ id: 'MfaResult' });
