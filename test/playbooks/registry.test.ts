@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutInputSchema } from '../../lambdas/lib/playbooks/checkout.ts';
-import { crmBillingSyncInputSchema } from '../../lambdas/lib/playbooks/crm-billing-sync.ts';
+import { checkoutInputSchema } from '../../lambdas/lib/playbooks/checkout/index.ts';
+import { crmBillingSyncInputSchema } from '../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
 import { UnknownPlaybookError } from '../../lambdas/lib/playbooks/errors.ts';
 import { getPlaybook, listPlaybooks } from '../../lambdas/lib/playbooks/registry.ts';
 

@@ -31,8 +31,8 @@ import {
   type LedgerEntry,
   TERMINAL_STATUSES,
 } from '../../lambdas/lib/ledger/index.ts';
-import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout.ts';
-import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync.ts';
+import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout/index.ts';
+import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
 import { isRunning, type ProcessInfo, processes } from '../../local/processes.ts';

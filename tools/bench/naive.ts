@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
-import { type CheckoutInputs, checkoutPlaybook } from '../../lambdas/lib/playbooks/checkout.ts';
+import { type CheckoutInputs, checkoutPlaybook } from '../../lambdas/lib/playbooks/checkout/index.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
 

@@ -1,7 +1,7 @@
 /** The playbooks that ship with the Lambdas, by `name@version`. */
-import { checkoutPlaybook } from './checkout.ts';
+import { checkoutPlaybook } from './checkout/index.ts';
 import type { Playbook } from './contract.ts';
-import { crmBillingSyncPlaybook } from './crm-billing-sync.ts';
+import { crmBillingSyncPlaybook } from './crm-billing-sync/index.ts';
 import { UnknownPlaybookError } from './errors.ts';
 
 const PLAYBOOKS: ReadonlyMap<string, Playbook> = new Map<string, Playbook>(

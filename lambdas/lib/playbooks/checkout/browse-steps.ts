@@ -1,7 +1,7 @@
 /** Checkout steps 1 to 7: open the shop, sign in, search, add items A and B, set quantities, open the cart. */
 
 import type { Evidence } from '../../ledger/types.ts';
-import { shopApplication } from '../apps.ts';
+import { shopApplication } from '../apps/shop.ts';
 import type { Step, StepContext } from '../contract.ts';
 import { StepActionError } from '../errors.ts';
 import {

@@ -3,7 +3,7 @@
  * idempotency key as the form's hidden `idempotencyKey`, is verified by the confirmation page
  * (which shows the key back), and probed on the orders page by that key.
  */
-import { shopApplication } from '../apps.ts';
+import { shopApplication } from '../apps/shop.ts';
 import type { ProbeResult, Step } from '../contract.ts';
 import {
   appUrl,

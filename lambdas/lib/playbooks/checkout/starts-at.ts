@@ -1,5 +1,5 @@
 /** Where a checkout step starts: the shared precondition and restore of the shop's steps. */
-import { shopApplication } from '../apps.ts';
+import { shopApplication } from '../apps/shop.ts';
 import type { Step } from '../contract.ts';
 import { appUrl, checkStart, goto, tid } from '../page.ts';
 import type { CheckoutInputs } from './inputs.ts';

@@ -5,7 +5,8 @@
  */
 import type { Page } from 'playwright-core';
 import type { Evidence } from '../../ledger/types.ts';
-import { billingApplication, crmApplication } from '../apps.ts';
+import { billingApplication } from '../apps/billing.ts';
+import { crmApplication } from '../apps/crm.ts';
 import type { Application, ProbeResult, Step, StepContext } from '../contract.ts';
 import { StepActionError } from '../errors.ts';
 import {

@@ -1,14 +1,14 @@
 /**
- * The demo applications as playbooks see them: how to tell their sign-in page, and how to
- * sign in. An authenticator (TOTP) account signs in by itself; an account whose one-time code
+ * The sign-in the demo sites share (`demo/sites/http/auth.ts`), as playbooks see it: how to
+ * tell their sign-in page, and how to sign in. An authenticator (TOTP) account signs in by itself; an account whose one-time code
  * goes to a person (SMS) reports `mfa_required` and finishes with `submitOneTimeCode`.
  * Credentials come only from `ctx.credentials` and are never logged.
  */
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
-import type { Application, SignInResult, StepContext } from './contract.ts';
-import { SignInFailedError } from './errors.ts';
-import { appBase, appUrl, EVIDENCE_TIMEOUT_MS, goto, pageUrl, tid } from './page.ts';
+import type { Application, SignInResult, StepContext } from '../contract.ts';
+import { SignInFailedError } from '../errors.ts';
+import { appBase, appUrl, EVIDENCE_TIMEOUT_MS, goto, pageUrl, tid } from '../page.ts';
 
 /** Selectors that do not change with the sites' layout: form identity and field names. */
 const SIGNIN_FORM = 'form[data-form="signin"]';
@@ -132,7 +132,3 @@ export function demoSiteApplication(name: string): Application {
 
   return { name, isSignedOut, signIn, submitOneTimeCode };
 }
-
-export const shopApplication: Application = demoSiteApplication('shop');
-export const crmApplication: Application = demoSiteApplication('crm');
-export const billingApplication: Application = demoSiteApplication('billing');

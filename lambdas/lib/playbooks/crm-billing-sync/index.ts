@@ -6,20 +6,16 @@
  * "Verify both" is two read steps (one per application), because a step works in one
  * application: the engine gives each application its own browser session and allowlist.
  */
-import { billingApplication, crmApplication } from './apps.ts';
-import type { Playbook } from './contract.ts';
-import type { CrmBillingSyncInputs } from './crm-billing-sync/inputs.ts';
-import { crmBillingSyncInputSchema } from './crm-billing-sync/inputs.ts';
-import {
-  updateBillingAddress,
-  updateCrmCustomer,
-  verifyBillingAccount,
-  verifyCrmRecord,
-} from './crm-billing-sync/steps.ts';
-import { signInStep } from './sign-in-step.ts';
+import { billingApplication } from '../apps/billing.ts';
+import { crmApplication } from '../apps/crm.ts';
+import type { Playbook } from '../contract.ts';
+import { signInStep } from '../sign-in-step.ts';
+import type { CrmBillingSyncInputs } from './inputs.ts';
+import { crmBillingSyncInputSchema } from './inputs.ts';
+import { updateBillingAddress, updateCrmCustomer, verifyBillingAccount, verifyCrmRecord } from './steps.ts';
 
-export type { CrmBillingSyncInputs } from './crm-billing-sync/inputs.ts';
-export { crmBillingSyncInputSchema } from './crm-billing-sync/inputs.ts';
+export type { CrmBillingSyncInputs } from './inputs.ts';
+export { crmBillingSyncInputSchema } from './inputs.ts';
 
 export const crmBillingSyncPlaybook: Playbook<CrmBillingSyncInputs> = {
   name: 'crm-billing-sync',

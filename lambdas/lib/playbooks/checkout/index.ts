@@ -4,16 +4,9 @@
  * values); placing the order is the one write, approved by a person first, sent with the
  * step's idempotency key, verified by the confirmation page and probed on the orders page.
  */
-import { shopApplication } from './apps.ts';
-import {
-  addItemA,
-  addItemB,
-  openCart,
-  openShop,
-  search,
-  setQuantity,
-  signIn,
-} from './checkout/browse-steps.ts';
+import { shopApplication } from '../apps/shop.ts';
+import type { Playbook } from '../contract.ts';
+import { addItemA, addItemB, openCart, openShop, search, setQuantity, signIn } from './browse-steps.ts';
 import {
   applyPromo,
   paymentDetails,
@@ -21,14 +14,13 @@ import {
   shippingAddress,
   shippingMethod,
   startCheckout,
-} from './checkout/checkout-steps.ts';
-import type { CheckoutInputs } from './checkout/inputs.ts';
-import { checkoutInputSchema } from './checkout/inputs.ts';
-import { placeOrder } from './checkout/place-order.ts';
-import type { Playbook } from './contract.ts';
+} from './checkout-steps.ts';
+import type { CheckoutInputs } from './inputs.ts';
+import { checkoutInputSchema } from './inputs.ts';
+import { placeOrder } from './place-order.ts';
 
-export type { CheckoutInputs } from './checkout/inputs.ts';
-export { checkoutInputSchema } from './checkout/inputs.ts';
+export type { CheckoutInputs } from './inputs.ts';
+export { checkoutInputSchema } from './inputs.ts';
 
 export const checkoutPlaybook: Playbook<CheckoutInputs> = {
   name: 'checkout',
