@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
+import { ChromiumLaunchError } from './errors.ts';
 
 /** The real binary; `/usr/bin/chromium` is a shell wrapper whose PID is not the browser's. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium';
@@ -27,16 +28,6 @@ export const QUIET_CHROMIUM_FLAGS: readonly string[] = [
   '--remote-debugging-address=127.0.0.1',
   '--remote-debugging-port=0',
 ];
-
-/** Chromium did not start, or did not open its DevTools port in time. */
-export class ChromiumLaunchError extends Error {
-  readonly userDataDir: string;
-  constructor(message: string, context: { userDataDir: string }, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ChromiumLaunchError';
-    this.userDataDir = context.userDataDir;
-  }
-}
 
 export interface LaunchChromiumOptions {
   /** Profile directory; created when missing. One browser per directory. */

@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { executionName } from '../lambdas/lib/engine/executions.ts';
+import { ControlRequestError } from './errors.ts';
 import type { FaultPointEvent } from './lambda/events.ts';
 import type { LocalStack } from './stack.ts';
 
@@ -99,17 +100,6 @@ const ArmedFaultSchema = z
     times: z.number().int().min(1).max(1000).optional(),
   })
   .strict();
-
-/** A request the control server refuses, with its HTTP status. */
-export class ControlRequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ControlRequestError';
-  }
-}
 
 /** Starts the control server on 127.0.0.1 and writes its token under the data directory. */
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {

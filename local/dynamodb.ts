@@ -10,35 +10,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbLocalStartError, JavaMissingError } from './errors.ts';
 import { freePorts } from './ports.ts';
-
-/** `java` is not on the PATH. */
-export class JavaMissingError extends Error {
-  readonly command: string;
-  constructor(command: string, options?: ErrorOptions) {
-    super(
-      `DynamoDB Local needs Java 17 but "${command}" was not found: run \`npm run setup\`, or \`apt-get install -y openjdk-17-jre-headless\``,
-      options,
-    );
-    this.name = 'JavaMissingError';
-    this.command = command;
-  }
-}
-
-/** DynamoDB Local exited or did not answer in time. */
-export class DynamoDbLocalStartError extends Error {
-  readonly port: number;
-  readonly output: string;
-  constructor(message: string, context: { port: number; output: string }, options?: ErrorOptions) {
-    super(
-      `${message} (port ${context.port})${context.output ? `: ${context.output.trim().slice(-500)}` : ''}`,
-      options,
-    );
-    this.name = 'DynamoDbLocalStartError';
-    this.port = context.port;
-    this.output = context.output;
-  }
-}
 
 export interface DynamoDbLocalOptions {
   /** Port to listen on; 0 (the default) picks a free one. */

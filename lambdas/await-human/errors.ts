@@ -1,4 +1,5 @@
 import { REJECTED_ERROR } from '../lib/engine/waits.ts';
+import { BelayError } from '../lib/errors.ts';
 /**
  * Errors of the human-wait handler. Their names are what the state machine's `Catch` matches
  * on the parked wait (`AwaitParked`).
@@ -9,7 +10,7 @@ import { REJECTED_ERROR } from '../lib/engine/waits.ts';
  * or the job ended meanwhile. The state machine goes on to take a lease again (which stops
  * a finished job).
  */
-export class WaitAnsweredError extends Error {
+export class WaitAnsweredError extends BelayError {
   constructor(
     readonly jobId: string,
     readonly step: string,
@@ -17,12 +18,13 @@ export class WaitAnsweredError extends Error {
     options?: ErrorOptions,
   ) {
     super(
+      'WaitAnsweredError',
+      'wait-answered',
       answer === 'approve'
         ? `step ${step} of job ${jobId} was approved while the job was parked`
         : `job ${jobId} finished while parked at step ${step}`,
       options,
     );
-    this.name = 'WaitAnsweredError';
   }
 }
 
@@ -31,13 +33,12 @@ export class WaitAnsweredError extends Error {
  * fails a wait with (`Belay.Rejected`, what `decide` sends), so the job fails with reason
  * `rejected` exactly as when the rejection reaches a waiting token.
  */
-export class ApprovalRejectedError extends Error {
+export class ApprovalRejectedError extends BelayError {
   constructor(
     readonly jobId: string,
     readonly step: string,
     options?: ErrorOptions,
   ) {
-    super(`step ${step} of job ${jobId} was rejected`, options);
-    this.name = REJECTED_ERROR;
+    super(REJECTED_ERROR, 'rejected', `step ${step} of job ${jobId} was rejected`, options);
   }
 }

@@ -1,13 +1,14 @@
+import { BelayError } from './errors.ts';
+
 /**
  * Environment configuration, read and checked once at cold start. A missing or malformed
  * variable throws with its name, so a misconfigured function fails loudly on its first call.
  */
 
-export class ConfigError extends Error {
+export class ConfigError extends BelayError {
   readonly variable: string;
   constructor(variable: string, message: string, options?: ErrorOptions) {
-    super(`${variable}: ${message}`, options);
-    this.name = 'ConfigError';
+    super('ConfigError', 'misconfigured', `${variable}: ${message}`, options);
     this.variable = variable;
   }
 }

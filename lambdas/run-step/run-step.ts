@@ -1,14 +1,26 @@
 import type { Page } from 'playwright-core';
+import { SessionUnavailableError } from '../lib/browser/errors.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
 import { parkSessions } from '../lib/engine/cleanup.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
-import { DeadlineExceededError, RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
+import {
+  AccountRevokedError,
+  DeadlineExceededError,
+  JobConfigurationError,
+  RetryBudgetExhaustedError,
+} from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt, reviewedAsDone } from '../lib/engine/history.ts';
 import { requestLease } from '../lib/engine/lease.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
+import {
+  IllegalTransitionError,
+  JobNotFoundError,
+  LedgerUnavailableError,
+  StaleCheckpointError,
+} from '../lib/ledger/errors.ts';
 import type { Cost, Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/playbooks/contract.ts';
@@ -374,12 +386,22 @@ function describe(err: unknown): string {
   return message.split('\n')[0]?.slice(0, 300) ?? 'unknown error';
 }
 
-/** Errors with a meaning of their own (ledger conflicts, revoked accounts, budgets) go to the state machine as they are. */
+/**
+ * Errors with a meaning of their own (ledger conflicts, revoked accounts, budgets) go to the
+ * state machine as they are; anything else thrown during a step is the page misbehaving.
+ */
+const STATE_MACHINE_ERRORS = [
+  StaleCheckpointError,
+  LedgerUnavailableError,
+  JobNotFoundError,
+  IllegalTransitionError,
+  AccountRevokedError,
+  RetryBudgetExhaustedError,
+  SessionUnavailableError,
+  DeadlineExceededError,
+  JobConfigurationError,
+];
+
 function isDomainError(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    /^(StaleCheckpointError|LedgerUnavailableError|JobNotFoundError|IllegalTransitionError|AccountRevokedError|RetryBudgetExhaustedError|SessionUnavailableError|DeadlineExceededError|JobConfigurationError)$/.test(
-      err.name,
-    )
-  );
+  return STATE_MACHINE_ERRORS.some((kind) => err instanceof kind);
 }

@@ -1,4 +1,4 @@
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { createApiHandler } from '../../lambdas/lib/api/app.ts';
@@ -111,7 +111,7 @@ describe('Function: startJobExecution', () => {
     const sfn = mockClient(SFNClient);
     sfn
       .on(StartExecutionCommand)
-      .rejectsOnce(Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExists' }))
+      .rejectsOnce(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }))
       .rejectsOnce(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }))
       .resolvesOnce({ executionArn: 'a' });
     const client = new SFNClient({ region: 'us-east-1', maxAttempts: 1 });

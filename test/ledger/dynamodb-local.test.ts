@@ -6,12 +6,8 @@ import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLedgerTable } from '../../lambdas/lib/ledger/index.ts';
-import {
-  createDynamoDbClient,
-  DynamoDbLocalStartError,
-  JavaMissingError,
-  startDynamoDbLocal,
-} from '../../local/dynamodb.ts';
+import { createDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb.ts';
+import { DynamoDbLocalStartError, JavaMissingError } from '../../local/errors.ts';
 
 const dirs: string[] = [];
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPrefix } from '../dynamo/query-prefix.ts';
 import { type Account, type AccountDirectory, profileNameFor } from './types.ts';
@@ -89,7 +90,7 @@ export function createAccountRegistry(deps: {
         );
         return true;
       } catch (err) {
-        if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+        if (err instanceof ConditionalCheckFailedException) return false;
         throw err;
       }
     },

@@ -3,29 +3,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Credentials } from '../playbooks/contract.ts';
 import { registerSecret } from '../redact.ts';
+import { CredentialsAccessDeniedError, CredentialsNotFoundError } from './errors.ts';
 import type { SecretStore } from './types.ts';
-
-/** No credentials are stored for this account (or it is another tenant's). */
-export class CredentialsNotFoundError extends Error {
-  constructor(
-    readonly tenantId: string,
-    readonly accountId: string,
-    options?: ErrorOptions,
-  ) {
-    super(`no credentials stored for account ${accountId}`, options);
-    this.name = 'CredentialsNotFoundError';
-  }
-}
-
-/** The function was deployed without access to connected accounts' credentials (`BELAY_SECRETS=none`). */
-export class CredentialsAccessDeniedError extends Error {
-  constructor(readonly accountId: string) {
-    super(
-      `this function has no access to connected accounts' credentials (BELAY_SECRETS=none), asked for account ${accountId}`,
-    );
-    this.name = 'CredentialsAccessDeniedError';
-  }
-}
 
 /**
  * The store of a function that must never read credentials: every call is refused, as AWS

@@ -7,7 +7,8 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Credentials } from '../playbooks/contract.ts';
-import { CredentialsNotFoundError, registered, type WritableSecretStore } from './file-secret-store.ts';
+import { CredentialsNotFoundError } from './errors.ts';
+import { registered, type WritableSecretStore } from './file-secret-store.ts';
 
 /**
  * Credentials in AWS Secrets Manager, one secret per account named

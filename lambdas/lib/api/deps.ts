@@ -6,6 +6,7 @@ import type { AccountDirectory } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
 import type { EngineDeps } from '../engine/types.ts';
 import type { Playbook } from '../playbooks/contract.ts';
+import { UnknownPlaybookError } from '../playbooks/errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Checking Anchor's webhooks: the shared signing secrets and how fresh a delivery must be. */
@@ -52,7 +53,7 @@ export function findPlaybook(deps: Pick<ApiDeps, 'engine'>, id: string): Playboo
   try {
     return deps.engine.playbooks.get(id);
   } catch (err) {
-    if (err instanceof Error && /Unknown|NotFound/i.test(err.name)) return undefined;
+    if (err instanceof UnknownPlaybookError) return undefined;
     throw err;
   }
 }

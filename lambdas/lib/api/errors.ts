@@ -6,6 +6,7 @@
  * `{"error": {"code", "message", "details"}}`. A 5xx never exposes its message.
  */
 
+import { BelayError } from '../errors.ts';
 import { redact, redactText, type SecretScope } from '../redact.ts';
 
 /** One field a request got wrong, by its dotted path (`inputs.items.0.sku`, `accounts.shop`, `header:Idempotency-Key`). */
@@ -20,28 +21,34 @@ export interface ApiErrorOptions extends ErrorOptions {
 }
 
 /** Base class of every error the API answers with. */
-export class ApiError extends Error {
+export class ApiError extends BelayError {
   readonly statusCode: number;
   readonly code: string;
   readonly details: unknown;
   readonly expose: boolean;
   readonly headers: Record<string, string>;
-  constructor(statusCode: number, code: string, message: string, options: ApiErrorOptions = {}) {
-    super(message, options);
-    this.name = 'ApiError';
+  /** @param name the subclass's name (`BadRequestError`); `code` is also the error's `reason`. */
+  constructor(
+    name: string,
+    statusCode: number,
+    code: string,
+    message: string,
+    options: ApiErrorOptions = {},
+  ) {
+    const { details, headers, ...errorOptions } = options;
+    super(name, code, message, { ...errorOptions, retryable: statusCode === 429 || statusCode >= 500 });
     this.statusCode = statusCode;
     this.code = code;
-    this.details = options.details;
+    this.details = details;
     this.expose = statusCode < 500;
-    this.headers = options.headers ?? {};
+    this.headers = headers ?? {};
   }
 }
 
 /** 400: the request is malformed (bad JSON, wrong types, missing fields); `details` lists the fields. */
 export class BadRequestError extends ApiError {
   constructor(code: string, message: string, options?: ApiErrorOptions) {
-    super(400, code, message, options);
-    this.name = 'BadRequestError';
+    super('BadRequestError', 400, code, message, options);
   }
 }
 
@@ -51,11 +58,10 @@ export class UnauthorizedError extends ApiError {
     message = 'send a valid API key as "Authorization: Bearer blk_..."',
     options?: ApiErrorOptions,
   ) {
-    super(401, 'unauthorized', message, {
+    super('UnauthorizedError', 401, 'unauthorized', message, {
       ...options,
       headers: { 'WWW-Authenticate': 'Bearer', ...options?.headers },
     });
-    this.name = 'UnauthorizedError';
   }
 }
 
@@ -63,11 +69,10 @@ export class UnauthorizedError extends ApiError {
 export class ForbiddenError extends ApiError {
   readonly requiredRole: string;
   constructor(requiredRole: string, options?: ApiErrorOptions) {
-    super(403, 'forbidden', `this action needs an API key with the ${requiredRole} role`, {
+    super('ForbiddenError', 403, 'forbidden', `this action needs an API key with the ${requiredRole} role`, {
       ...options,
       details: { requiredRole },
     });
-    this.name = 'ForbiddenError';
     this.requiredRole = requiredRole;
   }
 }
@@ -75,46 +80,53 @@ export class ForbiddenError extends ApiError {
 /** 404: no such resource for this tenant (another tenant's job reads exactly like a missing one). */
 export class NotFoundError extends ApiError {
   constructor(message: string, options?: ApiErrorOptions) {
-    super(404, 'not_found', message, options);
-    this.name = 'NotFoundError';
+    super('NotFoundError', 404, 'not_found', message, options);
   }
 }
 
 /** 405: the path exists, the method does not. */
 export class MethodNotAllowedError extends ApiError {
   constructor(method: string, allowed: string[], options?: ApiErrorOptions) {
-    super(405, 'method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}`, {
-      ...options,
-      headers: { Allow: allowed.join(', '), ...options?.headers },
-    });
-    this.name = 'MethodNotAllowedError';
+    super(
+      'MethodNotAllowedError',
+      405,
+      'method_not_allowed',
+      `${method} is not allowed here; use ${allowed.join(', ')}`,
+      {
+        ...options,
+        headers: { Allow: allowed.join(', '), ...options?.headers },
+      },
+    );
   }
 }
 
 /** 409: the request conflicts with the job's state (a reused job id, a step that is not waiting, a finished job). */
 export class ConflictError extends ApiError {
   constructor(code: string, message: string, options?: ApiErrorOptions) {
-    super(409, code, message, options);
-    this.name = 'ConflictError';
+    super('ConflictError', 409, code, message, options);
   }
 }
 
 /** 413: the body is larger than the API accepts. */
 export class PayloadTooLargeError extends ApiError {
   constructor(limitBytes: number, options?: ApiErrorOptions) {
-    super(413, 'payload_too_large', `request bodies are limited to ${limitBytes} bytes`, {
-      ...options,
-      details: { limitBytes },
-    });
-    this.name = 'PayloadTooLargeError';
+    super(
+      'PayloadTooLargeError',
+      413,
+      'payload_too_large',
+      `request bodies are limited to ${limitBytes} bytes`,
+      {
+        ...options,
+        details: { limitBytes },
+      },
+    );
   }
 }
 
 /** 422: well-formed, but refers to something that does not exist or does not fit (playbook, inputs, accounts, code). */
 export class UnprocessableError extends ApiError {
   constructor(code: string, message: string, options?: ApiErrorOptions) {
-    super(422, code, message, options);
-    this.name = 'UnprocessableError';
+    super('UnprocessableError', 422, code, message, options);
   }
 }
 
@@ -122,12 +134,17 @@ export class UnprocessableError extends ApiError {
 export class RateLimitedError extends ApiError {
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number, options?: ApiErrorOptions) {
-    super(429, 'rate_limited', `too many requests for this API key; retry after ${retryAfterSeconds} s`, {
-      ...options,
-      details: { retryAfterSeconds },
-      headers: { 'Retry-After': String(retryAfterSeconds), ...options?.headers },
-    });
-    this.name = 'RateLimitedError';
+    super(
+      'RateLimitedError',
+      429,
+      'rate_limited',
+      `too many requests for this API key; retry after ${retryAfterSeconds} s`,
+      {
+        ...options,
+        details: { retryAfterSeconds },
+        headers: { 'Retry-After': String(retryAfterSeconds), ...options?.headers },
+      },
+    );
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -135,8 +152,10 @@ export class RateLimitedError extends ApiError {
 /** 503: a dependency (DynamoDB, Step Functions) failed in a way worth retrying. The message is not exposed. */
 export class ServiceUnavailableError extends ApiError {
   constructor(message: string, options?: ApiErrorOptions) {
-    super(503, 'unavailable', message, { ...options, headers: { 'Retry-After': '2', ...options?.headers } });
-    this.name = 'ServiceUnavailableError';
+    super('ServiceUnavailableError', 503, 'unavailable', message, {
+      ...options,
+      headers: { 'Retry-After': '2', ...options?.headers },
+    });
   }
 }
 

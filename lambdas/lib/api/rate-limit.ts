@@ -1,4 +1,4 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -34,7 +34,7 @@ export interface RateLimitOptions {
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { ratePerSecond: 10, burst: 20 };
 
 function isConditionFailure(err: unknown): err is Error & { Item?: Record<string, AttributeValue> } {
-  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+  return err instanceof ConditionalCheckFailedException;
 }
 
 /** A token bucket per key in the ledger table. */

@@ -1,4 +1,6 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/api-keys.ts';
+import { SessionUnavailableError } from '../browser/errors.ts';
 import {
   IllegalTransitionError,
   InvalidInputError,
@@ -130,10 +132,7 @@ export function translateError(err: unknown, jobId: string | undefined): unknown
       details: { status: err.from },
     });
   }
-  if (
-    err instanceof Error &&
-    (err.name === 'SessionUnavailableError' || err.name === 'ProvisionedThroughputExceededException')
-  ) {
+  if (err instanceof SessionUnavailableError || err instanceof ProvisionedThroughputExceededException) {
     return new ServiceUnavailableError(err.message, { cause: err });
   }
   return err;

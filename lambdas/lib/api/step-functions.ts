@@ -1,9 +1,14 @@
 import {
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  InvalidToken,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
   type SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
+  TaskDoesNotExist,
+  TaskTimedOut,
 } from '@aws-sdk/client-sfn';
 import { type ExecutionInput, executionName } from '../engine/executions.ts';
 import { ServiceUnavailableError } from './errors.ts';
@@ -14,7 +19,9 @@ import { ServiceUnavailableError } from './errors.ts';
  * already stopped) are outcomes, not failures; throttling and outages are 503s.
  */
 
-const ALREADY_DONE_TASK = new Set(['TaskDoesNotExist', 'TaskTimedOut', 'InvalidToken']);
+/** The task was already answered, timed out, or its token is not one Step Functions knows. */
+const isTaskDone = (err: unknown): boolean =>
+  err instanceof TaskDoesNotExist || err instanceof TaskTimedOut || err instanceof InvalidToken;
 const UNAVAILABLE = new Set([
   'ThrottlingException',
   'ServiceUnavailable',
@@ -55,7 +62,7 @@ export async function startJobExecution(
     await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
     return { name, started: true };
   } catch (err) {
-    if ((err as Error).name === 'ExecutionAlreadyExists') return { name, started: false };
+    if (err instanceof ExecutionAlreadyExists) return { name, started: false };
     throw translate(err, 'StartExecution');
   }
 }
@@ -66,7 +73,7 @@ export async function sendTaskSuccess(sfn: SFNClient, taskToken: string, output:
     await sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
     return true;
   } catch (err) {
-    if (ALREADY_DONE_TASK.has((err as Error).name)) return false;
+    if (isTaskDone(err)) return false;
     throw translate(err, 'SendTaskSuccess');
   }
 }
@@ -82,7 +89,7 @@ export async function sendTaskFailure(
     await sfn.send(new SendTaskFailureCommand({ taskToken, error, cause: cause.slice(0, 32_000) }));
     return true;
   } catch (err) {
-    if (ALREADY_DONE_TASK.has((err as Error).name)) return false;
+    if (isTaskDone(err)) return false;
     throw translate(err, 'SendTaskFailure');
   }
 }
@@ -101,7 +108,7 @@ export async function stopExecution(
     );
     return true;
   } catch (err) {
-    if ((err as Error).name === 'ExecutionDoesNotExist') return false;
+    if (err instanceof ExecutionDoesNotExist) return false;
     throw translate(err, 'StopExecution');
   }
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -140,7 +141,7 @@ export function createApiKeyStore(deps: {
           }),
         )
         .catch((err: unknown) => {
-          if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+          if (!(err instanceof ConditionalCheckFailedException)) throw err;
         });
       await doc.send(
         new TransactWriteCommand({

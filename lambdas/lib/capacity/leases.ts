@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -184,7 +185,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
         );
         return { outcome: 'acquired' };
       } catch (err) {
-        if ((err as Error).name !== 'TransactionCanceledException') throw err;
+        if (!(err instanceof TransactionCanceledException)) throw err;
         // Another acquire or release went first: look again.
       }
     }
@@ -221,7 +222,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
         }),
       );
     } catch (err) {
-      if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
       // Extended further by someone else (a wait), or expired in between.
       return lease.leaseExpiresAt > nowSeconds();
     }
@@ -242,7 +243,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
         );
         return;
       } catch (err) {
-        if ((err as Error).name !== 'TransactionCanceledException') throw err;
+        if (!(err instanceof TransactionCanceledException)) throw err;
       }
     }
   }

@@ -1,3 +1,5 @@
+import { BelayError } from '../errors.ts';
+
 /**
  * Engine errors. Their names are what the state machine's Retry/Catch match on: none of
  * these is retried by the state machine; each ends the job through RecordFailure with the
@@ -5,73 +7,78 @@
  */
 
 /** The job waited in the queue longer than `maxQueueSeconds`: its tenant's cap never freed a slot for it. */
-export class QueueTimeoutError extends Error {
-  readonly reason = 'queue-timeout';
+export class QueueTimeoutError extends BelayError {
   constructor(queuedForSeconds: number, maxQueueSeconds: number) {
     super(
+      'QueueTimeoutError',
+      'queue-timeout',
       `the job waited ${Math.round(queuedForSeconds)} s in the queue (at most ${maxQueueSeconds} s): no browser slot freed for it; raise the plan's cap or submit fewer jobs at once`,
     );
-    this.name = 'QueueTimeoutError';
   }
 }
 
 /** The job names an account the tenant no longer has (revoked, or never theirs). */
-export class AccountRevokedError extends Error {
-  readonly reason = 'account-revoked';
+export class AccountRevokedError extends BelayError {
   constructor(
     readonly application: string,
     readonly accountId: string,
     options?: ErrorOptions,
   ) {
-    super(`account ${accountId} for ${application} is not connected to this tenant`, options);
-    this.name = 'AccountRevokedError';
+    super(
+      'AccountRevokedError',
+      'account-revoked',
+      `account ${accountId} for ${application} is not connected to this tenant`,
+      options,
+    );
   }
 }
 
 /** The job spent its retry budget on step failures. */
-export class RetryBudgetExhaustedError extends Error {
-  readonly reason = 'retry-budget-exhausted';
+export class RetryBudgetExhaustedError extends BelayError {
   constructor(
     readonly step: string,
     readonly retriesUsed: number,
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`step ${step} failed and the retry budget (${retriesUsed}) is spent: ${detail}`, options);
-    this.name = 'RetryBudgetExhaustedError';
+    super(
+      'RetryBudgetExhaustedError',
+      'retry-budget-exhausted',
+      `step ${step} failed and the retry budget (${retriesUsed}) is spent: ${detail}`,
+      options,
+    );
   }
 }
 
 /** The finish check did not find a write's effect in its application. */
-export class OutcomeNotVerifiedError extends Error {
-  readonly reason = 'outcome-not-verified';
+export class OutcomeNotVerifiedError extends BelayError {
   constructor(
     readonly step: string,
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`the effect of step ${step} could not be verified in its application: ${detail}`, options);
-    this.name = 'OutcomeNotVerifiedError';
+    super(
+      'OutcomeNotVerifiedError',
+      'outcome-not-verified',
+      `the effect of step ${step} could not be verified in its application: ${detail}`,
+      options,
+    );
   }
 }
 
 /** The job's configuration cannot run (an application with no endpoint, a step for an app without an account). */
-export class JobConfigurationError extends Error {
-  readonly reason = 'misconfigured';
+export class JobConfigurationError extends BelayError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'JobConfigurationError';
+    super('JobConfigurationError', 'misconfigured', message, options);
   }
 }
 
 /** The job's deadline passed. */
-export class DeadlineExceededError extends Error {
-  readonly reason = 'deadline-exceeded';
+export class DeadlineExceededError extends BelayError {
   constructor(
     readonly deadline: string,
     options?: ErrorOptions,
   ) {
-    super(`the job's deadline ${deadline} has passed`, options);
-    this.name = 'DeadlineExceededError';
+    super('DeadlineExceededError', 'deadline-exceeded', `the job's deadline ${deadline} has passed`, options);
   }
 }

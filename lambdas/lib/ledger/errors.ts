@@ -1,3 +1,4 @@
+import { BelayError, type BelayErrorOptions } from '../errors.ts';
 import type { JobStatus } from './types.ts';
 
 /**
@@ -5,20 +6,30 @@ import type { JobStatus } from './types.ts';
  * `Retry`/`Catch` `ErrorEquals` match: only {@link LedgerUnavailableError} is retryable.
  */
 
-/** Base class of every ledger error. */
-export class LedgerError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'LedgerError';
+/**
+ * Base class of every ledger error; thrown as it is for a write refused for no reason the
+ * ledger can name (a corrupt item, a cancelled transaction with no retryable cause).
+ */
+export class LedgerError extends BelayError {
+  constructor(message: string, options?: BelayErrorOptions);
+  constructor(name: string, reason: string, message: string, options?: BelayErrorOptions);
+  constructor(...args: [string, BelayErrorOptions?] | [string, string, string, BelayErrorOptions?]) {
+    if (args.length <= 2)
+      super('LedgerError', 'ledger-error', args[0], args[1] as BelayErrorOptions | undefined);
+    else super(args[0], args[1] as string, args[2] as string, args[3]);
   }
 }
 
 /** A caller passed something the ledger refuses to store (bad id, oversized item, bad cursor). Not retryable. */
 export class InvalidInputError extends LedgerError {
   readonly field: string;
-  constructor(field: string, message: string, options?: ErrorOptions) {
-    super(`invalid ${field}: ${message}`, options);
-    this.name = 'InvalidInputError';
+  constructor(
+    field: string,
+    message: string,
+    options?: ErrorOptions,
+    kind: { name: string; reason: string } = { name: 'InvalidInputError', reason: 'invalid-input' },
+  ) {
+    super(kind.name, kind.reason, `invalid ${field}: ${message}`, options);
     this.field = field;
   }
 }
@@ -32,8 +43,8 @@ export class EvidenceTooLargeError extends InvalidInputError {
       'evidence',
       `${bytes} bytes exceeds the inline limit of ${maxInlineBytes} bytes and no evidence store is configured`,
       options,
+      { name: 'EvidenceTooLargeError', reason: 'evidence-too-large' },
     );
-    this.name = 'EvidenceTooLargeError';
     this.bytes = bytes;
     this.maxInlineBytes = maxInlineBytes;
   }
@@ -47,8 +58,7 @@ export class JobNotFoundError extends LedgerError {
   readonly tenantId: string;
   readonly jobId: string;
   constructor(tenantId: string, jobId: string, options?: ErrorOptions) {
-    super(`job ${jobId} not found`, options);
-    this.name = 'JobNotFoundError';
+    super('JobNotFoundError', 'job-not-found', `job ${jobId} not found`, options);
     this.tenantId = tenantId;
     this.jobId = jobId;
   }
@@ -59,10 +69,11 @@ export class JobConflictError extends LedgerError {
   readonly jobId: string;
   constructor(jobId: string, options?: ErrorOptions) {
     super(
+      'JobConflictError',
+      'job-conflict',
       `job id ${jobId} is already used by a job with a different request; resubmit the same request or choose another job id`,
       options,
     );
-    this.name = 'JobConflictError';
     this.jobId = jobId;
   }
 }
@@ -93,10 +104,11 @@ export class StaleCheckpointError extends LedgerError {
     const step = stepIndex === undefined ? '' : ` step ${stepIndex}`;
     const seen = `found version ${observed.version ?? '?'}, nextStep ${observed.nextStep ?? '?'}, status ${observed.status ?? '?'}`;
     super(
+      'StaleCheckpointError',
+      'stale-checkpoint',
       `stale checkpoint for job ${jobId}${step} at expected version ${expectedVersion ?? '-'}: ${seen}`,
       options,
     );
-    this.name = 'StaleCheckpointError';
     this.jobId = jobId;
     this.stepIndex = stepIndex;
     this.expectedVersion = expectedVersion;
@@ -110,8 +122,12 @@ export class IllegalTransitionError extends LedgerError {
   readonly from: JobStatus;
   readonly to: JobStatus;
   constructor(jobId: string, from: JobStatus, to: JobStatus, options?: ErrorOptions) {
-    super(`job ${jobId} cannot go from ${from} to ${to}`, options);
-    this.name = 'IllegalTransitionError';
+    super(
+      'IllegalTransitionError',
+      'illegal-transition',
+      `job ${jobId} cannot go from ${from} to ${to}`,
+      options,
+    );
     this.jobId = jobId;
     this.from = from;
     this.to = to;
@@ -121,10 +137,16 @@ export class IllegalTransitionError extends LedgerError {
 /** DynamoDB throttled, failed (5xx) or could not be reached. Retryable with backoff. */
 export class LedgerUnavailableError extends LedgerError {
   readonly operation: string;
-  readonly retryable = true;
   constructor(operation: string, message: string, options?: ErrorOptions) {
-    super(`ledger unavailable during ${operation}: ${message}`, options);
-    this.name = 'LedgerUnavailableError';
+    super(
+      'LedgerUnavailableError',
+      'ledger-unavailable',
+      `ledger unavailable during ${operation}: ${message}`,
+      {
+        ...options,
+        retryable: true,
+      },
+    );
     this.operation = operation;
   }
 }

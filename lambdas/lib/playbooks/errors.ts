@@ -1,23 +1,28 @@
+import { BelayError } from '../errors.ts';
+
 /** Named errors of the playbooks. */
 
 /** No playbook is registered under that `name@version`. */
-export class UnknownPlaybookError extends Error {
+export class UnknownPlaybookError extends BelayError {
   readonly playbookId: string;
   readonly known: readonly string[];
   constructor(playbookId: string, known: readonly string[], options?: ErrorOptions) {
-    super(`Unknown playbook ${playbookId}; known: ${known.join(', ')}`, options);
-    this.name = 'UnknownPlaybookError';
+    super(
+      'UnknownPlaybookError',
+      'unknown-playbook',
+      `Unknown playbook ${playbookId}; known: ${known.join(', ')}`,
+      options,
+    );
     this.playbookId = playbookId;
     this.known = known;
   }
 }
 
 /** The application refused the account's credentials (or the authenticator code). Never carries them. */
-export class SignInFailedError extends Error {
+export class SignInFailedError extends BelayError {
   readonly application: string;
   constructor(application: string, detail: string, options?: ErrorOptions) {
-    super(`Sign-in to ${application} failed: ${detail}`, options);
-    this.name = 'SignInFailedError';
+    super('SignInFailedError', 'sign-in-failed', `Sign-in to ${application} failed: ${detail}`, options);
     this.application = application;
   }
 }
@@ -27,31 +32,38 @@ export class SignInFailedError extends Error {
  * never sees this: the step's precondition reports `signed_out` first and the engine's
  * re-authentication (which returns `mfa_required`) signs in.
  */
-export class MfaRequiredError extends Error {
+export class MfaRequiredError extends BelayError {
   readonly application: string;
   constructor(application: string, detail: string, options?: ErrorOptions) {
-    super(`Sign-in to ${application} needs a one-time code from a person: ${detail}`, options);
-    this.name = 'MfaRequiredError';
+    super(
+      'MfaRequiredError',
+      'mfa-required',
+      `Sign-in to ${application} needs a one-time code from a person: ${detail}`,
+      options,
+    );
     this.application = application;
   }
 }
 
 /** The page does not offer what the step's inputs ask for (no such product, saved card or customer). */
-export class StepActionError extends Error {
+export class StepActionError extends BelayError {
   readonly step: string;
   constructor(step: string, detail: string, options?: ErrorOptions) {
-    super(`${step}: ${detail}`, options);
-    this.name = 'StepActionError';
+    super('StepActionError', 'step-action', `${step}: ${detail}`, options);
     this.step = step;
   }
 }
 
 /** The step context has no base URL for an application the step needs. */
-export class MissingApplicationError extends Error {
+export class MissingApplicationError extends BelayError {
   readonly application: string;
   constructor(application: string, options?: ErrorOptions) {
-    super(`The step context has no base URL for application ${application}`, options);
-    this.name = 'MissingApplicationError';
+    super(
+      'MissingApplicationError',
+      'missing-application',
+      `The step context has no base URL for application ${application}`,
+      options,
+    );
     this.application = application;
   }
 }

@@ -3,17 +3,7 @@ import { JobNotFoundError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/index.ts';
 import { TABLE_KEYS } from '../../ledger/schema.ts';
 import type { JobRecord } from './cost.ts';
-
-/** More jobs in the period than one report adds up: the caller should ask for a shorter period. */
-export class ReportTooLargeError extends Error {
-  constructor(
-    readonly limit: number,
-    options?: ErrorOptions,
-  ) {
-    super(`the period has more than ${limit} jobs; ask for a shorter one`, options);
-    this.name = 'ReportTooLargeError';
-  }
-}
+import { ReportTooLargeError } from './errors.ts';
 
 /**
  * The tenant's jobs submitted in [from, to) with their ledgers: one Query on gsi2 (jobs by

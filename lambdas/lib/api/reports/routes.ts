@@ -2,7 +2,8 @@ import { BadRequestError, UnprocessableError } from '../errors.ts';
 import type { Route } from '../route.ts';
 import { fieldIssues } from '../schemas.ts';
 import { buildCostReport } from './cost.ts';
-import { jobsInRange, ReportTooLargeError } from './jobs-in-range.ts';
+import { ReportTooLargeError } from './errors.ts';
+import { jobsInRange } from './jobs-in-range.ts';
 import { CostReportQuerySchema } from './schemas.ts';
 
 /** The reports routes (role admin). */

@@ -3,9 +3,10 @@ import { findSessionOwner } from '../../engine/session-owners.ts';
 import { JobNotFoundError, StaleCheckpointError } from '../../ledger/errors.ts';
 import { TERMINAL_STATUSES } from '../../ledger/types.ts';
 import type { ApiDeps } from '../deps.ts';
-import { ApiError, BadRequestError, ConflictError } from '../errors.ts';
+import { BadRequestError, ConflictError } from '../errors.ts';
 import { header } from '../events.ts';
 import { forgetEvent, rememberEvent } from './deliveries.ts';
+import { WebhookSignatureError } from './errors.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyAnchorSignature } from './signature.ts';
 
 /** Anchor's event envelope (docs.anchorbrowser.io/webhooks/events); other fields are kept but unused. */
@@ -22,16 +23,6 @@ export type AnchorEvent = z.infer<typeof AnchorEventSchema>;
 
 /** Events that mean a browser session is over. */
 export const SESSION_END_EVENTS: readonly string[] = ['session.completed', 'session.failed'];
-
-/** 401 for a delivery whose signature or timestamp does not check out. */
-export class WebhookSignatureError extends ApiError {
-  readonly reason: string;
-  constructor(reason: string, message: string, options?: ErrorOptions) {
-    super(401, 'invalid_signature', message, { ...options, details: { reason } });
-    this.name = 'WebhookSignatureError';
-    this.reason = reason;
-  }
-}
 
 export interface WebhookAck {
   received: true;
