@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { Credentials } from '../playbooks/contract.ts';
 import { registerSecret } from '../redact.ts';
 import { CredentialsAccessDeniedError, CredentialsNotFoundError } from './errors.ts';
-import type { SecretStore } from './types.ts';
+import type { WritableSecretStore } from './types.ts';
+
+export type { WritableSecretStore } from './types.ts';
 
 /**
  * The store of a function that must never read credentials: every call is refused, as AWS
@@ -15,11 +17,6 @@ export function createNoSecretStore(): WritableSecretStore {
     throw new CredentialsAccessDeniedError(accountId);
   };
   return { getCredentials: refuse, putCredentials: refuse, deleteCredentials: refuse };
-}
-
-export interface WritableSecretStore extends SecretStore {
-  putCredentials(tenantId: string, accountId: string, credentials: Credentials): Promise<void>;
-  deleteCredentials(tenantId: string, accountId: string): Promise<void>;
 }
 
 const SAFE = /^[A-Za-z0-9_-]{1,64}$/;

@@ -36,3 +36,9 @@ export interface SecretStore {
 export function profileNameFor(tenantId: string, application: string, accountId: string): string {
   return `${tenantId}--${application}--${accountId}`;
 }
+
+/** A secret store the accounts API writes to (connect) and deletes from (revoke). */
+export interface WritableSecretStore extends SecretStore {
+  putCredentials(tenantId: string, accountId: string, credentials: Credentials): Promise<void>;
+  deleteCredentials(tenantId: string, accountId: string): Promise<void>;
+}

@@ -1,8 +1,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountRegistry } from '../accounts/directory.ts';
-import type { WritableSecretStore } from '../accounts/file-secret-store.ts';
-import type { AccountDirectory } from '../accounts/types.ts';
+import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
 import type { EngineDeps } from '../engine/types.ts';
 import type { Playbook } from '../playbooks/contract.ts';
@@ -28,9 +27,9 @@ export interface ApiDeps {
    * The tenant's connected accounts; `list` lets a submission leave out an application's only
    * account; `create` and `revoke` serve the accounts routes.
    */
-  accounts: AccountDirectory & Partial<Pick<AccountRegistry, 'list' | 'create' | 'revoke'>>;
+  accounts: AccountRegistry;
   /** Where the accounts routes store (and delete) credentials: the engine's secret store. */
-  credentials?: WritableSecretStore;
+  credentials: WritableSecretStore;
   keys: ApiKeyStore;
   rateLimiter: RateLimiter;
   sfn: SFNClient;

@@ -1,25 +1,10 @@
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { createAccountRegistry } from '../accounts/directory.ts';
 import { createApiKeyStore } from '../auth/api-keys.ts';
+import { sfnClientFromEnv } from '../aws/step-functions.ts';
 import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
-import { documentClientFromEnv, engineDepsFromEnv, secretStoreFromEnv } from '../engine/runtime.ts';
+import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
 import { createDynamoRateLimiter } from './rate-limit.ts';
-
-/** A Step Functions client; `SFN_ENDPOINT` points it at the local Step Functions runner. */
-export function sfnClientFromEnv(env: NodeJS.ProcessEnv = process.env): SFNClient {
-  const endpoint = getOptionalStringFromEnv('SFN_ENDPOINT', env);
-  return new SFNClient(
-    endpoint
-      ? {
-          endpoint,
-          region: env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {},
-  );
-}
 
 /**
  * The API's dependencies from the environment (read once, at cold start). Besides the
@@ -34,14 +19,14 @@ export function sfnClientFromEnv(env: NodeJS.ProcessEnv = process.env): SFNClien
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
   const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET']);
-  const tableName = getStringFromEnv('TABLE_NAME', env);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
-  const doc = documentClientFromEnv(env);
-  const engine = await engineDepsFromEnv(env);
+  const shared = await sharedPartsFromEnv(env);
+  const { doc, tableName } = shared;
+  const engine = await engineDepsFromEnv(env, shared);
   return {
     engine,
-    accounts: createAccountRegistry({ doc, tableName }),
-    credentials: await secretStoreFromEnv(env),
+    accounts: shared.accounts,
+    credentials: shared.secrets,
     keys: createApiKeyStore({ doc, tableName }),
     rateLimiter: createDynamoRateLimiter({
       doc,

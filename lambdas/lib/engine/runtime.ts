@@ -1,15 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { createAccountRegistry } from '../accounts/directory.ts';
-import {
-  createFileSecretStore,
-  createNoSecretStore,
-  type WritableSecretStore,
-} from '../accounts/file-secret-store.ts';
+import { type AccountRegistry, createAccountRegistry } from '../accounts/directory.ts';
+import { createFileSecretStore, createNoSecretStore } from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
+import type { WritableSecretStore } from '../accounts/types.ts';
+import { documentClientFromEnv } from '../aws/dynamodb.ts';
+import { eventBridgeClient } from '../aws/event-bridge.ts';
+import { secretsManagerClient } from '../aws/secrets-manager.ts';
 import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
 import { isPlanName, type PlanCaps, planCaps } from '../capacity/plans.ts';
@@ -48,21 +45,6 @@ export function applicationsFromEnv(
   return out;
 }
 
-/** A DynamoDB document client; `DYNAMODB_ENDPOINT` points it at DynamoDB Local. */
-export function documentClientFromEnv(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
-  const endpoint = getOptionalStringFromEnv('DYNAMODB_ENDPOINT', env);
-  const client = new DynamoDBClient(
-    endpoint
-      ? {
-          endpoint,
-          region: env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {},
-  );
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
 /**
  * `BELAY_SECRETS`: where connected accounts' credentials live (`file:<dir>` locally,
  * `secretsmanager:<prefix>` in AWS), or `none` for a function that must never read them.
@@ -73,10 +55,7 @@ export async function secretStoreFromEnv(env: NodeJS.ProcessEnv = process.env): 
   if (spec.startsWith('file:'))
     return createFileSecretStore(spec.slice('file:'.length), env.BELAY_SECRETS_KEY);
   if (spec.startsWith('secretsmanager:')) {
-    return createSecretsManagerStore(
-      new SecretsManagerClient({}),
-      spec.slice('secretsmanager:'.length) || 'belay',
-    );
+    return createSecretsManagerStore(secretsManagerClient(), spec.slice('secretsmanager:'.length) || 'belay');
   }
   throw new ConfigError(
     'BELAY_SECRETS',
@@ -126,14 +105,40 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
 }
 
 /**
+ * What the engine shares with the API in one process: the table and its one client, the
+ * connected accounts and the credential store. Built once (`sharedPartsFromEnv`) and handed
+ * to both, so a process never builds a second client for the same table.
+ */
+export interface SharedParts {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  accounts: AccountRegistry;
+  secrets: WritableSecretStore;
+}
+
+/** The shared parts from the environment: `TABLE_NAME`, `BELAY_SECRETS` (and `DYNAMODB_ENDPOINT` locally). */
+export async function sharedPartsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<SharedParts> {
+  const tableName = getStringFromEnv('TABLE_NAME', env);
+  const doc = documentClientFromEnv(env);
+  return {
+    doc,
+    tableName,
+    accounts: createAccountRegistry({ doc, tableName }),
+    secrets: await secretStoreFromEnv(env),
+  };
+}
+
+/**
  * Builds the engine's dependencies from the environment. Called once per process (cold start).
  * Besides the variables of {@link settingsFromEnv}: `BELAY_DEFAULT_PLAN` (plan of a tenant with
  * none recorded), `BELAY_PLAN_CAPS` (caps per plan), `BELAY_SERIALIZE_ACCOUNTS` (one job per
  * connected account at a time).
  */
-export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EngineDeps> {
-  const tableName = getStringFromEnv('TABLE_NAME', env);
-  const doc = documentClientFromEnv(env);
+export async function engineDepsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  shared?: SharedParts,
+): Promise<EngineDeps> {
+  const { doc, tableName, accounts, secrets } = shared ?? (await sharedPartsFromEnv(env));
   const log = createLogger({ service: 'belay-engine' });
   const defaultPlan = getOptionalStringFromEnv('BELAY_DEFAULT_PLAN', env) ?? 'free';
   if (!isPlanName(defaultPlan))
@@ -145,8 +150,8 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     ledger: createLedger({ doc, tableName }),
     browser: await browserAdapterFromDeployedEnv(env),
     playbooks: { get: getPlaybook },
-    accounts: createAccountRegistry({ doc, tableName }),
-    secrets: await secretStoreFromEnv(env),
+    accounts,
+    secrets,
     capacity: createLeaseCapacity({
       doc,
       tableName,
@@ -158,7 +163,7 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     }),
     applications: applicationsFromEnv(env),
     notifier: busName
-      ? eventBridgeNotifier(new EventBridgeClient({}), busName, apiBaseUrl)
+      ? eventBridgeNotifier(eventBridgeClient(), busName, apiBaseUrl)
       : localNotifier(log, {
           apiBaseUrl,
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),

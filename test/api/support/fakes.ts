@@ -1,8 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { z } from 'zod';
+import type { WritableSecretStore } from '../../../lambdas/lib/accounts/types.ts';
 import { SessionGoneError } from '../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../lambdas/lib/browser/types.ts';
-import type { Application, Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
+import type { Application, Credentials, Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
 import { UnknownPlaybookError } from '../../../lambdas/lib/playbooks/errors.ts';
 
 /**
@@ -177,6 +178,24 @@ export function testPlaybooks(world: FakeWorld): { get(id: string): Playbook } {
     get(id) {
       if (id !== playbook.id) throw new UnknownPlaybookError(id, [playbook.id]);
       return playbook;
+    },
+  };
+}
+
+/**
+ * An in-memory credential store for the API test stack: what the accounts routes put is what
+ * the engine reads; an account with nothing stored signs in as `fallback`.
+ */
+export function memorySecretStore(fallback: Credentials): WritableSecretStore {
+  const stored = new Map<string, Credentials>();
+  const key = (tenantId: string, accountId: string): string => `${tenantId}/${accountId}`;
+  return {
+    getCredentials: async (tenantId, accountId) => stored.get(key(tenantId, accountId)) ?? fallback,
+    putCredentials: async (tenantId, accountId, credentials) => {
+      stored.set(key(tenantId, accountId), credentials);
+    },
+    deleteCredentials: async (tenantId, accountId) => {
+      stored.delete(key(tenantId, accountId));
     },
   };
 }

@@ -33,7 +33,7 @@ import { type LocalApi, startLocalApi } from '../../../local/api/server.ts';
 import { type LocalSfnServer, startLocalSfnServer } from '../../../local/sfn/http.ts';
 import { createLocalStepFunctions, type LocalStepFunctions } from '../../../local/sfn/runner.ts';
 import { type DynamoDbHandle, useDynamoDb } from '../../support/dynamodb.ts';
-import { createFakeWorld, type FakeWorld, testPlaybooks } from './fakes.ts';
+import { createFakeWorld, type FakeWorld, memorySecretStore, testPlaybooks } from './fakes.ts';
 
 /**
  * The API under test, on loopback: DynamoDB Local, the local Step Functions runner running
@@ -100,12 +100,13 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
     world = createFakeWorld();
     const log = createLogger({ level: 'error', sink: (line) => process.stderr.write(`${line}\n`) });
     const accounts = createAccountRegistry({ doc, tableName });
+    const credentials = memorySecretStore({ username: 'user@example.com', password: 'pw' });
     const engine: EngineDeps = {
       ledger: createLedger({ doc, tableName }),
       browser: world.browser,
       playbooks: testPlaybooks(world),
       accounts,
-      secrets: { getCredentials: async () => ({ username: 'user@example.com', password: 'pw' }) },
+      secrets: credentials,
       capacity: createLeaseCapacity({ doc, tableName, defaultPlan: 'growth', pollSeconds: 1 }),
       applications: { shop: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
       notifier: localNotifier(log),
@@ -142,6 +143,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
     deps = {
       engine,
       accounts,
+      credentials,
       keys: keyStore,
       rateLimiter: options.unlimited
         ? unlimited

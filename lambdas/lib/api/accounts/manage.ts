@@ -48,18 +48,16 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
       },
     );
   }
-  const registry = required(deps.accounts.create?.bind(deps.accounts), 'account registry');
   const accountId = `acct_${randomBytes(8).toString('hex')}`;
   if (input.credentials) {
-    const store = required(deps.credentials, 'credential store');
-    await store.putCredentials(principal.tenantId, accountId, {
+    await deps.credentials.putCredentials(principal.tenantId, accountId, {
       username: input.credentials.username,
       password: input.credentials.password,
       ...(input.credentials.totpSecret ? { totpSecret: input.credentials.totpSecret } : {}),
     });
   }
   try {
-    return await registry({
+    return await deps.accounts.create({
       tenantId: principal.tenantId,
       application: input.application,
       label: input.label,
@@ -70,15 +68,14 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
   } catch (err) {
     // No mapping, no credentials: nothing is left behind for an account that does not exist.
     if (input.credentials)
-      await deps.credentials?.deleteCredentials(principal.tenantId, accountId).catch(() => {});
+      await deps.credentials.deleteCredentials(principal.tenantId, accountId).catch(() => {});
     throw err;
   }
 }
 
 /** The caller's tenant's accounts (connected and revoked), oldest first. */
 export async function listAccounts(deps: ApiDeps, principal: Principal): Promise<Account[]> {
-  const list = required(deps.accounts.list?.bind(deps.accounts), 'account registry');
-  const accounts = await list(principal.tenantId);
+  const accounts = await deps.accounts.list(principal.tenantId);
   return accounts.sort(
     (a, b) => a.createdAt.localeCompare(b.createdAt) || a.accountId.localeCompare(b.accountId),
   );
@@ -106,10 +103,9 @@ export async function disconnectAccount(
   accountId: string,
 ): Promise<{ account: Account; revoked: boolean; jobsStopped: number }> {
   const account = await getAccount(deps, principal, accountId);
-  const revoke = required(deps.accounts.revoke?.bind(deps.accounts), 'account registry');
   let revoked = false;
-  if (account.status !== 'revoked') revoked = await revoke(principal.tenantId, accountId);
-  await deps.credentials?.deleteCredentials(principal.tenantId, accountId);
+  if (account.status !== 'revoked') revoked = await deps.accounts.revoke(principal.tenantId, accountId);
+  await deps.credentials.deleteCredentials(principal.tenantId, accountId);
   const jobsStopped = await failWaitingJobsOfAccount(deps, principal.tenantId, accountId);
   return { account: await getAccount(deps, principal, accountId), revoked, jobsStopped };
 }
@@ -172,9 +168,4 @@ export function toAccountView(deps: Pick<ApiDeps, 'engine'>, account: Account): 
     createdAt: account.createdAt,
     ...(account.revokedAt ? { revokedAt: account.revokedAt } : {}),
   };
-}
-
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`the API was built without a ${what}`);
-  return value;
 }

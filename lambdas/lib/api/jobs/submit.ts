@@ -157,11 +157,11 @@ async function resolveAccounts(
     }
   }
   const resolved: Record<string, string> = {};
-  let connected: Awaited<ReturnType<NonNullable<ApiDeps['accounts']['list']>>> | undefined;
+  let connected: Awaited<ReturnType<ApiDeps['accounts']['list']>> | undefined;
   for (const app of needed) {
     let accountId = named[app];
     if (accountId === undefined) {
-      connected ??= deps.accounts.list ? await deps.accounts.list(tenantId) : [];
+      connected ??= await deps.accounts.list(tenantId);
       const candidates = connected.filter((a) => a.application === app && a.status === 'connected');
       if (candidates.length !== 1) {
         issues.push({

@@ -1,0 +1,12 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { clientConfigFromEnv } from './endpoint.ts';
+
+/**
+ * The process's DynamoDB document client; `DYNAMODB_ENDPOINT` points it at DynamoDB Local.
+ * Built once at the edge (cold start) and handed to every store that needs the table.
+ */
+export function documentClientFromEnv(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
+  const client = new DynamoDBClient(clientConfigFromEnv('DYNAMODB_ENDPOINT', env));
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
