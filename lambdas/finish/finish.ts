@@ -1,6 +1,7 @@
 import { releaseJobResources } from '../lib/engine/cleanup.ts';
 import { attachFor, stepContext } from '../lib/engine/context.ts';
 import { OutcomeNotVerifiedError } from '../lib/engine/errors.ts';
+import { probeWrite, signedOutNow } from '../lib/engine/probe.ts';
 import { signInAgain } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import type { Evidence } from '../lib/ledger/types.ts';
@@ -39,13 +40,8 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
     if (!attach.ok) return { outcome: 'session_lost', app: step.app, detail: attach.detail };
     const page = attach.attached.page;
     const ctx = stepContext(deps, job, playbook, step, index);
-    let probe = await step.probe(page, ctx);
-    const application = playbook.applications[step.app];
-    if (
-      probe.status === 'unknown' &&
-      application &&
-      (await application.isSignedOut(page).catch(() => false))
-    ) {
+    let probe = await probeWrite(step, page, ctx);
+    if (probe.status === 'unknown' && (await signedOutNow(playbook.applications[step.app], page))) {
       // The sign-in expired since the step: sign in again (as RunStep does) and look again. A
       // code sent to a person makes the job wait for them, then come back here through RunStep.
       const signedIn = await signInAgain(
@@ -57,7 +53,7 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
       );
       if (signedIn.status === 'mfa_required')
         return { outcome: 'mfa_required', app: step.app, step: step.id, detail: signedIn.detail };
-      probe = await step.probe(page, ctx);
+      probe = await probeWrite(step, page, ctx);
     }
     if (probe.status !== 'done') {
       throw new OutcomeNotVerifiedError(

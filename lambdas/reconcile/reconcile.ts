@@ -1,5 +1,6 @@
 import { attachFor, stepContext } from '../lib/engine/context.ts';
 import { hasOpenIntent } from '../lib/engine/history.ts';
+import { resolveOpenIntent, signedOutNow } from '../lib/engine/probe.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
@@ -13,10 +14,10 @@ export type ReconcileResult =
   | { outcome: 'stopped'; status: string };
 
 /**
- * A write whose outcome is unknown: look in the application itself (the step's probe).
- * `done` records the completion with the probe's evidence and never acts again; `absent`
- * records that the write did not happen, so RunStep may act again with the same
- * idempotency key; `unknown` goes to a person. Nothing is retried blindly.
+ * A write whose outcome is unknown: look in the application itself (the step's probe, through
+ * `resolveOpenIntent`). `done` records the completion with the probe's evidence and never acts
+ * again; `absent` records that the write did not happen, so RunStep may act again with the
+ * same idempotency key; `unknown` goes to a person. Nothing is retried blindly.
  */
 export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<ReconcileResult> {
   const started = deps.clock().getTime();
@@ -34,45 +35,26 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
   const page = attach.attached.page;
-  const ctx = stepContext(deps, job, playbook, step, stepIndex);
-  const sessionId = job.sessions[step.app]?.sessionId;
-
-  const probe = await step.probe(page, ctx);
-  if (probe.status === 'unknown') {
-    const application = playbook.applications[step.app];
-    if (application && (await application.isSignedOut(page).catch(() => false))) {
-      return { outcome: 'auth_expired', step: step.id, app: step.app, detail: probe.detail };
-    }
-    return {
-      outcome: 'unknown',
-      step: step.id,
-      detail: probe.detail,
-      wait: waitRequest(job, 'review', step.id, 'unknown', deps.settings.parkAfterSeconds),
-    };
-  }
-  if (probe.status === 'absent') {
-    await deps.ledger.append(job.tenantId, job.jobId, {
-      type: 'reconciled',
-      step: step.id,
-      stepIndex,
-      sessionId,
-      detail: { probe: 'absent', ...(probe.detail ? { note: probe.detail } : {}) },
-      cost: { lambdaInvocations: 1, dynamoWrites: 2 },
-    });
-    return { outcome: 'absent', step: step.id };
-  }
-  const elapsedMs = deps.clock().getTime() - started;
-  await deps.ledger.completeStep({
-    tenantId: job.tenantId,
-    jobId: job.jobId,
-    expectedVersion: job.version,
+  const resolved = await resolveOpenIntent(deps, {
+    job,
+    entries,
+    playbook,
     stepIndex,
-    step: step.id,
-    attempt: Math.max(1, entries.filter((e) => e.step === step.id && e.type === 'step-started').length),
-    sessionId,
-    idempotencyKey: ctx.idempotencyKey,
-    evidence: { ...probe.evidence, reconciled: true },
-    cost: { lambdaInvocations: 1, lambdaMs: elapsedMs, browserSeconds: elapsedMs / 1000, dynamoWrites: 2 },
+    page,
+    ctx: stepContext(deps, job, playbook, step, stepIndex),
+    sessionId: job.sessions[step.app]?.sessionId,
+    identityId: job.sessions[step.app]?.identityId,
+    startedMs: started,
+    endsInvocation: true,
   });
-  return { outcome: 'done', step: step.id };
+  if (resolved.status !== 'unknown') return { outcome: resolved.status, step: step.id };
+  if (await signedOutNow(playbook.applications[step.app], page)) {
+    return { outcome: 'auth_expired', step: step.id, app: step.app, detail: resolved.detail };
+  }
+  return {
+    outcome: 'unknown',
+    step: step.id,
+    detail: resolved.detail,
+    wait: waitRequest(job, 'review', step.id, 'unknown', deps.settings.parkAfterSeconds),
+  };
 }

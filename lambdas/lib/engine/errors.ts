@@ -1,4 +1,11 @@
+import { SessionUnavailableError } from '../browser/errors.ts';
 import { BelayError } from '../errors.ts';
+import {
+  IllegalTransitionError,
+  JobNotFoundError,
+  LedgerUnavailableError,
+  StaleCheckpointError,
+} from '../ledger/errors.ts';
 
 /**
  * Engine errors. Their names are what the state machine's Retry/Catch match on: none of
@@ -81,4 +88,25 @@ export class DeadlineExceededError extends BelayError {
   ) {
     super('DeadlineExceededError', 'deadline-exceeded', `the job's deadline ${deadline} has passed`, options);
   }
+}
+
+/**
+ * Errors with a meaning of their own (ledger conflicts, revoked accounts, budgets) go to the
+ * state machine as they are (its `Retry`/`Catch` match their names); anything else thrown during
+ * a step is the page misbehaving, which RunStep classifies from what the page shows.
+ */
+const STATE_MACHINE_ERRORS = [
+  StaleCheckpointError,
+  LedgerUnavailableError,
+  JobNotFoundError,
+  IllegalTransitionError,
+  AccountRevokedError,
+  RetryBudgetExhaustedError,
+  SessionUnavailableError,
+  DeadlineExceededError,
+  JobConfigurationError,
+];
+
+export function isStateMachineError(err: unknown): boolean {
+  return STATE_MACHINE_ERRORS.some((kind) => err instanceof kind);
 }

@@ -1,0 +1,94 @@
+import type { Page } from 'playwright-core';
+import type { Job, LedgerEntry } from '../ledger/types.ts';
+import type { Application, Playbook, ProbeResult, Step, StepContext } from '../playbooks/contract.ts';
+import { checkpointCost, writeCheckpoint } from './checkpoint.ts';
+import { entriesFor, reviewedAsDone } from './history.ts';
+import type { EngineDeps } from './types.ts';
+
+/**
+ * Probing a write in its application, in one place for RunStep (an intent left open by a
+ * previous attempt), Reconcile (a write whose outcome is unknown) and Finish (every write
+ * verified before the job succeeds).
+ */
+
+/** The attempt an open intent belongs to: one per intent written for the step (at least 1). */
+export function openAttempt(entries: readonly LedgerEntry[], step: string): number {
+  return Math.max(1, entriesFor(entries, step).filter((e) => e.type === 'step-started').length);
+}
+
+/** Runs a write step's probe: does its effect show in the application? */
+export function probeWrite(step: Step, page: Page, ctx: StepContext): Promise<ProbeResult> {
+  if (!step.probe) throw new TypeError(`write step ${step.id} has no probe`);
+  return step.probe(page, ctx);
+}
+
+/** The page shows the application's sign-in instead (the site signed the account out). */
+export async function signedOutNow(application: Application | undefined, page: Page): Promise<boolean> {
+  return application ? await application.isSignedOut(page).catch(() => false) : false;
+}
+
+/** An intent with no completion after it, and what the engine has at hand to look for its effect. */
+export interface OpenIntent {
+  job: Job;
+  entries: readonly LedgerEntry[];
+  playbook: Playbook;
+  stepIndex: number;
+  page: Page;
+  ctx: StepContext;
+  sessionId: string | undefined;
+  identityId: string | undefined;
+  /** When the invocation began (epoch ms): a completion records the invocation's time. */
+  startedMs: number;
+  /**
+   * The invocation ends with what is found (Reconcile): a `reconciled` entry then records the
+   * invocation. RunStep goes on to act after `absent`, and records its invocation on the
+   * checkpoint it writes then.
+   */
+  endsInvocation: boolean;
+}
+
+export type Resolution =
+  /** The write happened: the checkpoint is written with the evidence found; it is never done again. */
+  | { status: 'done'; job: Job }
+  /** It did not: a `reconciled` entry says so, and acting again (same idempotency key) is safe. */
+  | { status: 'absent' }
+  /** The application cannot tell: nothing is recorded, a person reconciles. */
+  | { status: 'unknown'; detail: string };
+
+/**
+ * Resolves an open intent from what the application shows: a reviewer's word that the write
+ * happened, else the step's probe. `done` writes the checkpoint with that evidence
+ * (`reconciled`), `absent` records a `reconciled` entry, `unknown` records nothing.
+ */
+export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): Promise<Resolution> {
+  const { job, entries, playbook, stepIndex, page, ctx } = intent;
+  const step = playbook.steps[stepIndex] as Step;
+  const attempt = openAttempt(entries, step.id);
+  const reviewed = reviewedAsDone(entries, step.id);
+  const found: ProbeResult = reviewed
+    ? { status: 'done', evidence: { reviewedBy: reviewed.actor ?? 'reviewer' } }
+    : await probeWrite(step, page, ctx);
+  if (found.status === 'unknown') return { status: 'unknown', detail: found.detail };
+  if (found.status === 'absent') {
+    await deps.ledger.append(job.tenantId, job.jobId, {
+      type: 'reconciled',
+      step: step.id,
+      stepIndex,
+      sessionId: intent.sessionId,
+      identityId: intent.identityId,
+      attempt,
+      detail: { probe: 'absent', ...(found.detail ? { note: found.detail } : {}) },
+      cost: { ...(intent.endsInvocation ? { lambdaInvocations: 1 } : {}), dynamoWrites: 2 },
+    });
+    return { status: 'absent' };
+  }
+  const elapsedMs = deps.clock().getTime() - intent.startedMs;
+  const done = await writeCheckpoint(
+    deps,
+    { job, playbook, stepIndex, attempt, sessionId: intent.sessionId, identityId: intent.identityId },
+    found.evidence,
+    checkpointCost(elapsedMs),
+    { reconciled: true },
+  );
+  return { status: 'done', job: done };
+}
