@@ -1,6 +1,6 @@
 /**
  * The benchmark's arithmetic, kept pure so that it can be checked on hand-made inputs
- * (`test/bench/figures.test.ts`): medians and percentiles, the time a crash costs, the
+ * (`test/integration/bench/figures.test.ts`): medians and percentiles, the time a crash costs, the
  * coordinator's overhead per step, dollars per 1,000 jobs, and PASS/MISS verdicts.
  */
 import { type CostComponent, priceCost } from '../../lambdas/lib/cost/rates.ts';

@@ -49,7 +49,7 @@ export interface RecoverySamples {
   provisionedRerunMs: number[];
 }
 
-/** Figures of the section from its samples (pure: checked in `test/bench`). */
+/** Figures of the section from its samples (pure: checked in `test/integration/bench`). */
 export function recoveryFigures(s: RecoverySamples): Figure[] {
   const runs = Math.min(
     s.naiveCleanMs.length,

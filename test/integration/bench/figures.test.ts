@@ -1,0 +1,267 @@
+/**
+ * The benchmark's arithmetic on hand-made inputs: if these are right, a figure printed by
+ * `npm run bench` is the stated statistic of what was measured.
+ */
+import { describe, expect, it } from 'vitest';
+import { RATES } from '../../../lambdas/lib/cost/rates.ts';
+import { browserFigures } from '../../../tools/bench/browser.ts';
+import { concurrencyFigures, concurrencyViolations } from '../../../tools/bench/concurrency.ts';
+import { type CostSample, costFigures, medianUsage } from '../../../tools/bench/cost.ts';
+import {
+  atLeast,
+  atMost,
+  below,
+  capViolations,
+  jobsPerMinute,
+  lossRatio,
+  median,
+  overheadPerStep,
+  percentile,
+  pricePer1000,
+  stats,
+  timeLost,
+} from '../../../tools/bench/figures.ts';
+import { overheadFigures, overheadSample } from '../../../tools/bench/overhead.ts';
+import { recoveryFigures } from '../../../tools/bench/recovery.ts';
+
+const byLabel = (figures: { label: string; value: number | null }[], label: string): number | null => {
+  const f = figures.find((x) => x.label === label);
+  if (!f) throw new Error(`no figure "${label}"`);
+  return f.value;
+};
+
+describe('statistics', () => {
+  it('median of odd and even counts, unsorted input untouched', () => {
+    const input = [5, 1, 3];
+    expect(median(input)).toBe(3);
+    expect(input).toEqual([5, 1, 3]);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('nearest-rank percentiles', () => {
+    const twenty = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(percentile(twenty, 0.5)).toBe(10);
+    expect(percentile(twenty, 0.95)).toBe(19);
+    expect(percentile([7], 0.95)).toBe(7);
+    expect(() => percentile([1], 0)).toThrow(RangeError);
+    expect(stats([3, 1, 2])).toEqual({ runs: 3, median: 2, p95: 3, min: 1, max: 3 });
+  });
+});
+
+describe('recovery', () => {
+  it('time lost is the difference of medians; the ratio is naive over Belay', () => {
+    expect(timeLost([10_000, 11_000, 12_000], [20_000, 19_000, 30_000])).toBe(9_000);
+    expect(lossRatio(9_000, 900)).toBe(10);
+    expect(lossRatio(9_000, 0)).toBeNull();
+    expect(lossRatio(9_000, -5)).toBeNull();
+  });
+
+  it('judges Belay against step 12 + 1 s and the naive baseline against 10x', () => {
+    const figures = recoveryFigures({
+      naiveCleanMs: [7_000, 8_000, 9_000],
+      naiveCrashedMs: [12_000, 13_000, 11_000],
+      naiveStepsExecutedWithCrash: [25, 25, 25],
+      belayCleanMs: [10_000, 10_400, 10_200],
+      belayCrashedMs: [10_700, 10_600, 10_800],
+      belayStep12Ms: [300, 250, 350],
+      belayRestartMs: [900, 1000, 1100],
+      belayInitMs: [400, 500, 600],
+      belayRerunMs: [350, 300, 400],
+      provisionedCrashedMs: [10_500, 10_600, 10_400],
+      provisionedRestartMs: [500, 400, 600],
+      provisionedInitMs: [700, 700, 700],
+      provisionedRerunMs: [300, 300, 300],
+    });
+    expect(byLabel(figures, 'naive: time lost to the crash')).toBe(4_000);
+    // Difference of medians: 10,700 - 10,200.
+    expect(byLabel(figures, 'Belay: time lost to the crash (wall times)')).toBe(500);
+    const wall = figures.find((f) => f.label === 'Belay: time lost to the crash (wall times)');
+    expect(wall?.verdict).toEqual({ target: '<= step 12 + 1 s = 1300 ms', pass: true });
+    // Direct, per crashed run: restart + re-run = 1,250 / 1,300 / 1,500; median 1,300 (at the target).
+    expect(byLabel(figures, 'Belay: kill -> step 12 verified again (direct)')).toBe(1_300);
+    expect(
+      figures.find((f) => f.label === 'Belay: kill -> step 12 verified again (direct)')?.verdict?.pass,
+    ).toBe(true);
+    // The ratio is taken against the direct time: 4,000 / 1,300.
+    expect(byLabel(figures, 'ratio: naive time lost / Belay kill -> verified again')).toBeCloseTo(3.08, 2);
+    expect(figures.find((f) => f.label.startsWith('ratio'))?.verdict?.pass).toBe(false);
+    // The provisioned configuration: wall times against the same clean runs (10,500 - 10,200),
+    // direct 800 ms, ratio 5.
+    const p = 'Belay, 2 provisioned RunSteps';
+    expect(byLabel(figures, `${p}: time lost to the crash (wall times)`)).toBe(300);
+    expect(byLabel(figures, `${p}: kill -> step 12 verified again (direct)`)).toBe(800);
+    expect(byLabel(figures, `ratio: naive time lost / ${p} kill -> verified again`)).toBe(5);
+    expect(figures.every((f) => f.runs === 3)).toBe(true);
+  });
+});
+
+describe('coordinator overhead', () => {
+  it('subtracts browser time and the approval wait, then divides by the steps', () => {
+    expect(overheadPerStep({ wallMs: 10_000, browserMs: 6_000, approvalWaitMs: 600, steps: 14 })).toBeCloseTo(
+      3_400 / 14,
+    );
+    expect(() => overheadPerStep({ wallMs: 1, browserMs: 0, approvalWaitMs: 0, steps: 0 })).toThrow();
+  });
+
+  it('is the median of per-run overheads, judged against 100 ms warm and 600 ms cold', () => {
+    const sample = (overheadPerStepMs: number) => ({
+      wallMs: 0,
+      browserMs: 0,
+      approvalWaitMs: 0,
+      steps: 14,
+      overheadPerStepMs,
+    });
+    const figures = overheadFigures([sample(90), sample(150), sample(80)], [sample(700), sample(500)], {
+      createMs: [],
+      reattachFreshMs: [70, 80, 90],
+      libraryLoadMs: [],
+      freshProcessWallMs: [],
+      reattachWarmMs: [0.1, 0.2, 0.3],
+    });
+    const warm = figures.find((f) => f.label === 'warm: coordinator overhead per step');
+    const cold = figures.find((f) => f.label === 'cold: coordinator overhead per step');
+    expect(warm?.value).toBe(90);
+    expect(warm?.verdict?.pass).toBe(true);
+    expect(cold?.value).toBe(600);
+    expect(cold?.verdict?.pass).toBe(false); // < 600 ms is the target
+    expect(byLabel(figures, 'reattach, fresh process (attach only)')).toBe(80);
+    expect(byLabel(figures, 'reattach, warm process (cached connection)')).toBe(0.2);
+    // Without the per-function split (older samples), no breakdown is made up.
+    expect(figures.some((f) => f.label.includes('of which'))).toBe(false);
+  });
+
+  it('splits the overhead into Start, Finish and RunStep beyond the step, from the runner', () => {
+    const run = (lambda: Record<string, number>) =>
+      overheadSample({
+        wallMs: 5_000,
+        browserMs: 3_500,
+        approvalWaitMs: 100,
+        steps: 14,
+        lambdaMsByFunction: lambda,
+      } as unknown as Parameters<typeof overheadSample>[0]);
+    const samples = [
+      run({ start: 350, finish: 500, 'run-step': 4_200 }),
+      run({ start: 420, finish: 560, 'run-step': 4_340 }),
+      run({ start: 280, finish: 420, 'run-step': 4_060 }),
+    ];
+    expect(samples[0]?.overheadPerStepMs).toBeCloseTo(1_400 / 14);
+    const figures = overheadFigures(samples, []);
+    expect(byLabel(figures, 'warm:   of which Start per step')).toBeCloseTo(25);
+    expect(byLabel(figures, 'warm:   of which Finish per step')).toBeCloseTo(500 / 14);
+    expect(byLabel(figures, 'warm:   of which RunStep beyond the step itself')).toBeCloseTo(50);
+  });
+});
+
+describe('cost', () => {
+  const sample = (over: Partial<CostSample>): CostSample => ({
+    steps: 14,
+    stateTransitions: 42,
+    invocationsScheduled: 21,
+    invocationsRunner: 21,
+    invocationsLedger: 17,
+    lambdaMsRunner: 7_200,
+    lambdaMsLedger: 5_000,
+    dynamoWritesLedger: 40,
+    sessionSeconds: 36,
+    humanInterventions: 1,
+    statesEntered: {},
+    ledgerByType: {},
+    ...over,
+  });
+
+  it('prices one job with the rates file and scales to 1,000 jobs', () => {
+    const usage = medianUsage([
+      sample({}),
+      sample({ stateTransitions: 30 }),
+      sample({ stateTransitions: 50 }),
+    ]);
+    expect(usage.stateTransitions).toBe(42);
+    const price = pricePer1000(usage);
+    expect(price.byComponent.stateTransitions).toBeCloseTo(42 * 0.025, 10); // $0.025 per 1,000
+    expect(price.byComponent.lambdaInvocations).toBeCloseTo(21 * 1000 * RATES.lambdaRequest, 12);
+    expect(price.byComponent.lambdaMs).toBeCloseTo(
+      7.2 * RATES.lambdaMemoryGb * RATES.lambdaGbSecond * 1000,
+      10,
+    );
+    expect(price.byComponent.dynamoWrites).toBeCloseTo(40 * 1000 * RATES.dynamoWriteUnit, 12);
+    expect(price.byComponent.browserSeconds).toBeCloseTo((36 / 3600) * RATES.browserHour * 1000, 10);
+    const published =
+      price.byComponent.stateTransitions +
+      price.byComponent.lambdaInvocations +
+      price.byComponent.lambdaMs +
+      price.byComponent.dynamoWrites;
+    expect(price.published).toBeCloseTo(published, 10);
+    expect(price.total).toBeCloseTo(
+      published + price.byComponent.browserSeconds + RATES.humanIntervention * 1000,
+      8,
+    );
+  });
+
+  it('reports transitions per step against 2.5', () => {
+    const figures = costFigures([sample({ stateTransitions: 35 }), sample({ stateTransitions: 42 })]);
+    const perStep = figures.find((f) => f.label === 'state transitions per step');
+    expect(perStep?.value).toBeCloseTo((2.5 + 3) / 2);
+    expect(perStep?.verdict?.pass).toBe(false);
+    expect(byLabel(figures, 'Lambda invocations per job (ledger cost records)')).toBe(17);
+  });
+});
+
+describe('concurrency', () => {
+  const base = {
+    jobs: 20,
+    cap: 5,
+    elapsedMs: 240_000,
+    jobMs: Array.from({ length: 20 }, (_, i) => (i + 1) * 1000),
+    succeeded: 20,
+    ordersPlacedTotal: 20,
+  };
+
+  it('jobs per minute, the most browsers at once, p50/p95 job time', () => {
+    const figures = concurrencyFigures({
+      ...base,
+      samples: [0, 3, 5, 4].map((running, i) => ({ atMs: i * 250, running })),
+    });
+    expect(byLabel(figures, 'jobs per minute (20 jobs, cap 5)')).toBe(5);
+    expect(byLabel(figures, 'most browsers alive at once')).toBe(5);
+    expect(byLabel(figures, 'job time p50 (queueing included)')).toBe(10_000);
+    expect(byLabel(figures, 'job time p95 (queueing included)')).toBe(19_000);
+    expect(jobsPerMinute(3, 0)).toBeNaN();
+  });
+
+  it('a sample over the cap is a VIOLATION, and so is a job that failed or ordered twice', () => {
+    const samples = [
+      { atMs: 0, running: 5 },
+      { atMs: 250, running: 6 },
+    ];
+    expect(capViolations(samples, 5)).toEqual([{ atMs: 250, running: 6 }]);
+    const lines = concurrencyViolations({ ...base, samples, succeeded: 19, ordersPlacedTotal: 21 });
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/6 browsers alive at \+0\.25 s, above the cap of 5/);
+    expect(concurrencyViolations({ ...base, samples: [{ atMs: 0, running: 5 }] })).toEqual([]);
+  });
+});
+
+describe('verdicts and the browser section', () => {
+  it('PASS/MISS helpers never pass on NaN or null', () => {
+    expect(atMost(1, 1, 't').pass).toBe(true);
+    expect(below(1, 1, 't').pass).toBe(false);
+    expect(atLeast(Number.NaN, 1, 't').pass).toBe(false);
+    expect(atMost(null, 1, 't').pass).toBe(false);
+  });
+
+  it('browser figures are medians over the runs, fresh reattach judged against 1 s', () => {
+    const figures = browserFigures({
+      createMs: [300, 200, 250],
+      reattachFreshMs: [80, 1200, 70],
+      libraryLoadMs: [300, 320, 280],
+      freshProcessWallMs: [900, 1000, 1100],
+      reattachWarmMs: [0.01, 0.02, 0.03],
+    });
+    expect(byLabel(figures, 'create session (Chromium launched, CDP ready)')).toBe(250);
+    const fresh = figures.find((f) => f.label === 'reattach, fresh process (attach only)');
+    expect(fresh?.value).toBe(80);
+    expect(fresh?.verdict?.pass).toBe(true);
+    expect(byLabel(figures, '  fresh process: playwright-core load before it')).toBe(300);
+  });
+});

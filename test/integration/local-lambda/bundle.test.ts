@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ESM_REQUIRE_BANNER } from '../../../lambdas/bundling.ts';
+import { BUNDLE_DIR, bundleHandler } from '../../../local/lambda/bundle.ts';
+import { createLambdaRunner } from '../../../local/lambda/runner.ts';
+import { REPO_ROOT } from '../../../local/lambda/worker-process.ts';
+
+// Inside the repository (bare imports resolve to its node_modules), one directory per run.
+const dir = join(REPO_ROOT, '.local', `bundle-test-${process.pid}`);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  // This run's bundles of those files (named after their paths) go too.
+  const mine = (await readdir(BUNDLE_DIR)).filter((f) => f.includes(`-bundle-test-${process.pid}-`));
+  await Promise.all(mine.map((f) => rm(join(BUNDLE_DIR, f), { force: true })));
+});
+
+async function handlerFile(name: string, body: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, name);
+  await writeFile(file, body);
+  return file;
+}
+
+/** Imports a bundle in a fresh Node process and calls its handler. */
+async function call(bundle: string): Promise<unknown> {
+  const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
+    cwd: REPO_ROOT,
+    timeout: 30_000,
+  });
+  return JSON.parse(stdout.trim());
+}
+
+describe('Function: bundleHandler', () => {
+  it('bundles a handler as the stack does and rebuilds it only when a file it includes changes', async () => {
+    const helper = await handlerFile('helper.ts', "export const word = 'first';\n");
+    const entry = await handlerFile(
+      'handler.ts',
+      "import { word } from '../../local-lambda/helper.ts';\nexport const handler = async () => ({ word });\n",
+    );
+    const bundle = await bundleHandler(entry);
+    expect(bundle.startsWith(BUNDLE_DIR)).toBe(true);
+    const code = await readFile(bundle, 'utf8');
+    expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(await call(bundle)).toEqual({ word: 'first' });
+
+    // Unchanged: the same file, not rewritten.
+    const before = await readFile(bundle, 'utf8');
+    expect(await bundleHandler(entry)).toBe(bundle);
+    expect(await readFile(bundle, 'utf8')).toBe(before);
+
+    // A change to an imported file (a new size, a later mtime) is picked up by a later build.
+    await writeFile(helper, "export const word = 'second, longer';\n");
+    expect(await call(await bundleHandler(entry))).toEqual({ word: 'second, longer' });
+  });
+
+  it('keeps the browser libraries out of module load: loaded on first use only', async () => {
+    const bundle = await bundleHandler('lambdas/start/handler.ts');
+    const code = await readFile(bundle, 'utf8');
+    expect(code).not.toMatch(/from\s*["']playwright(-core)?["']/);
+    expect(code).toMatch(/import\(\s*["']playwright-core["']\s*\)/);
+  });
+
+  it('fails an invocation of a handler that does not build as Runtime.ImportModuleError, and builds it once fixed', async () => {
+    const entry = await handlerFile('broken.ts', 'export const handler = async () => ({ ok: true ');
+    const runner = createLambdaRunner({
+      mode: 'warm',
+      output: 'ignore',
+      functions: { broken: { entry, timeoutMs: 5000 } },
+    });
+    try {
+      const opts = { timeoutMs: 10_000, signal: new AbortController().signal };
+      await expect(runner.invoke('broken', {}, opts)).rejects.toMatchObject({
+        name: 'Runtime.ImportModuleError',
+      });
+      expect(runner.workers()).toEqual([]);
+      await writeFile(entry, 'export const handler = async () => ({ ok: true });\n');
+      await expect(runner.invoke('broken', {}, opts)).resolves.toEqual({ ok: true });
+    } finally {
+      await runner.stop();
+    }
+  });
+});

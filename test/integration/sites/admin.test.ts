@@ -1,0 +1,135 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { demoCredentials } from '../../../demo/accounts.ts';
+import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
+import { siteAdmin } from '../../../demo/sites/admin-client.ts';
+import { AdminRequestError } from '../../../demo/sites/errors.ts';
+import { handleAdmin } from '../../../demo/sites/http/admin.ts';
+import { initialState, SiteRuntime } from '../../../demo/sites/http/runtime.ts';
+import { JsonStore } from '../../../demo/sites/http/store.ts';
+import type { StartedSites } from '../../../demo/sites/index.ts';
+import { startSites } from '../../../demo/sites/index.ts';
+import { shopSite } from '../../../demo/sites/shop/index.ts';
+import { SiteClient } from './http-client.ts';
+
+let sites: StartedSites;
+let admin: SiteAdmin;
+
+beforeAll(async () => {
+  sites = await startSites({ adminToken: 'test-admin-token' });
+  admin = siteAdmin(sites.shop.baseUrl, sites.adminToken);
+});
+
+afterAll(async () => {
+  await sites?.stop();
+});
+
+beforeEach(async () => {
+  await admin.reset();
+});
+
+const ada = demoCredentials('shop', 'ada@example.com');
+
+describe('Site admin endpoint', () => {
+  it.each([['wrong-token'], ['']])('refuses the token %j with 401 and changes nothing', async (token) => {
+    const res = await fetch(`${sites.shop.baseUrl}/__admin/sessions/expire`, {
+      method: 'POST',
+      headers: token ? { 'x-admin-token': token } : {},
+    });
+    expect(res.status).toBe(401);
+    await expect(siteAdmin(sites.crm.baseUrl, 'nope').writes()).rejects.toBeInstanceOf(AdminRequestError);
+  });
+
+  it('refuses a request that is not from loopback, even with the token', () => {
+    const rt = new SiteRuntime(
+      shopSite,
+      new JsonStore(undefined, 'shop', () => initialState(shopSite)),
+      'tok',
+    );
+    const req = {
+      method: 'GET',
+      path: '/__admin/writes',
+      query: new URLSearchParams(),
+      params: {},
+      form: new URLSearchParams(),
+      body: '',
+      cookies: {},
+      headers: { 'x-admin-token': 'tok' },
+    };
+    expect(handleAdmin(rt, { ...req, remoteAddress: '192.0.2.10' }).status).toBe(403);
+    expect(handleAdmin(rt, { ...req, remoteAddress: '127.0.0.1' }).status).toBe(200);
+  });
+
+  it('expires every sign-in now', async () => {
+    const client = new SiteClient(sites.shop.baseUrl);
+    await client.signIn(ada.username, ada.password);
+    expect((await client.get('/cart')).status).toBe(200);
+    expect((await admin.expireSessions()).expired).toBe(1);
+    expect((await client.get('/cart')).location).toBe('/signin?next=%2Fcart');
+  });
+
+  it('switches to the changed layout: same page, other selectors', async () => {
+    const client = new SiteClient(sites.shop.baseUrl);
+    expect((await client.get('/search?q=mug')).body).toContain('data-testid="result-link"');
+    await admin.setFaults({ changedLayout: true });
+    const changed = (await client.get('/search?q=mug')).body;
+    expect(changed).not.toContain('data-testid=');
+    expect(changed).toContain('data-qa="v2-result-link"');
+    expect(changed).toContain('/products/MUG-ENAMEL-BLU');
+  });
+
+  it('commits the next write but drops its response, once', async () => {
+    const client = new SiteClient(sites.shop.baseUrl);
+    await client.signIn(ada.username, ada.password);
+    await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
+    await client.post('/checkout/address', {
+      name: 'A',
+      line1: '1 A St',
+      city: 'Bath',
+      postcode: 'BA1 1AA',
+      country: 'GB',
+    });
+    await client.post('/checkout/shipping', { method: 'express' });
+    await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+    await admin.setFaults({ dropNextWriteResponse: true });
+    await expect(client.post('/orders', { idempotencyKey: 'drop-1' })).rejects.toThrow();
+    expect((await admin.writes()).countsByKey).toEqual({ 'drop-1': 1 });
+    expect((await admin.faults()).dropNextWriteResponse).toBe(false);
+    const retry = await client.post('/orders', { idempotencyKey: 'drop-1' });
+    expect(retry.location).toMatch(/\?repeat=1$/);
+    expect((await admin.writes()).countsByKey).toEqual({ 'drop-1': 1 });
+  });
+
+  it('slows responses down by the given delay', async () => {
+    await admin.setFaults({ slowMs: 300 });
+    const started = Date.now();
+    await fetch(`${sites.shop.baseUrl}/`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await expect(admin.setFaults({ slowMs: -1 })).rejects.toThrow(/slowMs/);
+  });
+
+  it('logs requests and counts POSTs by path', async () => {
+    const client = new SiteClient(sites.shop.baseUrl);
+    await client.post('/signin', { username: ada.username, password: 'bad' });
+    await client.post('/signin', { username: ada.username, password: ada.password });
+    await client.get('/');
+    await sleep(10);
+    const log = await admin.requests();
+    expect(log.postsByPath).toEqual({ '/signin': 2 });
+    expect(log.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /signin 401',
+      'POST /signin 303',
+      'GET / 200',
+    ]);
+  });
+
+  it('lists the one-time codes of the outbox', async () => {
+    const client = new SiteClient(sites.crm.baseUrl);
+    const alan = demoCredentials('crm', 'alan@example.com');
+    await client.post('/signin', { username: alan.username, password: alan.password });
+    const messages = await siteAdmin(sites.crm.baseUrl, sites.adminToken).outbox();
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.to).toBe('+44 7700 900123');
+    expect(messages[0]?.text).toContain(messages[0]?.code ?? 'missing');
+  });
+});

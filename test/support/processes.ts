@@ -1,0 +1,54 @@
+/** The processes a test's stack started: waiting for them to exit, and finding any left running. */
+import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
+import { isRunning, type ProcessInfo, processes } from '../../local/processes.ts';
+import { sleep } from './fixtures.ts';
+
+export { isRunning, type ProcessInfo, processes };
+
+/** Waits (up to `timeoutMs`) for these processes to exit; returns the PIDs still running. */
+export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pids.filter(isRunning);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(100);
+  }
+}
+
+/**
+ * Live (not zombie) processes the stack started: whose command line names `dataDir` (Chromium's
+ * user-data-dir, DynamoDB Local's dbPath), workers among `workerPids`, and children of this
+ * process that are browsers, JVMs or workers. A PID alone is never trusted (PIDs are reused).
+ */
+function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string): ProcessInfo[] {
+  return processes().filter(
+    (info) =>
+      info.pid !== process.pid &&
+      ((dataDir.length > 1 && info.cmdline.includes(dataDir)) ||
+        (workerPids.has(info.pid) && WORKER_COMMAND_LINE.test(info.cmdline)) ||
+        (info.ppid === process.pid &&
+          (/chromium|java/.test(info.cmdline) || WORKER_COMMAND_LINE.test(info.cmdline)))),
+  );
+}
+
+/** Waits (up to `timeoutMs`) for the processes to exit; returns those still running. */
+export async function leftoverProcesses(
+  workerPids: ReadonlySet<number>,
+  dataDir: string,
+  timeoutMs = 10_000,
+): Promise<ProcessInfo[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = liveProcesses(workerPids, dataDir);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(200);
+  }
+}
+
+export function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The OpenAPI document describes the accounts and reports routes from the very schemas the
+ * handlers validate with, and no response schema of an account can carry credentials.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../../lambdas/lib/api/openapi.ts';
+import { ROUTES } from '../../../lambdas/lib/api/routes.ts';
+
+describe('OpenAPI: accounts and reports', () => {
+  it('documents the accounts and reports routes in the OpenAPI document, from their schemas', async ({
+    expect,
+  }) => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is checked path by path
+    const doc = buildOpenApiDocument() as any;
+    expect(Object.keys(doc.paths['/accounts'])).toEqual(expect.arrayContaining(['get', 'post']));
+    expect(Object.keys(doc.paths['/accounts/{accountId}'])).toEqual(
+      expect.arrayContaining(['get', 'delete']),
+    );
+    expect(doc.paths['/reports/cost'].get.responses['200']).toBeDefined();
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['ConnectAccountRequest', 'Account', 'CostReport']),
+    );
+    expect(doc.components.schemas.Job.properties.queue).toBeDefined();
+    // No response schema of an account has a field that could carry credentials.
+    for (const id of ['Account', 'AccountResponse', 'AccountList']) {
+      const fields = JSON.stringify(doc.components.schemas[id]).match(/"(\w+)":\{/g) ?? [];
+      expect(fields.join(' '), id).not.toMatch(/password|username|totp|"credentials"/i);
+    }
+    expect(Object.keys(doc.components.schemas.Account.properties)).not.toContain('credentials');
+  });
+
+  it('declares every accounts and reports route, for admins (the table the API, the local server and the stack all read)', () => {
+    const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'POST /accounts',
+        'GET /accounts',
+        'GET /accounts/{accountId}',
+        'DELETE /accounts/{accountId}',
+        'GET /reports/cost',
+      ]),
+    );
+    for (const r of ROUTES.filter((x) => x.path.startsWith('/accounts') || x.path.startsWith('/reports'))) {
+      expect(r.auth, r.path).toBe(true);
+      expect(r.roles, r.path).toEqual(['admin']);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+// What init would do, watched: building the engine's dependencies (failing here, as with a
+// configuration error) and loading the browser library.
+const buildDeps = vi.hoisted(() => vi.fn(async () => Promise.reject(new Error('TABLE_NAME is not set'))));
+const preload = vi.hoisted(() => vi.fn(async () => undefined));
+vi.mock('../../../lambdas/lib/engine/runtime.ts', async (original) => ({
+  ...(await original<typeof import('../../../lambdas/lib/engine/runtime.ts')>()),
+  engineDeps: buildDeps,
+}));
+vi.mock('../../../lambdas/lib/browser/adapter.ts', async (original) => ({
+  ...(await original<typeof import('../../../lambdas/lib/browser/adapter.ts')>()),
+  preloadBrowserLibraries: preload,
+}));
+
+const { engineHandler, warmUpAtInit } = await import('../../../lambdas/lib/engine/handler.ts');
+
+beforeEach(() => {
+  buildDeps.mockClear();
+  preload.mockClear();
+});
+
+describe('Function: warmUpAtInit', () => {
+  it('does nothing at an on-demand init (the module loaded without warming up either)', async () => {
+    expect(await warmUpAtInit({ AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand' })).toBe(false);
+    expect(await warmUpAtInit({})).toBe(false);
+    expect(buildDeps).not.toHaveBeenCalled();
+    expect(preload).not.toHaveBeenCalled();
+  });
+
+  it('at a provisioned init builds the dependencies and loads the browser library; a configuration error is left for the first invocation', async () => {
+    const env = { AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency' };
+    await expect(warmUpAtInit(env)).resolves.toBe(true);
+    expect(buildDeps).toHaveBeenCalledTimes(1);
+    expect(preload).toHaveBeenCalledTimes(1);
+    // The first invocation reports it (and runs nothing).
+    const core = vi.fn(async () => 'ran');
+    const handler = engineHandler('RunStep', core);
+    await expect(handler({ tenantId: 't', jobId: 'j' }, {} as never)).rejects.toThrow(
+      'TABLE_NAME is not set',
+    );
+    expect(core).not.toHaveBeenCalled();
+  });
+
+  it('loads no browser library in a function deployed without browser access', async () => {
+    const env = { AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency', BELAY_BROWSER_ACCESS: 'none' };
+    await expect(warmUpAtInit(env)).resolves.toBe(true);
+    expect(buildDeps).toHaveBeenCalledTimes(1);
+    expect(preload).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../lambdas/lib/logger.ts';
+import {
+  ALL_TENANTS,
+  REDACTED,
+  redact,
+  redactEvidence,
+  redactText,
+  registerSecret,
+  withTenantScope,
+} from '../../../lambdas/lib/redact.ts';
+
+describe('redact', () => {
+  it.each([
+    ['password', 'hunter2'],
+    ['otpCode', '123456'],
+    ['code', '654321'],
+    ['cardNumber', '4242424242424242'],
+    ['cvc', '123'],
+    ['apiKey', 'blk_abcdefabcdefabcdefabcdef'],
+    ['taskToken', 'AAAAKgAAAAIAAAAAAAAAA'],
+    ['authorization', 'Bearer abc.def.ghi'],
+  ])('masks the value of %s', (key, value) => {
+    expect(redact({ [key]: value })).toEqual({ [key]: REDACTED });
+  });
+
+  it('keeps the last four digits of a card number in free text', () => {
+    expect(redactText('paid with 4242 4242 4242 4242 today')).toBe('paid with [card ****4242] today');
+    expect(redactText('card 4000-0000-0000-0002')).toBe('card [card ****0002]');
+  });
+
+  it('leaves short numbers, order ids and totals alone', () => {
+    expect(redactText('order ORD-1042 total 59.90 qty 3')).toBe('order ORD-1042 total 59.90 qty 3');
+  });
+
+  it('masks bearer tokens and API keys inside text', () => {
+    const key = `blk_${'x'.repeat(32)}`;
+    expect(redactText(`Authorization: Bearer ${key}`)).not.toContain(key);
+    expect(redactText(`key ${key} used`)).toBe(`key ${REDACTED} used`);
+  });
+
+  it('walks nested objects and arrays without mutating them', () => {
+    const input = { job: { steps: [{ evidence: { password: 'p', orderId: 'A1' } }] } };
+    const out = redact(input);
+    expect(out.job.steps[0]?.evidence).toEqual({ password: REDACTED, orderId: 'A1' });
+    expect(input.job.steps[0]?.evidence.password).toBe('p');
+  });
+
+  it('cuts cycles', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a.self = a;
+    expect(redact(a)).toEqual({ name: 'a', self: '[truncated]' });
+  });
+
+  it('redacts evidence values that look like card numbers even under harmless keys', () => {
+    expect(redactEvidence({ note: '4242424242424242', total: 12 })).toEqual({
+      note: '[card ****4242]',
+      total: 12,
+    });
+  });
+});
+
+describe('registered secrets', () => {
+  const secret = 'Tenant-A-pw-7d31';
+  registerSecret('tenant-a', secret);
+
+  it("masks a tenant's secret in that tenant's texts, and leaves another tenant's texts as they are", () => {
+    const text = `name ${secret} here`;
+    expect(withTenantScope('tenant-a', () => redactText(text))).toBe(`name ${REDACTED} here`);
+    expect(withTenantScope('tenant-a', () => redact({ note: text }))).toEqual({
+      note: `name ${REDACTED} here`,
+    });
+    // Masking it for tenant B would tell B that a string it chose is someone's password.
+    expect(withTenantScope('tenant-b', () => redactText(text))).toBe(text);
+    expect(withTenantScope('tenant-b', () => redact({ note: text }))).toEqual({ note: text });
+    expect(redactText(text, { tenantId: 'tenant-b' })).toBe(text);
+    expect(redactText(text, { tenantId: 'tenant-a' })).toBe(`name ${REDACTED} here`);
+    // No tenant at all (a public route): none of the registered secrets.
+    expect(withTenantScope('', () => redactText(text))).toBe(text);
+    // Patterns apply in every scope.
+    expect(withTenantScope('tenant-b', () => redactText('4242 4242 4242 4242'))).toBe('[card ****4242]');
+  });
+
+  it("masks every tenant's secrets outside any tenant's work, and in logs whoever runs", () => {
+    expect(redactText(`x ${secret}`)).toBe(`x ${REDACTED}`);
+    expect(redactText(`x ${secret}`, ALL_TENANTS)).toBe(`x ${REDACTED}`);
+    const lines: string[] = [];
+    const log = createLogger({ sink: (line) => lines.push(line) });
+    withTenantScope('tenant-b', () => log.info(`saw ${secret}`, { detail: `also ${secret}` }));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain(secret);
+    expect(lines[0]).toContain(REDACTED);
+  });
+
+  it('masks a value two tenants registered for both, and keeps the scope across awaits', async () => {
+    registerSecret('tenant-c', secret);
+    const masked = await withTenantScope('tenant-c', async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      return redactText(secret);
+    });
+    expect(masked).toBe(REDACTED);
+    expect(withTenantScope('tenant-a', () => redactText(secret))).toBe(REDACTED);
+    expect(withTenantScope('tenant-d', () => redactText(secret))).toBe(secret);
+  });
+});

@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { STATE_MACHINE_FUNCTIONS, substitutionKey } from '../../../lambdas/lib/engine/functions.ts';
+import type { StepOutcome } from '../../../lambdas/lib/engine/types.ts';
+import { WAIT_TIMEOUT_SECONDS, waitRequest } from '../../../lambdas/lib/engine/waits.ts';
+
+interface State {
+  Type: string;
+  Resource?: string;
+  Next?: string;
+  End?: boolean;
+  Default?: string;
+  TimeoutSeconds?: number;
+  TimeoutSecondsPath?: string;
+  InputPath?: string;
+  ResultPath?: string;
+  Retry?: { ErrorEquals: string[] }[];
+  Catch?: { ErrorEquals: string[]; Next: string }[];
+  Choices?: { Variable: string; StringEquals: string; Next: string }[];
+  Parameters?: Record<string, unknown> & { Payload?: Record<string, unknown>; FunctionName?: string };
+}
+
+const text = readFileSync(new URL('../../../statemachine/job.asl.json', import.meta.url), 'utf8');
+const asl = JSON.parse(text) as { StartAt: string; States: Record<string, State> };
+const states = Object.entries(asl.States);
+
+describe('statemachine/job.asl.json', () => {
+  it('substitutes exactly the functions the stacks provide', () => {
+    const placeholders = new Set([...text.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]));
+    const provided = new Set(Object.keys(STATE_MACHINE_FUNCTIONS).map((n) => substitutionKey(n as never)));
+    expect(placeholders).toEqual(provided);
+  });
+
+  it('starts with Start (authorize, capacity, session in one task), and every transition targets a state that exists', () => {
+    expect(asl.StartAt).toBe('Start');
+    for (const [name, state] of states) {
+      const targets = [
+        state.Next,
+        state.Default,
+        ...(state.Choices ?? []).map((c) => c.Next),
+        ...(state.Catch ?? []).map((c) => c.Next),
+      ];
+      for (const target of targets.filter(Boolean))
+        expect(asl.States, `${name} -> ${target}`).toHaveProperty(target as string);
+    }
+  });
+
+  const isCallback = (s: State): boolean => s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
+  it.each(states.filter(([, s]) => s.Type === 'Task'))(
+    'task %s has a timeout and retries a dying Lambda',
+    (_name, state) => {
+      expect(state.TimeoutSeconds ?? state.TimeoutSecondsPath).toBeDefined();
+      if (state.TimeoutSeconds !== undefined) expect(state.TimeoutSeconds).toBeGreaterThan(0);
+      const retried = (state.Retry ?? []).flatMap((r) => r.ErrorEquals);
+      for (const error of ['Lambda.ServiceException', 'Lambda.Unknown', 'Lambda.TooManyRequestsException']) {
+        expect(retried).toContain(error);
+      }
+      if (isCallback(state)) {
+        // A callback's States.Timeout is the wait running out: caught (park or fail), never retried.
+        expect(retried).not.toContain('States.Timeout');
+        expect(state.Catch?.some((c) => c.ErrorEquals.includes('States.Timeout'))).toBe(true);
+      } else {
+        expect(retried).toContain('States.Timeout');
+      }
+    },
+  );
+
+  it('catches every failure into RecordFailure, which ends the job', () => {
+    for (const [name, state] of states.filter(([n, s]) => s.Type === 'Task' && n !== 'RecordFailure')) {
+      expect(
+        state.Catch?.some((c) => c.ErrorEquals.includes('States.ALL') && c.Next === 'RecordFailure'),
+        name,
+      ).toBe(true);
+    }
+    expect(asl.States.RecordFailure?.Next).toBe('Failed');
+    expect(asl.States.Failed?.Type).toBe('Fail');
+  });
+
+  it.each([
+    ['AwaitApproval', 'approval'],
+    ['AwaitMfa', 'mfa'],
+    ['AwaitReview', 'review'],
+    ['AwaitParked', undefined],
+  ] as const)('%s waits for a task token of AwaitHuman', (name, kind) => {
+    const state = asl.States[name] as State;
+    expect(state.Resource).toBe('arn:aws:states:::lambda:invoke.waitForTaskToken');
+    expect(state.Parameters?.FunctionName).toBe(`\${${substitutionKey('AwaitHuman')}}`);
+    expect(state.Parameters?.Payload?.['taskToken.$']).toBe('$$.Task.Token');
+    if (kind === 'mfa') expect(state.Parameters?.Payload?.kind).toBe(kind);
+    else expect(state.Parameters?.Payload?.['kind.$']).toBe('$.Payload.kind');
+  });
+
+  it('waits as long as the engine records: MFA a day, a parked approval or review the full 7 days', () => {
+    expect(WAIT_TIMEOUT_SECONDS).toEqual({ mfa: 86_400, approval: 604_800, review: 604_800 });
+    expect(asl.States.AwaitMfa?.TimeoutSeconds).toBe(86_400);
+    expect(asl.States.AwaitParked?.TimeoutSeconds).toBe(604_800);
+  });
+
+  it('routes every outcome RunStep returns', () => {
+    const routed = new Set((asl.States.Route?.Choices ?? []).map((c) => c.StringEquals));
+    // Keyed by StepOutcome's outcomes: a new outcome does not compile until it is listed here.
+    const outcomes: Record<StepOutcome['outcome'], true> = {
+      completed: true,
+      finished: true,
+      needs_approval: true,
+      auth_expired: true,
+      mfa_required: true,
+      session_lost: true,
+      uncertain: true,
+      layout_changed: true,
+      retry: true,
+      lease_lost: true,
+      stopped: true,
+    };
+    for (const outcome of Object.keys(outcomes)) expect(routed).toContain(outcome);
+    expect(routed.size).toBe(Object.keys(outcomes).length);
+  });
+
+  it('sends a job that lost its lease back to Start, to queue for a slot again', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('lease_lost')).toBe('Start');
+  });
+
+  it('sends a sign-in that needs a person from RunStep or Finish straight to the MFA wait', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('mfa_required')).toBe('AwaitMfa');
+    const finish = new Map((asl.States.FinishOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(finish).toEqual(
+      new Map([
+        ['session_lost', 'OpenSession'],
+        ['mfa_required', 'AwaitMfa'],
+      ]),
+    );
+    // Back through RunStep, which finds every step done and sends the job to Finish again.
+    expect(asl.States.AwaitMfa?.Next).toBe('RunStep');
+  });
+
+  it('spends two transitions per step on the happy path (RunStep, Route, RunStep)', () => {
+    const completed = asl.States.Route?.Choices?.find((c) => c.StringEquals === 'completed');
+    expect(asl.States.RunStep?.Next).toBe('Route');
+    expect(completed?.Next).toBe('RunStep');
+  });
+});
+
+/** Reads `$.a.b` from a value (the reference paths this file uses). */
+function read(path: string, value: unknown): unknown {
+  let current = value;
+  for (const key of path
+    .replace(/^\$\.?/, '')
+    .split('.')
+    .filter(Boolean)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Applies a `Parameters` template to an input (`x.$` keys read paths; `$$` context paths give a marker). */
+function applyParameters(template: Record<string, unknown>, input: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(template)) {
+    if (key.endsWith('.$') && typeof value === 'string') {
+      out[key.slice(0, -2)] = value.startsWith('$$') ? '<context>' : read(value, input);
+    } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out[key] = applyParameters(value as Record<string, unknown>, input);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+describe('statemachine/job.asl.json: parking during long human waits', () => {
+  it("keeps Start's result at $.start, where the waits find the park-after time", () => {
+    expect(asl.States.Start?.ResultPath).toBe('$.start');
+    expect(asl.States.StartOutcome?.Choices?.every((c) => c.Variable === '$.start.outcome')).toBe(true);
+    const outcome = new Map((asl.States.StartOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(outcome).toEqual(
+      new Map([
+        ['ready', 'RunStep'],
+        ['stopped', 'Stopped'],
+        ['queued', 'WaitForCapacity'],
+      ]),
+    );
+    expect(asl.States.StartOutcome?.Default).toBe('RecordFailure');
+    const wait = asl.States.WaitForCapacity as State & { SecondsPath?: string };
+    expect(wait.SecondsPath).toBe('$.start.retryAfterSeconds');
+    expect(wait.Next).toBe('Start');
+  });
+
+  it.each([
+    ['AwaitApproval', 'approval', 'needs_approval'],
+    ['AwaitReview', 'review', 'layout_changed'],
+  ] as const)('%s waits parkAfterSeconds with the browser, then parks', (wait, kind, reason) => {
+    const state = asl.States[wait] as State;
+    // The wait is what the handler returned (waitRequest), with no Pass state to build it.
+    expect(state.InputPath).toBe('$.result.wait');
+    expect(state.ResultPath).toBe('$.decision');
+    expect(state.TimeoutSeconds).toBeUndefined();
+    const timeout = state.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'));
+    expect(timeout?.Next).toBe('ParkWait');
+
+    // The timeout path resolves to the same number whether it is read from the state's input
+    // (after InputPath) or from the task's parameters: runtimes differ on which one they use.
+    const execution = {
+      tenantId: 't1',
+      jobId: 'j1',
+      result: {
+        outcome: reason,
+        step: 'place-order',
+        wait: waitRequest({ tenantId: 't1', jobId: 'j1' }, kind, 'place-order', reason, 42),
+      },
+      start: { outcome: 'ready', parkAfterSeconds: 900 },
+    };
+    const input = read(state.InputPath ?? '$', execution);
+    const parameters = applyParameters(state.Parameters ?? {}, input);
+    expect(read(state.TimeoutSecondsPath ?? '', input)).toBe(42);
+    expect(read(state.TimeoutSecondsPath ?? '', parameters)).toBe(42);
+    expect(parameters.Payload).toEqual({
+      tenantId: 't1',
+      jobId: 'j1',
+      kind,
+      step: 'place-order',
+      reason,
+      parkAfterSeconds: 42,
+      taskToken: '<context>',
+    });
+  });
+
+  it('sends approvals and reviews through the parking path, and never MFA (its code belongs to its session)', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('needs_approval')).toBe('AwaitApproval');
+    expect(route.get('layout_changed')).toBe('AwaitReview');
+    const reconcile = new Map(
+      (asl.States.ReconcileOutcome?.Choices ?? []).map((c) => [c.StringEquals, c.Next]),
+    );
+    expect(reconcile.get('unknown')).toBe('AwaitReview');
+    expect(asl.States.AwaitMfa?.Catch?.map((c) => c.Next)).not.toContain('ParkWait');
+    expect(asl.States.AwaitMfa?.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'))?.Next).toBe(
+      'RecordFailure',
+    );
+  });
+
+  it('parks (ParkWait), waits without a browser (AwaitParked), then takes a lease and a session again', () => {
+    const park = asl.States.ParkWait as State;
+    expect(park.Resource).toBe(`\${${substitutionKey('AwaitHuman')}}`);
+    expect(park.Parameters?.action).toBe('park');
+    expect(park.Parameters?.['kind.$']).toBe('$.result.wait.Payload.kind');
+    // Its own result goes aside, so the wait stays where AwaitParked reads it.
+    expect(park.ResultPath).toBe('$.park');
+    expect(asl.States.Parked?.Choices?.every((c) => c.Variable === '$.park.outcome')).toBe(true);
+    expect(park.Next).toBe('Parked');
+    const parked = new Map((asl.States.Parked?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(parked).toEqual(
+      new Map([
+        ['parked', 'AwaitParked'],
+        ['answered', 'RunStep'],
+        ['stopped', 'Stopped'],
+      ]),
+    );
+    const awaitParked = asl.States.AwaitParked as State;
+    expect(awaitParked.InputPath).toBe('$.result.wait');
+    expect(awaitParked.Parameters?.Payload?.rearm).toBe(true);
+    expect(awaitParked.Next).toBe('Start');
+    // The answer was already in the ledger: go on the same way as a resumed token.
+    expect(awaitParked.Catch?.[0]).toMatchObject({
+      ErrorEquals: ['WaitAnsweredError'],
+      Next: 'Start',
+    });
+    expect(awaitParked.Catch?.at(-1)).toMatchObject({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' });
+  });
+
+  it('reaches every state from StartAt', () => {
+    const seen = new Set<string>();
+    const queue = [asl.StartAt];
+    while (queue.length > 0) {
+      const name = queue.shift() as string;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const s = asl.States[name] as State;
+      for (const next of [
+        s.Next,
+        s.Default,
+        ...(s.Choices ?? []).map((c) => c.Next),
+        ...(s.Catch ?? []).map((c) => c.Next),
+      ]) {
+        if (next) queue.push(next);
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(asl.States).sort());
+  });
+});
