@@ -40,7 +40,7 @@ describe('Function: bundleHandler', () => {
     const helper = await handlerFile('helper.ts', "export const word = 'first';\n");
     const entry = await handlerFile(
       'handler.ts',
-      "import { word } from '../../local-lambda/helper.ts';\nexport const handler = async () => ({ word });\n",
+      "import { word } from './helper.ts';\nexport const handler = async () => ({ word });\n",
     );
     const bundle = await bundleHandler(entry);
     expect(bundle.startsWith(BUNDLE_DIR)).toBe(true);
