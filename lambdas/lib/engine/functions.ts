@@ -31,6 +31,13 @@ export interface TaskFunctionFacts {
   readonly readsCredentials: boolean;
 }
 
+/**
+ * How much longer a task state waits than its Lambda may run. Step Functions retries a task
+ * whose state timed out; with this margin the invocation it gave up on has always ended by
+ * then (Lambda's own timeout fired first), so two attempts of one step never overlap that way.
+ */
+export const TASK_TIMEOUT_MARGIN_SECONDS = 30;
+
 export const TASK_FUNCTION_FACTS: Readonly<Record<StateMachineFunction, TaskFunctionFacts>> = Object.freeze({
   Start: { timeoutSeconds: 90, browser: true, readsCredentials: false },
   OpenSession: { timeoutSeconds: 60, browser: true, readsCredentials: false },
