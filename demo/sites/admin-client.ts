@@ -24,7 +24,11 @@ export interface AdminRequestLog {
 export interface AdminFaults {
   changedLayout: boolean;
   dropNextWriteResponse: boolean;
+  /** How the next dropped response is dropped: a status line, or no byte at all (`reset`, `close`). */
+  dropMode: 'status-line' | 'reset' | 'close';
   slowMs: number;
+  /** De-duplicate writes by idempotency key; off, every write request commits a new record. */
+  dedupe: boolean;
 }
 
 export interface OutboxMessage {

@@ -23,6 +23,11 @@ export interface StartSitesOptions {
   ports?: { shop?: number; crm?: number; billing?: number };
   /** Token the admin endpoints require in `x-admin-token`; random when absent. */
   adminToken?: string;
+  /**
+   * De-duplicate writes by idempotency key (default true). `false`: every write request
+   * commits a new record, as on most real sites (see `FaultFlags.dedupe`).
+   */
+  dedupe?: boolean;
 }
 
 export interface SiteHandle {
@@ -43,7 +48,11 @@ export interface StartedSites {
 export async function startSites(options: StartSitesOptions = {}): Promise<StartedSites> {
   const adminToken = options.adminToken ?? randomBytes(18).toString('base64url');
   const started: Array<RunningSite<unknown>> = [];
-  const common = { adminToken, ...(options.dataDir ? { dataDir: options.dataDir } : {}) };
+  const common = {
+    adminToken,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.dedupe === undefined ? {} : { dedupe: options.dedupe }),
+  };
   try {
     const shop = await startSite(shopSite, { port: options.ports?.shop ?? 0, ...common });
     started.push(shop as RunningSite<unknown>);

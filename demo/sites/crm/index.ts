@@ -132,7 +132,7 @@ function routes(router: Parameters<SiteDefinition<CrmData>['routes']>[0], rt: Si
       if (!KEY_PATTERN.test(key))
         return editPage(req, c, ['The form has expired: reload the page and try again.'], 400);
       rt.store.update(() => rt.noteKeyAttempt(key));
-      const done = rt.data.changes.find((ch) => ch.key === key);
+      const done = rt.earlierWrite(() => rt.data.changes.find((ch) => ch.key === key));
       if (done && done.customerId !== c.id)
         return editPage(req, c, ['This change reference was already used for another record.'], 409);
       if (done) return redirect(`/customers/${c.id}?saved=${done.version}&repeat=1`);
@@ -151,7 +151,7 @@ function routes(router: Parameters<SiteDefinition<CrmData>['routes']>[0], rt: Si
         ...addressErrorList(addressErrors),
       ];
       if (errors.length) return editPage(req, c, errors, 400);
-      if (req.form.get('version') !== String(c.version)) {
+      if (rt.guardsByState && req.form.get('version') !== String(c.version)) {
         return editPage(
           req,
           c,

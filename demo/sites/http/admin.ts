@@ -8,15 +8,15 @@
  * | GET | /__admin/writes (shop: also /__admin/orders; crm, billing: /__admin/changes) | committed writes, counts per idempotency key, attempts per key |
  * | GET, DELETE | /__admin/requests | the request log (method, path, status, time) and POST counts by path; DELETE clears it |
  * | POST | /__admin/sessions/expire | ends every sign-in now |
- * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, slowMs }` |
+ * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe }` |
  * | GET | /__admin/outbox | the one-time codes "sent by SMS" |
  * | POST | /__admin/reset | back to the seed state (data, sessions, outbox, faults, request log) |
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { SiteRequest, SiteResponse } from './router.ts';
 import { json } from './router.ts';
-import type { FaultFlags, SiteRuntime } from './runtime.ts';
-import { initialState } from './runtime.ts';
+import type { DropMode, FaultFlags, SiteRuntime } from './runtime.ts';
+import { DROP_MODES, initialState } from './runtime.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -46,7 +46,11 @@ function countBy(keys: readonly string[]): Record<string, number> {
 }
 
 function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string | undefined {
-  const { changedLayout, dropNextWriteResponse, slowMs } = body;
+  const { changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe } = body;
+  if (dedupe !== undefined && typeof dedupe !== 'boolean') return 'dedupe must be a boolean';
+  if (dropMode !== undefined && !DROP_MODES.includes(dropMode as DropMode)) {
+    return `dropMode must be one of ${DROP_MODES.join(', ')}`;
+  }
   if (changedLayout !== undefined && typeof changedLayout !== 'boolean')
     return 'changedLayout must be a boolean';
   if (dropNextWriteResponse !== undefined && typeof dropNextWriteResponse !== 'boolean') {
@@ -61,6 +65,8 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
   if (changedLayout !== undefined) faults.changedLayout = changedLayout;
   if (dropNextWriteResponse !== undefined) faults.dropNextWriteResponse = dropNextWriteResponse;
   if (slowMs !== undefined) faults.slowMs = slowMs;
+  if (dedupe !== undefined) faults.dedupe = dedupe;
+  if (dropMode !== undefined) faults.dropMode = dropMode as DropMode;
   return undefined;
 }
 
@@ -114,7 +120,11 @@ export function handleAdmin<D>(rt: SiteRuntime<D>, req: SiteRequest): SiteRespon
     case 'GET /__admin/outbox':
       return json({ site: rt.def.info.name, messages: state.outbox });
     case 'POST /__admin/reset':
-      rt.store.state = initialState(rt.def);
+      // The de-duplication mode is how the site was started, not a fault: a reset keeps it.
+      rt.store.state = {
+        ...initialState(rt.def),
+        faults: { ...initialState(rt.def).faults, dedupe: state.faults.dedupe },
+      };
       rt.store.save();
       rt.clearRequestLog();
       return json({ reset: true });

@@ -3,6 +3,7 @@
  * server-rendered pages and form posts, with no web framework.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { DropMode } from './runtime.ts';
 
 /** A parsed request, as handlers see it. */
 export interface SiteRequest {
@@ -25,8 +26,8 @@ export interface SiteResponse {
   status: number;
   headers?: Record<string, string | string[]>;
   body?: string;
-  /** The write is committed; destroy the socket instead of answering (the "drop the response" fault). */
-  dropAfterCommit?: boolean;
+  /** The write is committed; drop the answer this way instead of sending it (the "drop the response" fault). */
+  dropAfterCommit?: DropMode;
 }
 
 export type Handler = (req: SiteRequest) => SiteResponse | Promise<SiteResponse>;

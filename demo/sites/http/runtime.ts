@@ -35,14 +35,42 @@ export interface OutboxMessage {
   sentAt: string;
 }
 
-/** Fault switches, set through the admin endpoint and persisted with the state. */
+/**
+ * How a dropped write response is dropped, after the write committed:
+ * - `status-line`: a status line goes out, then the connection closes (the browser shows a broken page);
+ * - `reset`: the connection is reset (TCP RST) without a single byte of response;
+ * - `close`: the connection is closed (FIN) without a single byte of response.
+ * With no byte at all a browser may send the same request again by itself on another
+ * connection: a site that does not de-duplicate then commits it twice.
+ */
+export const DROP_MODES = ['status-line', 'reset', 'close'] as const;
+export type DropMode = (typeof DROP_MODES)[number];
+
+/** Fault switches and modes, set through the admin endpoint and persisted with the state. */
 export interface FaultFlags {
   changedLayout: boolean;
-  /** Commit the next write, then destroy the socket instead of answering. */
+  /** Commit the next write, then drop its response (see {@link DropMode}). */
   dropNextWriteResponse: boolean;
+  /** How the next dropped response is dropped. */
+  dropMode: DropMode;
   /** Delay every page and form response by this many milliseconds. */
   slowMs: number;
+  /**
+   * De-duplicate writes by their idempotency key (a repeated key answers with the first
+   * write's result). Off: like most real sites, every write request that arrives commits a
+   * new record (the key is kept as the record's reference, so a probe can still count them).
+   */
+  dedupe: boolean;
 }
+
+/** The fault switches of a fresh site: no faults, de-duplicating by key. */
+export const DEFAULT_FAULTS: FaultFlags = {
+  changedLayout: false,
+  dropNextWriteResponse: false,
+  dropMode: 'status-line',
+  slowMs: 0,
+  dedupe: true,
+};
 
 export interface SiteState<D> {
   sessions: Record<string, SessionRecord>;
@@ -82,7 +110,7 @@ export function initialState<D>(def: SiteDefinition<D>): SiteState<D> {
   return {
     sessions: {},
     outbox: [],
-    faults: { changedLayout: false, dropNextWriteResponse: false, slowMs: 0 },
+    faults: { ...DEFAULT_FAULTS },
     keyAttempts: {},
     data: def.seed(),
   };
@@ -168,18 +196,36 @@ export class SiteRuntime<D> {
     attempts[key] = (attempts[key] ?? 0) + 1;
   }
 
-  /** True once after the "drop the next write's response" fault was armed (and disarms it). */
-  takeDropFault(): boolean {
+  /** The drop mode once after the "drop the next write's response" fault was armed (and disarms it). */
+  takeDropFault(): DropMode | undefined {
     const faults = this.store.state.faults;
-    if (!faults.dropNextWriteResponse) return false;
+    if (!faults.dropNextWriteResponse) return undefined;
     faults.dropNextWriteResponse = false;
     this.store.save();
-    return true;
+    return faults.dropMode ?? 'status-line';
   }
 
   /** The response of a committed write: dropped when the fault is armed. */
   committed(response: SiteResponse): SiteResponse {
-    return this.takeDropFault() ? { ...response, dropAfterCommit: true } : response;
+    const drop = this.takeDropFault();
+    return drop ? { ...response, dropAfterCommit: drop } : response;
+  }
+
+  /**
+   * The earlier write made with this idempotency key, when the site de-duplicates; never one
+   * when it does not (every request commits a new record).
+   */
+  earlierWrite<W>(find: () => W | undefined): W | undefined {
+    return this.store.state.faults.dedupe === false ? undefined : find();
+  }
+
+  /**
+   * Whether the site guards a write by its state (a save from a stale version of a record is
+   * refused, a placed order empties the basket): only while it de-duplicates. Off, every write
+   * request that arrives commits again.
+   */
+  get guardsByState(): boolean {
+    return this.store.state.faults.dedupe !== false;
   }
 
   logRequest(entry: RequestLogEntry): void {

@@ -12,8 +12,8 @@ import { registerAuthRoutes } from './auth.ts';
 import { esc } from './html.ts';
 import type { SiteRequest, SiteResponse } from './router.ts';
 import { html, parseCookies, Router } from './router.ts';
-import type { SiteDefinition } from './runtime.ts';
-import { initialState, SiteRuntime } from './runtime.ts';
+import type { DropMode, SiteDefinition } from './runtime.ts';
+import { DEFAULT_FAULTS, initialState, SiteRuntime } from './runtime.ts';
 import { JsonStore } from './store.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -23,6 +23,8 @@ export interface StartSiteOptions {
   port: number;
   dataDir?: string;
   adminToken: string;
+  /** De-duplicate writes by key (`FaultFlags.dedupe`); absent: as the persisted state says (default true). */
+  dedupe?: boolean;
 }
 
 export interface RunningSite<D> {
@@ -44,24 +46,31 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(res: ServerResponse, out: SiteResponse, head: boolean): void {
+function send(res: ServerResponse, out: SiteResponse, head: boolean, keepAlive = false): void {
   res.statusCode = out.status;
   for (const [k, v] of Object.entries(out.headers ?? {})) res.setHeader(k, v);
-  // No keep-alive: a browser silently re-sends a POST whose reused connection died, which
-  // would hide the "drop the response" fault behind an idempotent replay.
-  res.setHeader('connection', 'close');
+  // A de-duplicating site closes every connection: a browser silently re-sends a POST whose
+  // reused connection died, which would hide the "drop the response" fault behind an
+  // idempotent replay. One that does not de-duplicate keeps connections alive, as real sites
+  // do, and so meets the browser's re-sends.
+  if (!keepAlive) res.setHeader('connection', 'close');
   res.setHeader('cache-control', 'no-store');
   res.end(head ? undefined : out.body);
 }
 
 /**
- * The write is committed; the answer is lost. Only a status line goes out, then the
- * connection closes: the browser shows an empty page (or a client sees a broken response).
- * Destroying the socket without a byte would not do: a browser re-sends a request that got no
- * bytes at all on a preconnected socket, hiding the fault behind an idempotent replay.
+ * The write is committed; the answer is lost. `status-line`: only a status line goes out, then
+ * the connection closes (the browser shows an empty page). `reset` and `close`: the connection
+ * is reset or closed without a single byte, which is when a browser may send the same request
+ * again by itself on another connection (a site that de-duplicates answers the repeat with the
+ * first write; one that does not commits it again).
  */
-function dropResponse(res: ServerResponse): void {
-  res.socket?.end('HTTP/1.1 200 OK\r\n');
+function dropResponse(res: ServerResponse, mode: DropMode): void {
+  const socket = res.socket;
+  if (!socket) return;
+  if (mode === 'reset') socket.resetAndDestroy();
+  else if (mode === 'close') socket.destroy();
+  else socket.end('HTTP/1.1 200 OK\r\n');
 }
 
 /** Starts a site and resolves once it listens. */
@@ -70,6 +79,9 @@ export async function startSite<D>(
   options: StartSiteOptions,
 ): Promise<RunningSite<D>> {
   const store = new JsonStore(options.dataDir, def.info.name, () => initialState(def));
+  // State written before a fault switch existed gets its default.
+  store.state.faults = { ...DEFAULT_FAULTS, ...store.state.faults };
+  if (options.dedupe !== undefined) store.state.faults.dedupe = options.dedupe;
   const rt = new SiteRuntime(def, store, options.adminToken);
   const router = new Router();
   registerAuthRoutes(router, rt);
@@ -105,10 +117,10 @@ export async function startSite<D>(
     else out = await match.handler({ ...sreq, params: match.params });
     rt.logRequest({ method: sreq.method, path: sreq.path, status: out.status, at: new Date().toISOString() });
     if (out.dropAfterCommit) {
-      dropResponse(res);
+      dropResponse(res, out.dropAfterCommit);
       return;
     }
-    send(res, out, sreq.method === 'HEAD');
+    send(res, out, sreq.method === 'HEAD', store.state.faults.dedupe === false);
   };
 
   const server: Server = createServer((req, res) => {

@@ -1,7 +1,8 @@
 /**
- * Placing an order (idempotent by key: a repeated key answers with the order it already
- * placed, never a second one), the confirmation page, and the orders page that finds an
- * order by its key (`/orders?key=...`).
+ * Placing an order (idempotent by key while the site de-duplicates: a repeated key answers
+ * with the order it already placed; with de-duplication off every request places a new
+ * order, the key kept as its reference), the confirmation page, and the orders page that
+ * finds orders by their key (`/orders?key=...`).
  */
 
 import { formatAddress } from '../http/address.ts';
@@ -31,7 +32,7 @@ export function registerOrderRoutes(router: Router, rt: SiteRuntime<ShopData>): 
         );
       }
       rt.store.update(() => rt.noteKeyAttempt(key));
-      const existing = rt.data.orders.find((o) => o.key === key);
+      const existing = rt.earlierWrite(() => rt.data.orders.find((o) => o.key === key));
       if (existing) {
         if (existing.username !== account.username) {
           return html(
@@ -71,8 +72,13 @@ export function registerOrderRoutes(router: Router, rt: SiteRuntime<ShopData>): 
       rt.store.update((state) => {
         state.data.orders.push(order);
         state.data.nextOrderNumber += 1;
-        cart.lines = [];
-        cart.checkout = {};
+        // A de-duplicating shop empties the basket with the order, so a repeated request finds
+        // nothing to order. One that does not keeps it, like a site whose order form carries
+        // the whole order: every request that arrives places it again.
+        if (rt.guardsByState) {
+          cart.lines = [];
+          cart.checkout = {};
+        }
       });
       return rt.committed(redirect(`/orders/${order.id}`));
     }),

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../../demo/accounts.ts';
@@ -100,6 +101,73 @@ describe('Site admin endpoint', () => {
     expect((await admin.writes()).countsByKey).toEqual({ 'drop-1': 1 });
   });
 
+  it.each([['reset'], ['close']] as const)(
+    "drops a committed write's response with no byte at all (%s), once",
+    async (dropMode) => {
+      const client = new SiteClient(sites.shop.baseUrl);
+      await client.signIn(ada.username, ada.password);
+      await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
+      await client.post('/checkout/address', {
+        name: 'A',
+        line1: '1 A St',
+        city: 'Bath',
+        postcode: 'BA1 1AA',
+        country: 'GB',
+      });
+      await client.post('/checkout/shipping', { method: 'express' });
+      await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+      await admin.setFaults({ dropNextWriteResponse: true, dropMode });
+      const raw = await rawPost(
+        sites.shop.baseUrl,
+        '/orders',
+        client.cookieHeader(),
+        'idempotencyKey=drop-2',
+      );
+      expect(raw).toEqual({
+        bytes: 0,
+        error: expect.stringMatching(dropMode === 'reset' ? /ECONNRESET/ : /closed|hang up|ECONNRESET/),
+      });
+      expect((await admin.writes()).countsByKey).toEqual({ 'drop-2': 1 });
+      expect((await admin.faults()).dropNextWriteResponse).toBe(false);
+    },
+  );
+
+  it('refuses a drop mode it does not know, and a dedupe that is not a boolean, changing nothing', async () => {
+    await expect(admin.setFaults({ dropMode: 'explode' as never })).rejects.toThrow(
+      /dropMode must be one of/,
+    );
+    await expect(admin.setFaults({ dedupe: 'no' as never })).rejects.toThrow(/dedupe must be a boolean/);
+    expect(await admin.faults()).toMatchObject({ dropMode: 'status-line', dedupe: true });
+  });
+
+  it('with de-duplication off, commits every write request as a new record, and keeps the mode through a reset', async () => {
+    await admin.setFaults({ dedupe: false });
+    try {
+      const client = new SiteClient(sites.shop.baseUrl);
+      await client.signIn(ada.username, ada.password);
+      await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
+      await client.post('/checkout/address', {
+        name: 'A',
+        line1: '1 A St',
+        city: 'Bath',
+        postcode: 'BA1 1AA',
+        country: 'GB',
+      });
+      await client.post('/checkout/shipping', { method: 'express' });
+      await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+      const first = await client.post('/orders', { idempotencyKey: 'twice' });
+      const second = await client.post('/orders', { idempotencyKey: 'twice' });
+      expect(first.location).toMatch(/^\/orders\/HS-\d+$/);
+      expect(second.location).toMatch(/^\/orders\/HS-\d+$/);
+      expect(second.location).not.toBe(first.location);
+      expect((await admin.writes()).countsByKey).toEqual({ twice: 2 });
+      await admin.reset();
+      expect((await admin.faults()).dedupe).toBe(false);
+    } finally {
+      await admin.setFaults({ dedupe: true });
+    }
+  });
+
   it('slows responses down by the given delay', async () => {
     await admin.setFaults({ slowMs: 300 });
     const started = Date.now();
@@ -133,3 +201,27 @@ describe('Site admin endpoint', () => {
     expect(messages[0]?.text).toContain(messages[0]?.code ?? 'missing');
   });
 });
+
+/** POSTs a form over a raw connection and reports what came back: bytes of response, or the error that ended it. */
+function rawPost(
+  baseUrl: string,
+  path: string,
+  cookie: string,
+  body: string,
+): Promise<{ bytes: number; error?: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((done) => {
+    let bytes = 0;
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    });
+    socket.on('data', (chunk) => {
+      bytes += chunk.length;
+    });
+    socket.on('error', (err) => done({ bytes, error: String(err) }));
+    socket.on('close', () => done({ bytes, error: 'closed' }));
+    socket.setTimeout(5_000, () => socket.destroy(new Error('timed out')));
+  });
+}

@@ -11,13 +11,18 @@ export class SiteClient {
   readonly baseUrl: string;
   readonly cookies = new Map<string, string>();
 
+  /** The `Cookie` header this client sends. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl;
   }
 
   async request(method: string, path: string, form?: Record<string, string>): Promise<SiteReply> {
     const headers: Record<string, string> = {};
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
