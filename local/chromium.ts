@@ -27,6 +27,12 @@ export const QUIET_CHROMIUM_FLAGS: readonly string[] = [
   '--password-store=basic',
   '--remote-debugging-address=127.0.0.1',
   '--remote-debugging-port=0',
+  // Chromium's own background services (accounts, autofill) look up Google's hosts even with
+  // background networking off: every host name resolves to nothing here, loopback excepted.
+  // `BELAY_BROWSER_RESOLVE_HOSTS=1` lifts it, for a site of one's own reached by name.
+  ...(process.env.BELAY_BROWSER_RESOLVE_HOSTS === '1'
+    ? []
+    : ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost']),
 ];
 
 export interface LaunchChromiumOptions {

@@ -47,7 +47,16 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
     startedMs: started,
     endsInvocation: true,
   });
-  if (resolved.status !== 'unknown') return { outcome: resolved.status, step: step.id };
+  if (resolved.status === 'done' || resolved.status === 'absent')
+    return { outcome: resolved.status, step: step.id };
+  if (resolved.status === 'duplicate') {
+    return {
+      outcome: 'unknown',
+      step: step.id,
+      detail: resolved.detail,
+      wait: waitRequest(job, 'review', step.id, 'duplicate', deps.settings.parkAfterSeconds),
+    };
+  }
   if (await signedOutNow(playbook.applications[step.app], page)) {
     return { outcome: 'auth_expired', step: step.id, app: step.app, detail: resolved.detail };
   }

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { Attached } from '../lib/browser/types.ts';
+import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
 import {
   afterCheckpoint,
@@ -16,7 +17,7 @@ import {
 } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt } from '../lib/engine/history.ts';
 import { requestLease } from '../lib/engine/lease.ts';
-import { resolveOpenIntent } from '../lib/engine/probe.ts';
+import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
@@ -159,7 +160,9 @@ class StepAttempt {
       return afterCheckpoint(this.deps, this.playbook, resolved.job, this.stepIndex);
     if (resolved.status === 'unknown')
       return { outcome: 'uncertain', step: step.id, detail: resolved.detail };
+    if (resolved.status === 'duplicate') return duplicateFound(this.deps, this.job, step.id, resolved.detail);
     // absent: the attempt died before its effect; acting again (same idempotency key) is safe.
+    this.#current = resolved.job;
     return undefined;
   }
 
@@ -203,9 +206,10 @@ class StepAttempt {
 
   /**
    * 5. For a write, the intent first (with the idempotency key, fenced by the job's version so
-   * a stale worker cannot act); then the step's action and its verify.
+   * a stale worker cannot act); then the step's action and its verify, a write under the
+   * browser's write guard (its requests on fresh connections; the browser's own resends seen).
    */
-  async #writeIntentAndAct(): Promise<{ evidence: Evidence | null; actionMs: number }> {
+  async #writeIntentAndAct(): Promise<Acted> {
     const { deps, step } = this;
     if (step.kind === 'write') {
       this.#current = await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
@@ -221,27 +225,40 @@ class StepAttempt {
     }
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
-    await step.run(this.#page, this.#ctx);
-    const evidence = await step.verify(this.#page, this.#ctx);
+    const guard =
+      step.kind === 'write' ? await this.#attached.guardWrites(deps.settings.writeGuard) : undefined;
+    let evidence: Evidence | null;
+    let guarded: WriteGuardReport | undefined;
+    try {
+      await step.run(this.#page, this.#ctx);
+      evidence = await step.verify(this.#page, this.#ctx);
+    } finally {
+      guarded = await guard?.finish();
+    }
     const actionMs = deps.clock().getTime() - actionStarted;
     await this.#ctx.faultPoint('after-action');
-    return { evidence, actionMs };
+    return { evidence, actionMs, guarded };
   }
 
   /**
    * 6. Verified evidence advances the checkpoint in one transaction; none means a failure
    * (read: retry), an expired sign-in, a lost browser, or an unknown outcome (write).
    */
-  async #verifyAndCheckpoint(acted: { evidence: Evidence | null; actionMs: number }): Promise<StepOutcome> {
+  async #verifyAndCheckpoint(acted: Acted): Promise<StepOutcome> {
     const { deps, step } = this;
+    const resent = acted.guarded?.resent ?? [];
+    if (resent.length > 0) {
+      // The page's confirmation may be the second copy's: the application decides (Reconcile counts).
+      const what = resent.map((r) => `${r.method} ${r.url} ${r.extra} more time(s)`).join(', ');
+      deps.log.warn('the browser sent a write again by itself', { step: step.id, resent: what });
+      return {
+        outcome: 'uncertain',
+        step: step.id,
+        detail: `the browser sent the write again by itself (${what}); the application may hold it more than once`,
+      };
+    }
     if (acted.evidence === null) {
-      if (step.kind === 'write') {
-        return {
-          outcome: 'uncertain',
-          step: step.id,
-          detail: 'the write was not confirmed by the application',
-        };
-      }
+      if (step.kind === 'write') return await this.#unconfirmedWrite(acted.guarded);
       if (await this.#browserGone()) return this.#sessionLost('the browser went away');
       // The site sent the step to its sign-in page: an expired sign-in, not a failed step.
       if (await this.#isSignedOut()) return await this.#signedOut('signed out during the step');
@@ -260,8 +277,40 @@ class StepAttempt {
       },
       acted.evidence,
       checkpointCost(elapsedMs, acted.actionMs),
+      acted.guarded ? { detail: { writeGuard: guardSummary(acted.guarded) } } : {},
     );
     return afterCheckpoint(deps, this.playbook, done, this.stepIndex);
+  }
+
+  /**
+   * A write the application did not confirm. Refused on the page (a declined card, a
+   * validation error): a failed attempt, with the page's words recorded, tried again after a
+   * backoff (the job fails once the retry budget is spent). Unexplained: an uncertain write,
+   * recorded as such (`step-unconfirmed`) for the probe to settle; if the probe then finds it
+   * did not happen, that attempt spends a retry (`resolveOpenIntent`), so a write that keeps
+   * failing ends the job instead of looping through Reconcile.
+   */
+  async #unconfirmedWrite(guarded?: WriteGuardReport): Promise<StepOutcome> {
+    const { step } = this;
+    const refusal = await step.refusal?.(this.#page, this.#ctx).catch(() => null);
+    if (refusal) return await this.#retryLater(`the application refused the write: ${refusal}`, guarded);
+    const detail = 'the write was not confirmed by the application';
+    await this.#recordUnconfirmed(detail, guarded);
+    return { outcome: 'uncertain', step: step.id, detail };
+  }
+
+  /** The attempt acted and its write is unconfirmed: whether it happened is the probe's to say. */
+  async #recordUnconfirmed(reason: string, guarded?: WriteGuardReport): Promise<void> {
+    this.#current = await this.deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+      expectedVersion: this.#current.version,
+      entry: {
+        type: 'step-unconfirmed',
+        ...this.#common,
+        attempt: nextAttempt(this.entries, this.step.id),
+        detail: { reason, ...(guarded ? { writeGuard: guardSummary(guarded) } : {}) },
+        cost: { dynamoWrites: 2 },
+      },
+    });
   }
 
   /** Something threw during points 3-6: the browser died, the engine refused, or the page misbehaved. */
@@ -275,6 +324,7 @@ class StepAttempt {
     if (await this.#isSignedOut()) return await this.#signedOut(describe(err));
     // The intent was written in this invocation (the job's version moved), so the write may have happened.
     if (this.step.kind === 'write' && this.#current.version !== this.job.version) {
+      await this.#recordUnconfirmed(describe(err));
       return { outcome: 'uncertain', step: this.step.id, detail: describe(err) };
     }
     return await this.#retryLater(describe(err));
@@ -308,24 +358,44 @@ class StepAttempt {
   }
 
   /** A failed attempt: it spends the retry budget (or fails the job when spent) and backs off. */
-  async #retryLater(detail: string): Promise<StepOutcome> {
-    const { deps } = this;
+  async #retryLater(detail: string, guarded?: WriteGuardReport): Promise<StepOutcome> {
     const job = this.#current;
     const used = job.retriesUsed + 1;
     if (used > job.retryBudget) throw new RetryBudgetExhaustedError(this.step.id, job.retriesUsed, detail);
-    const after = await deps.ledger.updateJob(job.tenantId, job.jobId, {
+    this.#current = await this.deps.ledger.updateJob(job.tenantId, job.jobId, {
       expectedVersion: job.version,
       set: { retriesUsed: used },
       entry: {
         type: 'step-failed',
         step: this.step.id,
-        detail: { reason: detail, retriesUsed: used },
+        detail: {
+          reason: detail,
+          retriesUsed: used,
+          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+        },
         cost: { dynamoWrites: 2 },
       },
     });
-    const backoff = Math.min(60, deps.settings.retryBackoffSeconds * 2 ** Math.max(0, after.retriesUsed - 1));
-    return { outcome: 'retry', step: this.step.id, retryAfterSeconds: backoff, detail };
+    return { outcome: 'retry', step: this.step.id, retryAfterSeconds: this.#backoff(), detail };
   }
+
+  /** Seconds before a failed attempt is tried again: doubled per retry used, at most a minute. */
+  #backoff(): number {
+    const used = this.#current.retriesUsed;
+    return Math.min(60, this.deps.settings.retryBackoffSeconds * 2 ** Math.max(0, used - 1));
+  }
+}
+
+/** What the step's action left: its evidence (null: not verified), its own time, the write guard's report. */
+interface Acted {
+  evidence: Evidence | null;
+  actionMs: number;
+  guarded: WriteGuardReport | undefined;
+}
+
+/** The write guard's report as the checkpoint records it. */
+function guardSummary(report: WriteGuardReport): Record<string, unknown> {
+  return { prevented: report.prevented, observed: report.observed, unsafeRequests: report.unsafeRequests };
 }
 
 /** The step's precondition, after bringing the page back to where the step starts when it is elsewhere. */

@@ -91,6 +91,9 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
   };
 }
 
+/** The stacks this test process runs (a file may use several, one per configuration). */
+const running = new Set<EngineStack>();
+
 /**
  * Stops the stack (ending its browser sessions) and checks that nothing it started is still
  * running: Chromium (by PID and by its user-data-dir under the data directory), DynamoDB
@@ -101,11 +104,16 @@ export async function stopEngineStack(
   options: { removeDataDir?: boolean } = {},
 ): Promise<void> {
   const { stack } = engine;
+  running.delete(engine);
   const workers = new Set<number>(stack.lambdas.workers().map((w) => w.pid));
   engine.api.sfn.destroy();
   engine.api.doc.destroy();
   await stack.stop({ endSessions: true });
-  const left = await leftoverProcesses(workers, engine.dataDir);
+  const others = [...running];
+  const left = await leftoverProcesses(workers, engine.dataDir, 10_000, {
+    dataDirs: others.map((o) => o.dataDir),
+    workerPids: new Set(others.flatMap((o) => o.stack.lambdas.workers().map((w) => w.pid))),
+  });
   if (options.removeDataDir !== false && left.length === 0) {
     await rm(engine.dataDir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -122,6 +130,7 @@ export function useEngineStack(options: EngineStackOptions = {}): () => EngineSt
   let engine: EngineStack | undefined;
   beforeAll(async () => {
     engine = await startEngineStack(options);
+    running.add(engine);
   }, 180_000);
   afterAll(async () => {
     if (engine) await stopEngineStack(engine);

@@ -61,7 +61,7 @@ export const SYNC_INPUTS: CrmBillingSyncInputs = {
 export const TEST_STACK_SETTINGS = {
   lambdaMode: 'warm',
   retryIntervalMs: 150,
-  waitTimeOverrides: { RetryBackoff: 200, WaitForCapacity: 500 },
+  waitTimeOverrides: { RetryBackoff: 200, FinishBackoff: 200, WaitForCapacity: 500 },
   env: { BELAY_RETRY_BACKOFF_SECONDS: '0', BELAY_CAPACITY_POLL_SECONDS: '1', LOG_LEVEL: 'error' },
 } as const satisfies Partial<LocalStackOptions>;
 

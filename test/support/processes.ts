@@ -20,10 +20,12 @@ export async function waitForExit(pids: readonly number[], timeoutMs = 10_000): 
  * user-data-dir, DynamoDB Local's dbPath), workers among `workerPids`, and children of this
  * process that are browsers, JVMs or workers. A PID alone is never trusted (PIDs are reused).
  */
-function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string): ProcessInfo[] {
+function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string, others: OtherStacks): ProcessInfo[] {
   return processes().filter(
     (info) =>
       info.pid !== process.pid &&
+      !others.workerPids.has(info.pid) &&
+      !others.dataDirs.some((dir) => dir.length > 1 && info.cmdline.includes(dir)) &&
       ((dataDir.length > 1 && info.cmdline.includes(dataDir)) ||
         (workerPids.has(info.pid) && WORKER_COMMAND_LINE.test(info.cmdline)) ||
         (info.ppid === process.pid &&
@@ -31,15 +33,22 @@ function liveProcesses(workerPids: ReadonlySet<number>, dataDir: string): Proces
   );
 }
 
+/** Processes of other stacks this test process still runs: theirs, not leftovers of the one that stopped. */
+export interface OtherStacks {
+  dataDirs: readonly string[];
+  workerPids: ReadonlySet<number>;
+}
+
 /** Waits (up to `timeoutMs`) for the processes to exit; returns those still running. */
 export async function leftoverProcesses(
   workerPids: ReadonlySet<number>,
   dataDir: string,
   timeoutMs = 10_000,
+  others: OtherStacks = { dataDirs: [], workerPids: new Set() },
 ): Promise<ProcessInfo[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = liveProcesses(workerPids, dataDir);
+    const left = liveProcesses(workerPids, dataDir, others);
     if (left.length === 0 || Date.now() > deadline) return left;
     await sleep(200);
   }

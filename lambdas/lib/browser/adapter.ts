@@ -9,7 +9,7 @@
 import type AnchorbrowserClient from 'anchorbrowser';
 import { NotFoundError } from 'anchorbrowser/core/error';
 import type { Browser } from 'playwright-core';
-import { type AllowlistState, applyAllowlist } from './allowlist.ts';
+import { type AllowlistState, applyAllowlist, installRequestPolicy } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
 import type {
@@ -20,6 +20,7 @@ import type {
   OpenSessionOptions,
   SessionUsage,
 } from './types.ts';
+import { startWriteGuard } from './write-guard.ts';
 
 export interface BrowserAdapterConfig {
   apiKey: string;
@@ -187,9 +188,20 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
       try {
         const context = browser.contexts()[0];
         if (!context) throw new Error('the browser has no default context');
-        const page = context.pages().find((p) => !p.isClosed()) ?? (await context.newPage());
+        // The page the job works in, never a tab the write guard opened (`chrome://`).
+        const page =
+          context.pages().find((p) => !p.isClosed() && !p.url().startsWith('chrome://')) ??
+          (await context.newPage());
         const blocked = await applyAllowlist(context, allowlist, options.allowedDomains);
-        return { sessionId, browser, page, reused, blockedRequests: () => [...blocked] };
+        return {
+          sessionId,
+          browser,
+          page,
+          reused,
+          blockedRequests: () => [...blocked],
+          guardWrites: (guard) =>
+            startWriteGuard(browser, page, allowlist, () => installRequestPolicy(context, allowlist), guard),
+        };
       } catch (err) {
         await drop(sessionId);
         throw await classifyConnectFailure(sessionId, err, () => status(sessionId));

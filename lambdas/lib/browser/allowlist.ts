@@ -4,6 +4,7 @@
  * reads the current list, so a warm reattach updates the list instead of stacking handlers.
  */
 import type { BrowserContext, Route } from 'playwright-core';
+import { UNSAFE_METHODS, type UnsafeRequestHook } from './write-guard.ts';
 
 /** Schemes that never leave the browser. */
 const LOCAL_SCHEMES = new Set(['about:', 'data:', 'blob:']);
@@ -50,8 +51,11 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The allowlist of one CDP connection: current entries and where blocked requests are reported. */
-export interface AllowlistState {
+/**
+ * The request policy of one CDP connection: the allowlist's current entries, where blocked
+ * requests are reported, and the write guard's hook while a write step acts.
+ */
+export interface AllowlistState extends UnsafeRequestHook {
   allowed: readonly string[];
   blocked: string[];
   installed: boolean;
@@ -68,20 +72,32 @@ export async function applyAllowlist(
 ): Promise<string[]> {
   state.allowed = [...allowed];
   state.blocked = [];
-  if (!state.installed && allowed.length > 0) {
-    state.installed = true;
-    try {
-      await context.route('**/*', (route: Route) => {
-        const url = route.request().url();
-        // A page closing mid-request rejects these; nothing to report then.
-        if (isAllowedUrl(url, state.allowed)) return route.fallback().catch(() => undefined);
+  if (allowed.length > 0) await installRequestPolicy(context, state);
+  return state.blocked;
+}
+
+/**
+ * Installs the connection's one route handler (once): requests outside the allowlist are
+ * blocked; an unsafe request waits for the write guard's hook, when one is set, before it goes.
+ */
+export async function installRequestPolicy(context: BrowserContext, state: AllowlistState): Promise<void> {
+  if (state.installed) return;
+  state.installed = true;
+  try {
+    await context.route('**/*', async (route: Route) => {
+      const request = route.request();
+      const url = request.url();
+      if (!isAllowedUrl(url, state.allowed)) {
         state.blocked.push(redactUrl(url));
         return route.abort('blockedbyclient').catch(() => undefined);
-      });
-    } catch (err) {
-      state.installed = false;
-      throw err;
-    }
+      }
+      const hold = state.beforeUnsafe;
+      if (hold && UNSAFE_METHODS.has(request.method())) await hold().catch(() => undefined);
+      // A page closing mid-request rejects this; nothing to report then.
+      return route.fallback().catch(() => undefined);
+    });
+  } catch (err) {
+    state.installed = false;
+    throw err;
   }
-  return state.blocked;
 }

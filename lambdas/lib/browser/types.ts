@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { WriteGuard, WriteGuardOptions } from './write-guard.ts';
 
 /** How to create a browser session: an account's profile, identities, and timeouts sized to the job. */
 export interface OpenSessionOptions {
@@ -36,6 +37,11 @@ export interface Attached {
   reused: boolean;
   /** Requests blocked by the allowlist since attach (URLs, redacted of query strings). */
   blockedRequests(): string[];
+  /**
+   * Guards a write step's requests until `finish`: each unsafe request goes out on a fresh
+   * connection, and the browser's own resends are reported (`write-guard.ts`).
+   */
+  guardWrites(options: WriteGuardOptions): Promise<WriteGuard>;
 }
 
 /** What the provider reports a session used, where it reports it (zero when it does not). */

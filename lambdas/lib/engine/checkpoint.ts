@@ -40,7 +40,7 @@ export async function writeCheckpoint(
   at: CheckpointAt,
   evidence: Evidence,
   cost: Partial<Cost>,
-  options: { reconciled?: boolean } = {},
+  options: { reconciled?: boolean; detail?: Record<string, unknown> } = {},
 ): Promise<Job> {
   const { job, playbook, stepIndex } = at;
   const step = playbook.steps[stepIndex] as Step;
@@ -56,6 +56,7 @@ export async function writeCheckpoint(
     idempotencyKey: step.kind === 'write' ? `${job.jobId}:${step.id}` : undefined,
     evidence: options.reconciled ? { ...evidence, reconciled: true } : evidence,
     cost,
+    ...(options.detail ? { detail: options.detail } : {}),
   });
   // A kill here lands while the transaction is in flight: it either committed or it did not.
   const [done] = await Promise.all([

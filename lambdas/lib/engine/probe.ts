@@ -2,8 +2,10 @@ import type { Page } from 'playwright-core';
 import type { Job, LedgerEntry } from '../ledger/types.ts';
 import type { Application, Playbook, ProbeResult, Step, StepContext } from '../playbooks/contract.ts';
 import { checkpointCost, writeCheckpoint } from './checkpoint.ts';
+import { RetryBudgetExhaustedError } from './errors.ts';
 import { entriesFor, reviewedAsDone } from './history.ts';
-import type { EngineDeps } from './types.ts';
+import type { EngineDeps, StepOutcome } from './types.ts';
+import { waitRequest } from './waits.ts';
 
 /**
  * Probing a write in its application, in one place for RunStep (an intent left open by a
@@ -14,6 +16,17 @@ import type { EngineDeps } from './types.ts';
 /** The attempt an open intent belongs to: one per intent written for the step (at least 1). */
 export function openAttempt(entries: readonly LedgerEntry[], step: string): number {
   return Math.max(1, entriesFor(entries, step).filter((e) => e.type === 'step-started').length);
+}
+
+/** Why the open intent's attempt acted without a confirmation (its `step-unconfirmed` entry), if it did. */
+export function unconfirmedSinceIntent(entries: readonly LedgerEntry[], step: string): string | undefined {
+  let reason: string | undefined;
+  for (const e of entriesFor(entries, step)) {
+    if (e.type === 'step-started') reason = undefined;
+    else if (e.type === 'step-unconfirmed')
+      reason = String(e.detail?.reason ?? 'the write was not confirmed');
+  }
+  return reason;
 }
 
 /** Runs a write step's probe: does its effect show in the application? */
@@ -51,7 +64,9 @@ export type Resolution =
   /** The write happened: the checkpoint is written with the evidence found; it is never done again. */
   | { status: 'done'; job: Job }
   /** It did not: a `reconciled` entry says so, and acting again (same idempotency key) is safe. */
-  | { status: 'absent' }
+  | { status: 'absent'; job: Job }
+  /** The application holds it more than once: a person decides; it is never success by itself. */
+  | { status: 'duplicate'; count: number; detail: string }
   /** The application cannot tell: nothing is recorded, a person reconciles. */
   | { status: 'unknown'; detail: string };
 
@@ -69,18 +84,33 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
     ? { status: 'done', evidence: { reviewedBy: reviewed.actor ?? 'reviewer' } }
     : await probeWrite(step, page, ctx);
   if (found.status === 'unknown') return { status: 'unknown', detail: found.detail };
+  if (found.status === 'duplicate') return { status: 'duplicate', count: found.count, detail: found.detail };
   if (found.status === 'absent') {
-    await deps.ledger.append(job.tenantId, job.jobId, {
-      type: 'reconciled',
-      step: step.id,
-      stepIndex,
-      sessionId: intent.sessionId,
-      identityId: intent.identityId,
-      attempt,
-      detail: { probe: 'absent', ...(found.detail ? { note: found.detail } : {}) },
-      cost: { ...(intent.endsInvocation ? { lambdaInvocations: 1 } : {}), dynamoWrites: 2 },
+    // An attempt that acted and got no confirmation, and did not happen: a failed attempt.
+    const failed = unconfirmedSinceIntent(entries, step.id);
+    const used = job.retriesUsed + (failed ? 1 : 0);
+    const after = await deps.ledger.updateJob(job.tenantId, job.jobId, {
+      expectedVersion: job.version,
+      ...(failed ? { set: { retriesUsed: used } } : {}),
+      entry: {
+        type: 'reconciled',
+        step: step.id,
+        stepIndex,
+        sessionId: intent.sessionId,
+        identityId: intent.identityId,
+        attempt,
+        detail: {
+          probe: 'absent',
+          ...(found.detail ? { note: found.detail } : {}),
+          ...(failed ? { failedAttempt: failed, retriesUsed: used } : {}),
+        },
+        cost: { ...(intent.endsInvocation ? { lambdaInvocations: 1 } : {}), dynamoWrites: 2 },
+      },
     });
-    return { status: 'absent' };
+    if (used > job.retryBudget) {
+      throw new RetryBudgetExhaustedError(step.id, job.retriesUsed, `the write did not happen: ${failed}`);
+    }
+    return { status: 'absent', job: after };
   }
   const elapsedMs = deps.clock().getTime() - intent.startedMs;
   const done = await writeCheckpoint(
@@ -91,4 +121,17 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
     { reconciled: true },
   );
   return { status: 'done', job: done };
+}
+
+/**
+ * The application holds a write more than once: the job waits for a person (a review), who
+ * says whether it is done (the extra records dealt with) or not.
+ */
+export function duplicateFound(deps: EngineDeps, job: Job, step: string, detail: string): StepOutcome {
+  return {
+    outcome: 'needs_review',
+    step,
+    detail,
+    wait: waitRequest(job, 'review', step, 'duplicate', deps.settings.parkAfterSeconds),
+  };
 }

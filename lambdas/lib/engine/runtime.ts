@@ -77,6 +77,15 @@ function getFlagFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
   throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
 }
 
+/** `BELAY_WRITE_GUARD`: `prevent` (default: prevent and detect), `detect` (detect only) or `off`. */
+function writeGuardFromEnv(env: NodeJS.ProcessEnv): EngineSettings['writeGuard'] {
+  const mode = getOptionalStringFromEnv('BELAY_WRITE_GUARD', env)?.trim().toLowerCase() ?? 'prevent';
+  if (mode === 'prevent') return { prevent: true, detect: true };
+  if (mode === 'detect') return { prevent: false, detect: true };
+  if (mode === 'off') return { prevent: false, detect: false };
+  throw new ConfigError('BELAY_WRITE_GUARD', `must be prevent, detect or off, got ${JSON.stringify(mode)}`);
+}
+
 /**
  * The engine's timing settings. A human wait shorter than `BELAY_PARK_AFTER_SECONDS` keeps
  * its browser session, so the session's idle timeout must outlast it: by default it is the
@@ -101,6 +110,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
     parkAfterSeconds,
     // Longer than any task that does not renew (Finish: 180 s) in production; RunStep renews as it runs.
     leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 30 }, env),
+    writeGuard: writeGuardFromEnv(env),
   };
 }
 

@@ -46,6 +46,12 @@ export interface EngineSettings {
   parkAfterSeconds: number;
   /** A browser lease not renewed for this long has expired (its holder died). */
   leaseTtlSeconds: number;
+  /**
+   * The write guard during write steps (`lambdas/lib/browser/write-guard.ts`): each unsafe
+   * request on a fresh connection (`prevent`), the browser's own resends read from its network
+   * log (`detect`). Both by default; `BELAY_WRITE_GUARD=detect|off` turns parts off.
+   */
+  writeGuard: { prevent: boolean; detect: boolean };
 }
 
 export const DEFAULT_SETTINGS: EngineSettings = {
@@ -56,6 +62,7 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   maxQueueSeconds: 86_400,
   parkAfterSeconds: 900,
   leaseTtlSeconds: 900,
+  writeGuard: { prevent: true, detect: true },
 };
 
 /** Everything a handler's core needs, built once at the edge (cold start) and injected. */
@@ -93,6 +100,8 @@ export type StepOutcome =
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'uncertain'; step: string; detail: string }
   | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest }
+  /** A person must look first (the application holds a write more than once): AwaitReview. */
+  | { outcome: 'needs_review'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
   /** The lease expired and the cap is full: sessions ended, back to Start to queue. */
   | { outcome: 'lease_lost'; step: string; detail: string }

@@ -138,6 +138,8 @@ export const LEDGER_ENTRY_TYPES = [
   'step-started',
   'step-completed',
   'step-failed',
+  /** A write's attempt acted but its application confirmed nothing: the probe settles whether it happened. */
+  'step-unconfirmed',
   'approval-requested',
   'approval-recorded',
   'session-opened',
@@ -153,6 +155,8 @@ export const LEDGER_ENTRY_TYPES = [
   'cancelled',
   'failed',
   'succeeded',
+  /** Finish looked for a write and could not conclude (it tries again, then asks a person). */
+  'finish-check',
   /** An engine invocation that wrote no entry of its own: which function ran, how it ended, its cost. */
   'invocation',
 ] as const;

@@ -15,10 +15,17 @@ export type PreconditionResult =
   | { ok: true }
   | { ok: false; reason: 'signed_out' | 'layout_changed' | 'wrong_page'; detail: string };
 
-/** The application's own answer to "did the uncertain write happen?". */
+/**
+ * The application's own answer to "did the write happen?": once (`done`), not at all
+ * (`absent`), more than once (`duplicate`: the application holds `count` records of this one
+ * write; most sites de-duplicate nothing, and a browser may send a write again by itself), or
+ * it cannot tell (`unknown`). A probe should count what it finds wherever the application
+ * lets it: a duplicate goes to a person, never counts as success.
+ */
 export type ProbeResult =
   | { status: 'done'; evidence: Evidence }
   | { status: 'absent'; detail?: string }
+  | { status: 'duplicate'; count: number; evidence: Evidence; detail: string }
   | { status: 'unknown'; detail: string };
 
 export type SignInResult = { status: 'signed_in' } | { status: 'mfa_required'; detail: string };
@@ -78,6 +85,14 @@ export interface Step<I = Record<string, unknown>> {
   verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
   /** Writes only: look in the application's own state for the effect of this step's idempotency key. */
   probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
+  /**
+   * Writes only, optional: what the page says when the application visibly refused the write
+   * (a declined card, a validation error), or null when the page shows no refusal. Asked when
+   * `verify` found no evidence. A refused write is a failed attempt: it spends the job's retry
+   * budget with the page's words recorded, where an unexplained missing confirmation is an
+   * uncertain write for the probe to settle.
+   */
+  refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
 }
 
 /** An application a playbook works on: how to tell and restore its sign-in. */

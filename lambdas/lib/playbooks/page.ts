@@ -2,8 +2,9 @@
  * Page helpers shared by the playbooks: where the page is, whether the step can start there,
  * visible errors, and reading small values from `data-*` attributes.
  */
-import type { Page } from 'playwright-core';
-import type { Application, PreconditionResult, StepContext } from './contract.ts';
+import type { Locator, Page } from 'playwright-core';
+import type { Evidence } from '../ledger/types.ts';
+import type { Application, PreconditionResult, ProbeResult, StepContext } from './contract.ts';
 import { MissingApplicationError } from './errors.ts';
 
 /** How long a precondition lets the page finish loading. */
@@ -170,4 +171,48 @@ export async function checkStart(
 export function sameText(a: string | undefined, b: string | undefined): boolean {
   const norm = (s: string | undefined): string => (s ?? '').replace(/\s+/g, '').toUpperCase();
   return norm(a) === norm(b);
+}
+
+/**
+ * What each row matching `rowSelector` whose `data-key` is `key` shows (rows `read` gives
+ * nothing for are left out). Keys are compared in code, not in a selector: a key may hold any
+ * printable character.
+ */
+export async function rowsWithKey(
+  page: Page,
+  rowSelector: string,
+  key: string,
+  read: (row: Locator) => Promise<Evidence | null>,
+): Promise<Evidence[]> {
+  const rows = page.locator(rowSelector);
+  const found: Evidence[] = [];
+  const count = await rows.count();
+  for (let i = 0; i < count; i++) {
+    const row = rows.nth(i);
+    if ((await row.getAttribute('data-key')) !== key) continue;
+    const evidence = await read(row);
+    if (evidence) found.push(evidence);
+  }
+  return found;
+}
+
+/**
+ * A probe's answer from the records found for one write: one is `done`, more than one a
+ * `duplicate` (the application holds the write `count` times), none `undefined` (the caller
+ * tells absent from unknown).
+ *
+ * @example
+ * const found = countedProbe(await rowsWithKey(page, '[data-testid="order-row"]', key, readOrder), 'orders');
+ * if (found) return found;
+ */
+export function countedProbe(records: readonly Evidence[], what: string): ProbeResult | undefined {
+  const [first, ...rest] = records;
+  if (!first) return undefined;
+  if (rest.length === 0) return { status: 'done', evidence: first };
+  return {
+    status: 'duplicate',
+    count: records.length,
+    evidence: { ...first, recordsFound: records.length },
+    detail: `the application holds ${records.length} ${what} for this one write: ${JSON.stringify(records).slice(0, 400)}`,
+  };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { FinishResult } from '../../../lambdas/finish/finish.ts';
 import { STATE_MACHINE_FUNCTIONS, substitutionKey } from '../../../lambdas/lib/engine/functions.ts';
 import type { StepOutcome } from '../../../lambdas/lib/engine/types.ts';
 import { WAIT_TIMEOUT_SECONDS, waitRequest } from '../../../lambdas/lib/engine/waits.ts';
@@ -109,6 +110,7 @@ describe('statemachine/job.asl.json', () => {
       session_lost: true,
       uncertain: true,
       layout_changed: true,
+      needs_review: true,
       retry: true,
       lease_lost: true,
       stopped: true,
@@ -130,10 +132,33 @@ describe('statemachine/job.asl.json', () => {
       new Map([
         ['session_lost', 'OpenSession'],
         ['mfa_required', 'AwaitMfa'],
+        ['retry', 'FinishBackoff'],
+        ['needs_review', 'AwaitReview'],
       ]),
     );
     // Back through RunStep, which finds every step done and sends the job to Finish again.
     expect(asl.States.AwaitMfa?.Next).toBe('RunStep');
+  });
+
+  it('routes every outcome Finish returns; an inconclusive check waits and looks again, never fails', () => {
+    const routed = new Set((asl.States.FinishOutcome?.Choices ?? []).map((c) => c.StringEquals));
+    // Keyed by FinishResult's outcomes: a new outcome does not compile until it is listed here.
+    const outcomes: Record<FinishResult['outcome'], 'routed' | 'default'> = {
+      succeeded: 'default',
+      stopped: 'default',
+      session_lost: 'routed',
+      mfa_required: 'routed',
+      retry: 'routed',
+      needs_review: 'routed',
+    };
+    for (const [outcome, how] of Object.entries(outcomes))
+      expect(routed.has(outcome), outcome).toBe(how === 'routed');
+    expect(asl.States.FinishOutcome?.Default).toBe('Succeeded');
+    expect(asl.States.FinishBackoff).toMatchObject({
+      Type: 'Wait',
+      SecondsPath: '$.result.retryAfterSeconds',
+      Next: 'Finish',
+    });
   });
 
   it('spends two transitions per step on the happy path (RunStep, Route, RunStep)', () => {

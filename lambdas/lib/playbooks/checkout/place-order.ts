@@ -8,11 +8,13 @@ import type { ProbeResult, Step } from '../contract.ts';
 import {
   appUrl,
   clickAndWait,
+  countedProbe,
   dataAttr,
   goto,
   hasVisibleError,
   isAt,
   READY_TIMEOUT_MS,
+  rowsWithKey,
   tid,
   visibleWithin,
 } from '../page.ts';
@@ -56,20 +58,14 @@ export const placeOrder: Step<CheckoutInputs> = {
       return { status: 'unknown', detail: 'signed out of the shop' };
     if (!isAt(page, ctx, APP, /^\/orders$/))
       return { status: 'unknown', detail: 'the shop did not show its orders page' };
-    // Compare keys in code, not in a selector: a key may hold any printable character.
     if (await visibleWithin(page, `${tid('order-row')}, ${tid('orders-empty')}`, READY_TIMEOUT_MS)) {
-      const rows = page.locator(tid('order-row'));
-      const count = await rows.count();
-      for (let i = 0; i < count; i++) {
-        const r = rows.nth(i);
-        if ((await r.getAttribute('data-key')) !== key) continue;
+      // Every order placed with this key: a shop that de-duplicates nothing may hold two.
+      const orders = await rowsWithKey(page, tid('order-row'), key, async (r) => {
         const orderId = await r.getAttribute('data-order-id');
-        if (orderId)
-          return {
-            status: 'done',
-            evidence: { orderId, totalPence: Number(await r.getAttribute('data-total')) },
-          };
-      }
+        return orderId ? { orderId, totalPence: Number(await r.getAttribute('data-total')) } : null;
+      });
+      const found = countedProbe(orders, 'orders');
+      if (found) return found;
       if (await page.locator(tid('orders-empty')).count())
         return { status: 'absent', detail: 'the shop has no order with this key' };
     }

@@ -13,6 +13,7 @@ import {
   appUrl,
   checkStart,
   clickAndWait,
+  countedProbe,
   dataAttr,
   EVIDENCE_TIMEOUT_MS,
   goto,
@@ -20,6 +21,7 @@ import {
   isAt,
   pageUrl,
   READY_TIMEOUT_MS,
+  rowsWithKey,
   sameText,
   tid,
   visibleWithin,
@@ -148,18 +150,17 @@ async function probeLog(
   if (!isAt(page, ctx, site.app, new RegExp(`^${path}$`)))
     return { status: 'unknown', detail: `${site.app} did not show ${path}` };
   if (await visibleWithin(page, `${tid(row)}, ${tid(empty)}`, READY_TIMEOUT_MS)) {
-    const rows = page.locator(tid(row));
-    const count = await rows.count();
-    for (let i = 0; i < count; i++) {
-      const r = rows.nth(i);
-      if ((await r.getAttribute('data-key')) !== key) continue;
+    // Every change made with this key: an application that de-duplicates nothing may hold two.
+    const changes = await rowsWithKey(page, tid(row), key, async (r) => {
       const evidence: Evidence = {};
       for (const [name, attr] of Object.entries(fields)) {
         const v = await r.getAttribute(`data-${attr}`);
         evidence[name] = v !== null && /^\d+$/.test(v) ? Number(v) : v;
       }
-      return { status: 'done', evidence };
-    }
+      return evidence;
+    });
+    const found = countedProbe(changes, 'changes');
+    if (found) return found;
     if (await page.locator(tid(empty)).count())
       return { status: 'absent', detail: `${site.app} has no change with this key` };
   }

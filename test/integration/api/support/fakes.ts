@@ -67,6 +67,10 @@ export function createFakeWorld(): FakeWorld {
         page: page as unknown as Page,
         reused: false,
         blockedRequests: () => [],
+        // No network here: nothing is held, nothing is seen.
+        guardWrites: async () => ({
+          finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+        }),
       };
     },
     async detach() {},

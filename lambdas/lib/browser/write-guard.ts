@@ -1,0 +1,258 @@
+/**
+ * The write guard: what the engine does in the browser while a write step acts, so that the
+ * browser's own network stack never sends the write twice unseen.
+ *
+ * Chromium sends a request again by itself when the connection it went out on was a reused
+ * (or preconnected, idle) one and failed before a single byte of response came back: the
+ * server may have committed it and reset the connection, and a site that de-duplicates
+ * nothing then holds two records. That resend happens below anything a page script, the
+ * DevTools `Network` domain or `page.route` sees (one request, one route call). Measured on
+ * Chromium 156 over `connectOverCDP`, against HTTP/1.1 and HTTP/2 servers that commit and then
+ * reset or close without a byte (`DESIGN.md`, "The guarantee"):
+ *
+ * - **Prevented**: each unsafe request (POST, PUT, PATCH, DELETE) is held at the request stage
+ *   while the profile's idle connections are closed (`chrome://net-internals`, in the same
+ *   browser context), then continues through the browser's own network (its proxy, cookies,
+ *   TLS and IP unchanged). It goes out on a brand-new connection, where Chromium never
+ *   resends: exactly one request reached the server in every trial.
+ * - **Detected**: the browser's NetLog, read over CDP tracing (category `netlog`), shows every
+ *   transaction restarted after an error (`HTTP_TRANSACTION_RESTART_AFTER_ERROR`): a write the
+ *   browser sent again is reported, and the engine reconciles instead of trusting the page.
+ *
+ * Either part can be unavailable on a remote browser (a provider may refuse `chrome://`
+ * pages, or tracing while it traces itself); the report says which ran, and the probes that
+ * count what the application holds remain the last line (Finish checks every write).
+ */
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+
+/** Methods that change something on the server: the requests the guard holds and counts. */
+export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** An unsafe request the browser sent more than once by itself. */
+export interface ResentRequest {
+  /** Origin and path (no query: it may carry secrets). */
+  url: string;
+  method: string;
+  /** Times it went out again after the first. */
+  extra: number;
+  /** The network errors that made the browser send it again (Chromium's `net_error` codes). */
+  errors: number[];
+}
+
+/** What the guard did and saw during one write step. */
+export interface WriteGuardReport {
+  /** Each unsafe request went out on a fresh connection (the guard could close idle connections). */
+  prevented: boolean;
+  /** The browser's network log was read, so a resend would have been seen. */
+  observed: boolean;
+  /** Unsafe requests the page sent during the step. */
+  unsafeRequests: number;
+  /** Of those, the ones the browser sent again by itself. */
+  resent: ResentRequest[];
+}
+
+/** Which parts of the guard run: both by default (`BELAY_WRITE_GUARD`). */
+export interface WriteGuardOptions {
+  /** Send each unsafe request on a fresh connection. */
+  prevent: boolean;
+  /** Read the browser's network log for resends. */
+  detect: boolean;
+}
+
+/** The guard over one write step: `finish` stops it and reports. */
+export interface WriteGuard {
+  finish(): Promise<WriteGuardReport>;
+}
+
+/**
+ * The per-connection hook the request policy (`allowlist.ts`) calls before it lets an unsafe
+ * request go: set while a guard is active.
+ */
+export interface UnsafeRequestHook {
+  beforeUnsafe?: (() => Promise<void>) | undefined;
+}
+
+/** Starts guarding the writes of `page` (see the module's comment). Never throws: what it cannot do, it reports. */
+export async function startWriteGuard(
+  browser: Browser,
+  page: Page,
+  hook: UnsafeRequestHook,
+  installHook: () => Promise<void>,
+  options: WriteGuardOptions,
+): Promise<WriteGuard> {
+  const context = page.context();
+  const closer = options.prevent ? await openSocketCloser(context).catch(() => undefined) : undefined;
+  const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
+  let unsafeRequests = 0;
+  let prevented = closer !== undefined;
+  if (closer) {
+    try {
+      await installHook();
+      hook.beforeUnsafe = async () => {
+        unsafeRequests++;
+        if (!(await closer.closeIdle())) prevented = false;
+      };
+    } catch {
+      prevented = false;
+    }
+  }
+  // The helper tab must not stay in front of the page the step works on.
+  await page.bringToFront().catch(() => undefined);
+  return {
+    async finish(): Promise<WriteGuardReport> {
+      hook.beforeUnsafe = undefined;
+      await closer?.dispose();
+      const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
+      return {
+        prevented,
+        observed: seen !== undefined,
+        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0),
+        resent: seen?.resent ?? [],
+      };
+    },
+  };
+}
+
+/** A helper tab on `chrome://net-internals` in the same context: closes its profile's idle connections. */
+async function openSocketCloser(
+  context: BrowserContext,
+): Promise<{ closeIdle(): Promise<boolean>; dispose(): Promise<void> } | undefined> {
+  const helper = await context.newPage();
+  try {
+    await helper.goto('chrome://net-internals/#sockets', { timeout: 5_000 });
+    const usable = await helper.evaluate(
+      () => typeof (globalThis as { chrome?: { send?: unknown } }).chrome?.send === 'function',
+    );
+    if (!usable) throw new Error('chrome://net-internals offers no chrome.send here');
+  } catch {
+    await helper.close().catch(() => undefined);
+    return undefined;
+  }
+  return {
+    async closeIdle(): Promise<boolean> {
+      try {
+        await helper.evaluate(() =>
+          (globalThis as unknown as { chrome: { send(m: string): void } }).chrome.send('closeIdleSockets'),
+        );
+        // The network service closes them asynchronously: give it a moment before the request goes.
+        await new Promise((r) => setTimeout(r, 50));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    dispose: () => helper.close().catch(() => undefined),
+  };
+}
+
+interface NetlogTrace {
+  stop(): Promise<{ unsafeRequests: number; resent: ResentRequest[] }>;
+}
+
+interface TraceEvent {
+  cat?: string;
+  name?: string;
+  ph?: string;
+  ts?: number;
+  pid?: number;
+  id?: string;
+  id2?: { local?: string; global?: string };
+  args?: { source_type?: string; params?: Record<string, unknown> };
+}
+
+/** Browser-wide tracing of the NetLog (one tracing client per browser: refused when another traces). */
+async function startNetlogTrace(browser: Browser): Promise<NetlogTrace | undefined> {
+  let session: CDPSession;
+  try {
+    session = await browser.newBrowserCDPSession();
+  } catch {
+    return undefined;
+  }
+  try {
+    await session.send('Tracing.start', {
+      transferMode: 'ReturnAsStream',
+      traceConfig: {
+        recordMode: 'recordAsMuchAsPossible',
+        includedCategories: ['netlog'],
+        excludedCategories: ['*'],
+      },
+    });
+  } catch {
+    await session.detach().catch(() => undefined);
+    return undefined;
+  }
+  return {
+    async stop() {
+      try {
+        const complete = new Promise<{ stream?: string }>((resolve) =>
+          session.once('Tracing.tracingComplete', (e) => resolve(e as { stream?: string })),
+        );
+        await session.send('Tracing.end');
+        const { stream } = await complete;
+        if (!stream) throw new Error('tracing returned no stream');
+        let text = '';
+        for (;;) {
+          const chunk = await session.send('IO.read', { handle: stream, size: 1 << 20 });
+          text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
+          if (chunk.eof) break;
+        }
+        await session.send('IO.close', { handle: stream }).catch(() => undefined);
+        return resendsIn(JSON.parse(text) as { traceEvents?: TraceEvent[] } | TraceEvent[]);
+      } finally {
+        await session.detach().catch(() => undefined);
+      }
+    },
+  };
+}
+
+/**
+ * The unsafe requests of a NetLog trace, and those the browser sent again: a URL request
+ * whose HTTP transaction restarted after a network error went out once more each time.
+ */
+export function resendsIn(trace: { traceEvents?: TraceEvent[] } | TraceEvent[]): {
+  unsafeRequests: number;
+  resent: ResentRequest[];
+} {
+  const events = (Array.isArray(trace) ? trace : (trace.traceEvents ?? []))
+    .filter((e) => e.cat === 'netlog' && e.args?.source_type === 'URL_REQUEST')
+    .sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0));
+  const requests = new Map<string, { url: string; method: string; errors: number[] }>();
+  for (const e of events) {
+    const params = e.args?.params ?? {};
+    // Trace ids are recycled between requests; the source's start time makes the key unique.
+    const id = `${e.pid}:${e.id2?.local ?? e.id2?.global ?? e.id}:${String(params.source_start_time)}`;
+    let request = requests.get(id);
+    if (!request) {
+      request = { url: '', method: '', errors: [] };
+      requests.set(id, request);
+    }
+    if (e.name === 'URL_REQUEST_START_JOB' && typeof params.url === 'string' && !request.url) {
+      request.url = params.url;
+      request.method = typeof params.method === 'string' ? params.method : '';
+    }
+    if (e.name === 'HTTP_TRANSACTION_RESTART_AFTER_ERROR' && typeof params.net_error === 'number') {
+      request.errors.push(params.net_error);
+    }
+  }
+  const unsafe = [...requests.values()].filter((r) => r.url && UNSAFE_METHODS.has(r.method));
+  return {
+    unsafeRequests: unsafe.length,
+    resent: unsafe
+      .filter((r) => r.errors.length > 0)
+      .map((r) => ({
+        url: originAndPath(r.url),
+        method: r.method,
+        extra: r.errors.length,
+        errors: r.errors,
+      })),
+  };
+}
+
+function originAndPath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '<invalid url>';
+  }
+}
