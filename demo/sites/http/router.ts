@@ -3,7 +3,7 @@
  * server-rendered pages and form posts, with no web framework.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { DropMode } from './runtime.ts';
+import type { DropMode } from './faults.ts';
 
 /** A parsed request, as handlers see it. */
 export interface SiteRequest {

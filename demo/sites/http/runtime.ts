@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DemoAccount } from '../../accounts.ts';
+import { DEFAULT_FAULTS, type DropMode, type FaultFlags } from './faults.ts';
 import type { Layout, NavLink, PageContext, SiteInfo } from './html.ts';
 import type { Handler, Router, SiteRequest, SiteResponse } from './router.ts';
 import { redirect, withQuery } from './router.ts';
@@ -34,43 +35,6 @@ export interface OutboxMessage {
   text: string;
   sentAt: string;
 }
-
-/**
- * How a dropped write response is dropped, after the write committed:
- * - `status-line`: a status line goes out, then the connection closes (the browser shows a broken page);
- * - `reset`: the connection is reset (TCP RST) without a single byte of response;
- * - `close`: the connection is closed (FIN) without a single byte of response.
- * With no byte at all a browser may send the same request again by itself on another
- * connection: a site that does not de-duplicate then commits it twice.
- */
-export const DROP_MODES = ['status-line', 'reset', 'close'] as const;
-export type DropMode = (typeof DROP_MODES)[number];
-
-/** Fault switches and modes, set through the admin endpoint and persisted with the state. */
-export interface FaultFlags {
-  changedLayout: boolean;
-  /** Commit the next write, then drop its response (see {@link DropMode}). */
-  dropNextWriteResponse: boolean;
-  /** How the next dropped response is dropped. */
-  dropMode: DropMode;
-  /** Delay every page and form response by this many milliseconds. */
-  slowMs: number;
-  /**
-   * De-duplicate writes by their idempotency key (a repeated key answers with the first
-   * write's result). Off: like most real sites, every write request that arrives commits a
-   * new record (the key is kept as the record's reference, so a probe can still count them).
-   */
-  dedupe: boolean;
-}
-
-/** The fault switches of a fresh site: no faults, de-duplicating by key. */
-export const DEFAULT_FAULTS: FaultFlags = {
-  changedLayout: false,
-  dropNextWriteResponse: false,
-  dropMode: 'status-line',
-  slowMs: 0,
-  dedupe: true,
-};
 
 export interface SiteState<D> {
   sessions: Record<string, SessionRecord>;
@@ -239,3 +203,5 @@ export class SiteRuntime<D> {
     for (const k of Object.keys(this.postsByPath)) delete this.postsByPath[k];
   }
 }
+
+export { DEFAULT_FAULTS, DROP_MODES, type DropMode, type FaultFlags } from './faults.ts';
