@@ -29,6 +29,10 @@ export interface AdminFaults {
   slowMs: number;
   /** De-duplicate writes by idempotency key; off, every write request commits a new record. */
   dedupe: boolean;
+  /** Refuse every write with a visible error, committing nothing. */
+  refuseWrites: boolean;
+  /** Answer every page with 503 (briefly down). */
+  unavailable: boolean;
 }
 
 export interface OutboxMessage {

@@ -12,6 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { billingSite } from './billing/index.ts';
 import { crmSite } from './crm/index.ts';
+import type { FaultFlags } from './http/faults.ts';
+import type { SiteRuntime } from './http/runtime.ts';
 import type { RunningSite } from './http/server.ts';
 import { startSite } from './http/server.ts';
 import { shopSite } from './shop/index.ts';
@@ -40,6 +42,11 @@ export interface StartedSites {
   crm: SiteHandle;
   billing: SiteHandle;
   adminToken: string;
+  /**
+   * Changes a site's fault switches at once, in this process (the admin endpoint does the
+   * same over HTTP): for a test that must switch a fault at an exact instant.
+   */
+  setFaults(site: 'shop' | 'crm' | 'billing', patch: Partial<FaultFlags>): void;
   /** Stops all three (connections are closed). */
   stop(): Promise<void>;
 }
@@ -65,6 +72,12 @@ export async function startSites(options: StartSitesOptions = {}): Promise<Start
       crm: { baseUrl: crm.baseUrl },
       billing: { baseUrl: billing.baseUrl },
       adminToken,
+      setFaults: (site, patch) => {
+        const runtime = { shop, crm, billing }[site].runtime as SiteRuntime<unknown>;
+        runtime.store.update((state) => {
+          state.faults = { ...state.faults, ...patch };
+        });
+      },
       stop: async () => {
         await Promise.all(started.map((s) => s.stop()));
       },

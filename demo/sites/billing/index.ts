@@ -121,6 +121,7 @@ function routes(router: Router, rt: SiteRuntime<BillingData>): void {
       if (!KEY_PATTERN.test(key))
         return addressPage(req, a, ['The form has expired: reload the page and try again.'], 400);
       rt.store.update(() => rt.noteKeyAttempt(key));
+      if (rt.refusal) return addressPage(req, a, [rt.refusal], 422);
       const done = rt.earlierWrite(() => rt.data.changes.find((c) => c.key === key));
       if (done && done.accountId !== a.id)
         return addressPage(req, a, ['This change reference was already used for another account.'], 409);

@@ -132,6 +132,7 @@ function routes(router: Parameters<SiteDefinition<CrmData>['routes']>[0], rt: Si
       if (!KEY_PATTERN.test(key))
         return editPage(req, c, ['The form has expired: reload the page and try again.'], 400);
       rt.store.update(() => rt.noteKeyAttempt(key));
+      if (rt.refusal) return editPage(req, c, [rt.refusal], 422);
       const done = rt.earlierWrite(() => rt.data.changes.find((ch) => ch.key === key));
       if (done && done.customerId !== c.id)
         return editPage(req, c, ['This change reference was already used for another record.'], 409);

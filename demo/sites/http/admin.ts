@@ -8,7 +8,7 @@
  * | GET | /__admin/writes (shop: also /__admin/orders; crm, billing: /__admin/changes) | committed writes, counts per idempotency key, attempts per key |
  * | GET, DELETE | /__admin/requests | the request log (method, path, status, time) and POST counts by path; DELETE clears it |
  * | POST | /__admin/sessions/expire | ends every sign-in now |
- * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe }` |
+ * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe, refuseWrites, unavailable }` |
  * | GET | /__admin/outbox | the one-time codes "sent by SMS" |
  * | POST | /__admin/reset | back to the seed state (data, sessions, outbox, faults, request log) |
  */
@@ -46,8 +46,11 @@ function countBy(keys: readonly string[]): Record<string, number> {
 }
 
 function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string | undefined {
-  const { changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe } = body;
+  const { changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe, refuseWrites, unavailable } = body;
   if (dedupe !== undefined && typeof dedupe !== 'boolean') return 'dedupe must be a boolean';
+  if (refuseWrites !== undefined && typeof refuseWrites !== 'boolean')
+    return 'refuseWrites must be a boolean';
+  if (unavailable !== undefined && typeof unavailable !== 'boolean') return 'unavailable must be a boolean';
   if (dropMode !== undefined && !DROP_MODES.includes(dropMode as DropMode)) {
     return `dropMode must be one of ${DROP_MODES.join(', ')}`;
   }
@@ -66,6 +69,8 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
   if (dropNextWriteResponse !== undefined) faults.dropNextWriteResponse = dropNextWriteResponse;
   if (slowMs !== undefined) faults.slowMs = slowMs;
   if (dedupe !== undefined) faults.dedupe = dedupe;
+  if (refuseWrites !== undefined) faults.refuseWrites = refuseWrites;
+  if (unavailable !== undefined) faults.unavailable = unavailable;
   if (dropMode !== undefined) faults.dropMode = dropMode as DropMode;
   return undefined;
 }

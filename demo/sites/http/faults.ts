@@ -26,6 +26,13 @@ export interface FaultFlags {
    * new record (the key is kept as the record's reference, so a probe can still count them).
    */
   dedupe: boolean;
+  /**
+   * Refuse every write with a visible error and commit nothing (the bank declines the card,
+   * the record is locked): what a write step meets when the application says no.
+   */
+  refuseWrites: boolean;
+  /** Answer every page and form with 503 (the site is briefly down); the admin endpoint still answers. */
+  unavailable: boolean;
 }
 
 /** The fault switches of a fresh site: no faults, de-duplicating by key. */
@@ -35,4 +42,9 @@ export const DEFAULT_FAULTS: FaultFlags = {
   dropMode: 'status-line',
   slowMs: 0,
   dedupe: true,
+  refuseWrites: false,
+  unavailable: false,
 };
+
+/** What a site says when it refuses a write (`refuseWrites`). */
+export const REFUSAL_MESSAGE = 'The request was declined: the service is not accepting changes right now.';

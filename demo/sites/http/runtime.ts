@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DemoAccount } from '../../accounts.ts';
-import { DEFAULT_FAULTS, type DropMode, type FaultFlags } from './faults.ts';
+import { DEFAULT_FAULTS, type DropMode, type FaultFlags, REFUSAL_MESSAGE } from './faults.ts';
 import type { Layout, NavLink, PageContext, SiteInfo } from './html.ts';
 import type { Handler, Router, SiteRequest, SiteResponse } from './router.ts';
 import { redirect, withQuery } from './router.ts';
@@ -173,6 +173,11 @@ export class SiteRuntime<D> {
   committed(response: SiteResponse): SiteResponse {
     const drop = this.takeDropFault();
     return drop ? { ...response, dropAfterCommit: drop } : response;
+  }
+
+  /** The words a write is refused with while the `refuseWrites` fault is on; otherwise none. */
+  get refusal(): string | undefined {
+    return this.store.state.faults.refuseWrites ? REFUSAL_MESSAGE : undefined;
   }
 
   /**

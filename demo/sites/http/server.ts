@@ -108,6 +108,10 @@ export async function startSite<D>(
       send(res, handleAdmin(rt, sreq), false);
       return;
     }
+    if (store.state.faults.unavailable) {
+      send(res, html('<h1>Service unavailable</h1><p>Please try again in a few minutes.</p>', 503), false);
+      return;
+    }
     const slowMs = store.state.faults.slowMs;
     if (slowMs > 0) await sleep(slowMs);
     const match = router.match(sreq.method, sreq.path);

@@ -32,6 +32,11 @@ export function registerOrderRoutes(router: Router, rt: SiteRuntime<ShopData>): 
         );
       }
       rt.store.update(() => rt.noteKeyAttempt(key));
+      if (rt.refusal) {
+        return redirect(
+          withQuery('/checkout/review', { error: `Your order could not be placed. ${rt.refusal}` }),
+        );
+      }
       const existing = rt.earlierWrite(() => rt.data.orders.find((o) => o.key === key));
       if (existing) {
         if (existing.username !== account.username) {

@@ -73,6 +73,18 @@ export async function hasVisibleError(page: Page): Promise<boolean> {
     .catch(() => false);
 }
 
+/**
+ * What the page's visible error says (the first item of its alert), or null when it shows
+ * none: a write step's `refusal`, for applications that put their refusals in an alert.
+ */
+export async function visibleErrorText(page: Page): Promise<string | null> {
+  if (!(await hasVisibleError(page))) return null;
+  const alert = page.locator('[role="alert"]').first();
+  const item = alert.locator('li').first();
+  const text = (await item.count()) ? await item.textContent() : await alert.textContent();
+  return text?.trim().slice(0, 300) || 'the page shows an error';
+}
+
 /** A `data-*` attribute of the first match, or undefined when the element is not there in time. */
 export async function dataAttr(
   page: Page,

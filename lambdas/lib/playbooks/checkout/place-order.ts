@@ -16,6 +16,7 @@ import {
   READY_TIMEOUT_MS,
   rowsWithKey,
   tid,
+  visibleErrorText,
   visibleWithin,
 } from '../page.ts';
 import type { CheckoutInputs } from './inputs.ts';
@@ -44,6 +45,7 @@ export const placeOrder: Step<CheckoutInputs> = {
     const total = Number(await dataAttr(page, confirmation, 'total'));
     return orderId ? { orderId, totalPence: total } : null;
   },
+  refusal: (page) => visibleErrorText(page),
   async probe(page, ctx): Promise<ProbeResult> {
     const key = ctx.idempotencyKey;
     try {

@@ -24,6 +24,7 @@ import {
   rowsWithKey,
   sameText,
   tid,
+  visibleErrorText,
   visibleWithin,
 } from '../page.ts';
 import type { CrmBillingSyncInputs } from './inputs.ts';
@@ -191,6 +192,7 @@ export const updateCrmCustomer: S = {
     const version = Number(await dataAttr(page, tid('record-version'), 'version'));
     return Number.isInteger(version) ? { customerId, version } : null;
   },
+  refusal: (page) => visibleErrorText(page),
   probe: (page, ctx) =>
     probeLog(page, ctx, CRM, '/audit', 'audit-row', 'audit-empty', {
       customerId: 'customer-id',
@@ -218,6 +220,7 @@ export const updateBillingAddress: S = {
     const addressVersion = Number(await dataAttr(page, tid('billing-address'), 'version'));
     return Number.isInteger(addressVersion) ? { accountId, addressVersion } : null;
   },
+  refusal: (page) => visibleErrorText(page),
   probe: (page, ctx) =>
     probeLog(page, ctx, BILLING, '/activity', 'activity-row', 'activity-empty', {
       accountId: 'account-id',
