@@ -11,6 +11,8 @@ export type ReconcileResult =
   | { outcome: 'unknown'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
+  /** The write's owner may still be running: RunStep (the default branch) waits for it. */
+  | { outcome: 'owner_active'; step: string }
   | { outcome: 'stopped'; status: string };
 
 /**
@@ -47,7 +49,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
     startedMs: started,
     endsInvocation: true,
   });
-  if (resolved.status === 'done' || resolved.status === 'absent')
+  if (resolved.status === 'done' || resolved.status === 'absent' || resolved.status === 'owner_active')
     return { outcome: resolved.status, step: step.id };
   if (resolved.status === 'duplicate') {
     return {

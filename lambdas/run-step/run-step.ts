@@ -21,6 +21,7 @@ import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
+import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
 import type { Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/playbooks/contract.ts';
@@ -62,6 +63,9 @@ class StepAttempt {
     sessionId: string | undefined;
     identityId: string | undefined;
   };
+  /** The write this attempt owns (from its intent on), whose heartbeat runs until the invocation ends. */
+  #owned: OwnedWrite | undefined;
+  #checkpointed = false;
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -119,6 +123,9 @@ class StepAttempt {
       );
     } catch (err) {
       return this.#classifyFailure(err);
+    } finally {
+      // The write's owner ends with its invocation: another attempt need not wait for it.
+      await this.#owned?.end(this.#checkpointed);
     }
   }
 
@@ -161,6 +168,10 @@ class StepAttempt {
     if (resolved.status === 'unknown')
       return { outcome: 'uncertain', step: step.id, detail: resolved.detail };
     if (resolved.status === 'duplicate') return duplicateFound(this.deps, this.job, step.id, resolved.detail);
+    if (resolved.status === 'owner_active') {
+      const detail = 'an earlier attempt of this write may still be running: waiting for it before acting';
+      return { outcome: 'retry', step: step.id, retryAfterSeconds: resolved.retryAfterSeconds, detail };
+    }
     // absent: the attempt died before its effect; acting again (same idempotency key) is safe.
     this.#current = resolved.job;
     return undefined;
@@ -212,16 +223,20 @@ class StepAttempt {
   async #writeIntentAndAct(): Promise<Acted> {
     const { deps, step } = this;
     if (step.kind === 'write') {
+      const owner = newWriteOwner(step.id, deps.clock());
       this.#current = await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
         expectedVersion: this.#current.version,
+        set: { writeOwner: owner },
         entry: {
           type: 'step-started',
           ...this.#common,
           attempt: nextAttempt(this.entries, step.id),
           idempotencyKey: this.#ctx.idempotencyKey,
+          detail: { attemptId: owner.attemptId },
           cost: { dynamoWrites: 2 },
         },
       });
+      this.#owned = keepWriteOwned(deps, this.#current, owner);
     }
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
@@ -276,9 +291,10 @@ class StepAttempt {
         identityId: this.#common.identityId,
       },
       acted.evidence,
-      checkpointCost(elapsedMs, acted.actionMs),
+      checkpointCost(elapsedMs, acted.actionMs, this.#owned?.beats),
       acted.guarded ? { detail: { writeGuard: guardSummary(acted.guarded) } } : {},
     );
+    this.#checkpointed = true;
     return afterCheckpoint(deps, this.playbook, done, this.stepIndex);
   }
 

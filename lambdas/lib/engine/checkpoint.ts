@@ -19,13 +19,14 @@ export interface CheckpointAt {
  * the browser time (the step's own work when known, else the whole invocation), its two
  * states (the task and `Route`) and the transaction's two writes.
  */
-export function checkpointCost(elapsedMs: number, actionMs?: number): Partial<Cost> {
+export function checkpointCost(elapsedMs: number, actionMs?: number, heartbeats = 0): Partial<Cost> {
   return {
     lambdaInvocations: 1,
     lambdaMs: elapsedMs,
     browserSeconds: (actionMs ?? elapsedMs) / 1000,
     stateTransitions: 2,
-    dynamoWrites: 2,
+    // The transaction's two, and the write owner's heartbeats (`write-owner.ts`).
+    dynamoWrites: 2 + heartbeats,
   };
 }
 

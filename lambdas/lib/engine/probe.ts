@@ -6,6 +6,7 @@ import { RetryBudgetExhaustedError } from './errors.ts';
 import { entriesFor, reviewedAsDone } from './history.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
+import { ownerActiveFor } from './write-owner.ts';
 
 /**
  * Probing a write in its application, in one place for RunStep (an intent left open by a
@@ -65,6 +66,11 @@ export type Resolution =
   | { status: 'done'; job: Job }
   /** It did not: a `reconciled` entry says so, and acting again (same idempotency key) is safe. */
   | { status: 'absent'; job: Job }
+  /**
+   * Not there yet, but the attempt that owns the write may still be running (and commit): do
+   * not act before it released the write or went silent, in `retryAfterSeconds`.
+   */
+  | { status: 'owner_active'; retryAfterSeconds: number }
   /** The application holds it more than once: a person decides; it is never success by itself. */
   | { status: 'duplicate'; count: number; detail: string }
   /** The application cannot tell: nothing is recorded, a person reconciles. */
@@ -86,6 +92,8 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
   if (found.status === 'unknown') return { status: 'unknown', detail: found.detail };
   if (found.status === 'duplicate') return { status: 'duplicate', count: found.count, detail: found.detail };
   if (found.status === 'absent') {
+    const activeFor = ownerActiveFor(job, step.id, deps.clock());
+    if (activeFor > 0) return { status: 'owner_active', retryAfterSeconds: Math.ceil(activeFor / 1000) };
     // An attempt that acted and got no confirmation, and did not happen: a failed attempt.
     const failed = unconfirmedSinceIntent(entries, step.id);
     const used = job.retriesUsed + (failed ? 1 : 0);

@@ -35,6 +35,12 @@ export class UpdateBuilder {
     return this;
   }
 
+  /** Sets a nested attribute (`['writeOwner', 'heartbeatAt']`): the map must exist. */
+  setIn(names: string[], v: unknown): this {
+    this.sets.push(`${this.path(...names)} = ${this.value(v)}`);
+    return this;
+  }
+
   /** `SET attribute = v` only where the attribute is missing (a first-time stamp). */
   setIfMissing(attribute: string, v: unknown): this {
     const p = this.path(attribute);

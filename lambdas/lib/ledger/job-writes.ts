@@ -40,7 +40,9 @@ export interface JobUpdate {
   /** Refuse the write (`StaleCheckpointError`) unless the job is at this version. */
   expectedVersion?: number;
   /** Fields to replace; `executionName: undefined` or `failure: undefined` removes them. */
-  set?: Partial<Pick<Job, 'sessions' | 'retriesUsed' | 'executionName' | 'failure' | 'capacityAskedAt'>>;
+  set?: Partial<
+    Pick<Job, 'sessions' | 'retriesUsed' | 'executionName' | 'failure' | 'capacityAskedAt' | 'writeOwner'>
+  >;
   /** Cost components to add to the job's totals. */
   addCost?: Partial<Cost>;
   /** A ledger entry to write in the same transaction. */
@@ -148,6 +150,13 @@ export async function updateJob(
       throw new InvalidInputError('set.capacityAskedAt', 'must be an ISO 8601 time');
     }
     u.set('capacityAskedAt', set.capacityAskedAt);
+  }
+  if ('writeOwner' in set) {
+    const owner = set.writeOwner;
+    if (!owner || typeof owner.step !== 'string' || typeof owner.attemptId !== 'string') {
+      throw new InvalidInputError('set.writeOwner', 'must name the step and the attempt');
+    }
+    u.set('writeOwner', plain(owner));
   }
   if ('failure' in set) {
     if (set.failure === undefined) u.remove('failure');

@@ -16,6 +16,7 @@ import {
   transition,
 } from './transitions.ts';
 import type { Evidence, Job, JobRequest, JobStatus, LedgerEntry, PendingWait } from './types.ts';
+import { touchWriteOwner } from './write-owner.ts';
 
 export interface LedgerDeps {
   doc: DynamoDBDocumentClient;
@@ -70,6 +71,13 @@ export interface Ledger {
   listJobs(tenantId: string, options?: ListJobsOptions): Promise<JobPage>;
   /** An entry's evidence, inline or loaded from the evidence store. */
   getEvidence(entry: LedgerEntry): Promise<Evidence | undefined>;
+  /** A sign of life of the write intent's owner (see `write-owner.ts`); `false` when it owns it no longer. */
+  touchWriteOwner(
+    tenantId: string,
+    jobId: string,
+    attemptId: string,
+    options?: { release?: boolean },
+  ): Promise<boolean>;
 }
 
 /**
@@ -115,5 +123,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     clearWait: (tenantId, jobId, options) => clearWait(ctx, tenantId, jobId, options),
     listJobs: (tenantId, options) => listJobs(ctx, tenantId, options),
     getEvidence: (entry) => loadEvidence(ctx, entry),
+    touchWriteOwner: (tenantId, jobId, attemptId, options) =>
+      touchWriteOwner(ctx, tenantId, jobId, attemptId, options),
   };
 }

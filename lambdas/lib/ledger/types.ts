@@ -131,6 +131,21 @@ export interface Job extends JobRequest {
   expiresAt?: number;
   /** Name of the latest execution coordinating the job. */
   executionName?: string;
+  /** The attempt that owns the job's latest write intent, and its signs of life. */
+  writeOwner?: WriteOwner;
+}
+
+/**
+ * The attempt that wrote a write step's intent. While it lives it renews `heartbeatAt`
+ * (without moving the job's version); it sets `releasedAt` when its invocation ends. Another
+ * attempt trusts a probe's `absent` only once the owner released or went silent, so two
+ * attempts of one write never overlap (a retried task may start while the first still runs).
+ */
+export interface WriteOwner {
+  step: string;
+  attemptId: string;
+  heartbeatAt: string;
+  releasedAt?: string;
 }
 
 export const LEDGER_ENTRY_TYPES = [

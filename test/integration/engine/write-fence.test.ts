@@ -1,0 +1,214 @@
+/**
+ * Two attempts of one write that overlap: Step Functions retries a task after a client error
+ * or a timeout while the first invocation may still be running. The second attempt finds the
+ * first's intent open and probes: the effect is not there yet (the first has not committed),
+ * and acting again would commit twice on a site that de-duplicates nothing. The engine's core
+ * runs in this process against DynamoDB Local; the site and its browser are a small in-memory
+ * stand-in that commits every request it gets (no de-duplication), so two commits are visible.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Attached, BrowserAdapter } from '../../../lambdas/lib/browser/types.ts';
+import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
+import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
+import { createLogger } from '../../../lambdas/lib/logger.ts';
+import type { Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
+import { runStep } from '../../../lambdas/run-step/run-step.ts';
+import { useDynamoDb } from '../../support/dynamodb.ts';
+import { jobRequest, newId } from '../../support/ledger.ts';
+
+const ddb = useDynamoDb();
+const tenantId = newId('tenant');
+let ledger: Ledger;
+
+beforeAll(() => {
+  ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tableName() });
+});
+
+/** A site that commits every request it gets, and whose first request waits at a gate (a slow commit). */
+function slowSite() {
+  const records: string[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let requests = 0;
+  const submit: Step = {
+    id: 'submit',
+    title: 'Submit the report',
+    kind: 'write',
+    app: 'site',
+    precondition: async () => ({ ok: true }),
+    restore: async () => undefined,
+    async run(_page, ctx) {
+      requests++;
+      if (requests === 1) await gate;
+      records.push(ctx.idempotencyKey);
+    },
+    verify: async (_page, ctx) => (records.includes(ctx.idempotencyKey) ? { submitted: true } : null),
+    async probe(_page, ctx) {
+      const count = records.filter((k) => k === ctx.idempotencyKey).length;
+      if (count === 0) return { status: 'absent' };
+      if (count === 1) return { status: 'done', evidence: { submitted: true } };
+      return { status: 'duplicate', count, evidence: { submitted: true }, detail: `${count} records` };
+    },
+  };
+  const playbook = {
+    name: 'report',
+    version: 1,
+    id: 'report@1',
+    description: 'Submit a report (tests).',
+    inputSchema: { parse: (v: unknown) => v },
+    applications: {
+      site: {
+        name: 'site',
+        isSignedOut: async () => false,
+        signIn: async () => ({ status: 'signed_in' }),
+        submitOneTimeCode: async () => ({ status: 'signed_in' }),
+      },
+    },
+    steps: [submit],
+  } as unknown as Playbook;
+  return { records, playbook, release: () => release() };
+}
+
+function browser(): BrowserAdapter {
+  const attached = (sessionId: string): Attached => ({
+    sessionId,
+    browser: { isConnected: () => true } as unknown as Browser,
+    page: {} as Page,
+    reused: true,
+    blockedRequests: () => [],
+    guardWrites: async () => ({
+      finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+    }),
+  });
+  return {
+    openSession: async () => ({ sessionId: 's', cdpUrl: 'ws://127.0.0.1:9' }),
+    attach: async (sessionId) => attached(sessionId),
+    detach: async () => undefined,
+    endSession: async () => undefined,
+    isAlive: async () => true,
+    usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
+  };
+}
+
+function depsFor(playbook: Playbook): EngineDeps {
+  return {
+    ledger,
+    browser: browser(),
+    playbooks: { get: () => playbook },
+    accounts: {
+      get: async (tenant: string, accountId: string) => ({
+        tenantId: tenant,
+        accountId,
+        application: 'site',
+        label: 'site',
+        profileName: 'p',
+        status: 'connected',
+        createdAt: new Date().toISOString(),
+      }),
+    },
+    secrets: { getCredentials: async () => ({ username: 'u', password: 'p' }) },
+    capacity: { renew: async () => true, release: async () => undefined },
+    applications: { site: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
+    notifier: { waiting: async () => undefined },
+    clock: () => new Date(),
+    log: createLogger({ service: 'test', sink: () => undefined }),
+    recordSessionOwner: async () => undefined,
+    faultPoint: async () => undefined,
+    settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0 },
+  } as unknown as EngineDeps;
+}
+
+/** A RUNNING job at its one write step, with a live session. */
+async function runningJob(): Promise<string> {
+  const jobId = newId('job');
+  const { job } = await ledger.createJob(
+    tenantId,
+    jobId,
+    jobRequest({ playbook: 'report@1', accounts: { site: 'acct-site' }, approvals: [] }),
+    1,
+  );
+  const running = await ledger.transition(tenantId, jobId, 'RUNNING', { expectedVersion: job.version });
+  await ledger.updateJob(tenantId, jobId, {
+    expectedVersion: running.version,
+    set: { sessions: { site: { sessionId: `${jobId}-s`, openedAt: new Date().toISOString() } } },
+  });
+  return jobId;
+}
+
+async function intentWritten(jobId: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { entries } = await ledger.readJob(tenantId, jobId);
+    if (entries.some((e) => e.type === 'step-started')) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the first attempt never wrote its intent');
+}
+
+describe('Engine: two attempts of one write that overlap', () => {
+  it('does not act while the attempt that owns the write still runs; the write is committed once', {
+    timeout: 60_000,
+  }, async () => {
+    const site = slowSite();
+    const deps = depsFor(site.playbook);
+    const jobId = await runningJob();
+    const first = runStep(deps, { tenantId, jobId });
+    await intentWritten(jobId);
+    // The retry starts while the first invocation is still in its action.
+    const second = await runStep(deps, { tenantId, jobId });
+    expect(second).toMatchObject({ outcome: 'retry', step: 'submit' });
+    expect(second.outcome === 'retry' && second.retryAfterSeconds).toBeGreaterThan(0);
+    expect(site.records).toHaveLength(0);
+    site.release();
+    expect(await first).toMatchObject({ outcome: 'finished' });
+    expect(site.records).toHaveLength(1);
+    const { job, entries } = await ledger.readJob(tenantId, jobId);
+    expect(job.nextStep).toBe(1);
+    expect(job.retriesUsed).toBe(0);
+    expect(entries.filter((e) => e.type === 'reconciled')).toEqual([]);
+  });
+
+  it('acts again once the owner of the write has gone silent (its worker died before the effect)', {
+    timeout: 60_000,
+  }, async () => {
+    const site = slowSite();
+    site.release();
+    const deps = depsFor(site.playbook);
+    const jobId = await runningJob();
+    const job = await ledger.getJob(tenantId, jobId);
+    // What a worker killed right after its intent leaves: an owner that beat 30 s ago and never released.
+    await ledger.updateJob(tenantId, jobId, {
+      expectedVersion: job.version,
+      set: {
+        writeOwner: {
+          step: 'submit',
+          attemptId: 'dead-attempt',
+          heartbeatAt: new Date(Date.now() - 30_000).toISOString(),
+        },
+      },
+      entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
+    });
+    expect(await runStep(deps, { tenantId, jobId })).toMatchObject({ outcome: 'finished' });
+    expect(site.records).toHaveLength(1);
+    const { entries } = await ledger.readJob(tenantId, jobId);
+    expect(entries.filter((e) => e.type === 'reconciled').map((e) => e.detail?.probe)).toEqual(['absent']);
+  });
+
+  it('trusts the probe at once when the owner released the write (its invocation ended)', { timeout: 60_000 }, async () => {
+    const site = slowSite();
+    site.release();
+    const deps = depsFor(site.playbook);
+    const jobId = await runningJob();
+    const job = await ledger.getJob(tenantId, jobId);
+    const now = new Date().toISOString();
+    await ledger.updateJob(tenantId, jobId, {
+      expectedVersion: job.version,
+      set: { writeOwner: { step: 'submit', attemptId: 'ended-attempt', heartbeatAt: now, releasedAt: now } },
+      entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
+    });
+    expect(await runStep(deps, { tenantId, jobId })).toMatchObject({ outcome: 'finished' });
+    expect(site.records).toHaveLength(1);
+  });
+});
