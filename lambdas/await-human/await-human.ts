@@ -22,6 +22,8 @@ export interface AwaitHumanInput extends JobRef {
   parkAfterSeconds?: number;
   /** The parked wait: arm the stored wait with this new token (no new request, nobody told again). */
   rearm?: boolean;
+  /** The request's id (`WaitRequest`): the same on a retried attempt of this wait. */
+  waitId?: string;
 }
 
 export type AwaitHumanResult =
@@ -55,6 +57,11 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
   const started = deps.clock().getTime();
   const { job, entries } = await deps.ledger.readJob(input.tenantId, input.jobId);
   if (TERMINAL_STATUSES.includes(job.status)) return { outcome: 'stopped', status: job.status };
+  // A retry of this very wait (an earlier attempt stored its token, then failed): a decision the
+  // person recorded meanwhile answers it, instead of being voided by a new request.
+  if (input.waitId && isRetryOf(entries, kind, input.step, input.waitId)) {
+    await answerFromLedger(deps, job, entries, kind, input.step, undefined);
+  }
   const stepIndex = stepIndexOf(deps, job, input.step);
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + WAIT_TIMEOUT_SECONDS[kind] * 1000).toISOString();
@@ -80,7 +87,12 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
       type: WAIT_ENTRY[kind],
       step: input.step,
       stepIndex,
-      detail: { reason: input.reason, expiresAt, ...(isParkable(kind) ? { parkAfterSeconds } : {}) },
+      detail: {
+        reason: input.reason,
+        expiresAt,
+        ...(isParkable(kind) ? { parkAfterSeconds } : {}),
+        ...(input.waitId ? { waitId: input.waitId } : {}),
+      },
       cost: {
         lambdaInvocations: 1,
         lambdaMs: deps.clock().getTime() - started,
@@ -159,6 +171,12 @@ async function answerFromLedger(
     });
   }
   throw new WaitAnsweredError(job.jobId, step, 'approve');
+}
+
+/** The latest request of this kind at `step` was made by an earlier attempt of the same wait. */
+function isRetryOf(entries: readonly LedgerEntry[], kind: WaitKind, step: string, waitId: string): boolean {
+  const last = entries.findLast((e) => e.step === step && e.type === WAIT_ENTRY[kind]);
+  return last?.detail?.waitId === waitId;
 }
 
 function stepIndexOf(deps: EngineDeps, job: Job, step: string): number {

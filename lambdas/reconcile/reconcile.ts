@@ -1,6 +1,7 @@
-import { attachFor, stepContext } from '../lib/engine/context.ts';
+import { applyCancel } from '../lib/engine/cancel.ts';
+import { attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { hasOpenIntent } from '../lib/engine/history.ts';
-import { resolveOpenIntent, signedOutNow } from '../lib/engine/probe.ts';
+import { type Resolution, resolveOpenIntent, signedOutNow } from '../lib/engine/probe.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
@@ -11,6 +12,8 @@ export type ReconcileResult =
   | { outcome: 'unknown'; step: string; detail: string; wait: WaitRequest }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
+  /** Cancelled while the write was in flight, now settled: Finish cleans up. */
+  | { outcome: 'cancelled'; step: string }
   /** The write's owner may still be running: RunStep (the default branch) waits for it. */
   | { outcome: 'owner_active'; step: string }
   | { outcome: 'stopped'; status: string };
@@ -37,18 +40,39 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
   const page = attach.attached.page;
-  const resolved = await resolveOpenIntent(deps, {
-    job,
-    entries,
-    playbook,
-    stepIndex,
-    page,
-    ctx: stepContext(deps, job, playbook, step, stepIndex),
-    sessionId: job.sessions[step.app]?.sessionId,
-    identityId: job.sessions[step.app]?.identityId,
-    startedMs: started,
-    endsInvocation: true,
-  });
+  let resolved: Resolution;
+  try {
+    resolved = await resolveOpenIntent(deps, {
+      job,
+      entries,
+      playbook,
+      stepIndex,
+      page,
+      ctx: stepContext(deps, job, playbook, step, stepIndex),
+      sessionId: job.sessions[step.app]?.sessionId,
+      identityId: job.sessions[step.app]?.identityId,
+      startedMs: started,
+      endsInvocation: true,
+    });
+  } catch (err) {
+    // The browser died while the probe looked: a new session from the profile, then look again.
+    if (!browserLost(attach.attached, err)) throw err;
+    await deps.browser.detach(attach.attached.sessionId).catch(() => undefined);
+    return {
+      outcome: 'session_lost',
+      step: step.id,
+      app: step.app,
+      detail: err instanceof Error ? err.message : String(err),
+    };
+  }
+  if ((resolved.status === 'done' || resolved.status === 'absent') && job.cancelRequested) {
+    await applyCancel(
+      deps,
+      await deps.ledger.getJob(job.tenantId, job.jobId),
+      `the write was ${resolved.status}`,
+    );
+    return { outcome: 'cancelled', step: step.id };
+  }
   if (resolved.status === 'done' || resolved.status === 'absent' || resolved.status === 'owner_active')
     return { outcome: resolved.status, step: step.id };
   if (resolved.status === 'duplicate') {

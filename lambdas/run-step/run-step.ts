@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
+import { applyCancel } from '../lib/engine/cancel.ts';
 import {
   afterCheckpoint,
   approvalNeeded,
@@ -65,6 +66,8 @@ class StepAttempt {
   };
   /** The write this attempt owns (from its intent on), whose heartbeat runs until the invocation ends. */
   #owned: OwnedWrite | undefined;
+  /** Cancelled, or past the deadline: only the write in flight is settled, then the job stops. */
+  #stopAfterSettling: { cancel: true } | { deadline: string } | undefined;
   #checkpointed = false;
 
   private constructor(
@@ -91,10 +94,19 @@ class StepAttempt {
     const started = deps.clock().getTime();
     const { job: loaded, entries } = await deps.ledger.readJob(ref.tenantId, ref.jobId);
     if (TERMINAL_STATUSES.includes(loaded.status)) return { outcome: 'stopped', status: loaded.status };
-    if (loaded.deadline && Date.parse(loaded.deadline) < started)
-      throw new DeadlineExceededError(loaded.deadline);
-
     const playbook = deps.playbooks.get(loaded.playbook);
+    const pending = playbook.steps[loaded.nextStep];
+    const pastDeadline = loaded.deadline !== undefined && Date.parse(loaded.deadline) < started;
+    // Past its deadline the job does nothing more, but a write in flight is settled first: the
+    // ledger must say whether it happened.
+    const inFlight = pending?.kind === 'write' && hasOpenIntent(entries, pending.id);
+    // Cancelled while a write was in flight: with nothing in flight (any more), cancel now.
+    if (loaded.cancelRequested && !inFlight) {
+      await applyCancel(deps, loaded, 'no write in flight');
+      return { outcome: 'cancelled', step: pending?.id ?? '' };
+    }
+    if (pastDeadline && !inFlight) throw new DeadlineExceededError(loaded.deadline as string);
+
     if (loaded.nextStep >= playbook.steps.length) {
       return { outcome: 'finished', step: playbook.steps.at(-1)?.id ?? '', stepCount: playbook.steps.length };
     }
@@ -108,7 +120,13 @@ class StepAttempt {
     if (!(await leaseHeld) && (await requestLease(deps, job)).outcome !== 'acquired') {
       return leaseLost(deps, job, step.id, job.nextStep, started);
     }
-    return new StepAttempt(deps, job, entries, playbook, step, job.nextStep, started);
+    const attempt = new StepAttempt(deps, job, entries, playbook, step, job.nextStep, started);
+    attempt.#stopAfterSettling = loaded.cancelRequested
+      ? { cancel: true }
+      : pastDeadline
+        ? { deadline: loaded.deadline as string }
+        : undefined;
+    return attempt;
   }
 
   /** Points 2 to 6, in order; a failure of the page is classified, one of the engine's goes to the state machine. */
@@ -116,6 +134,7 @@ class StepAttempt {
     const lost = await this.#reattach();
     if (lost) return lost;
     try {
+      if (this.#stopAfterSettling) return await this.#settleThenStop(this.#stopAfterSettling);
       return (
         (await this.#resolveOpenIntent()) ??
         (await this.#checkPrecondition()) ??
@@ -127,6 +146,22 @@ class StepAttempt {
       // The write's owner ends with its invocation: another attempt need not wait for it.
       await this.#owned?.end(this.#checkpointed);
     }
+  }
+
+  /**
+   * Cancelled, or past the deadline, with a write in flight: its probe records whether it
+   * happened; then the job stops (a finding a person must settle, or an owner still running,
+   * comes first).
+   */
+  async #settleThenStop(stop: { cancel: true } | { deadline: string }): Promise<StepOutcome> {
+    const settled = await this.#resolveOpenIntent();
+    const moved =
+      settled === undefined || ['completed', 'finished', 'needs_approval'].includes(settled.outcome);
+    if (!moved) return settled as StepOutcome;
+    if ('deadline' in stop) throw new DeadlineExceededError(stop.deadline);
+    const job = await this.deps.ledger.getJob(this.job.tenantId, this.job.jobId);
+    await applyCancel(this.deps, job, settled ? 'the write was done' : 'the write had not happened');
+    return { outcome: 'cancelled', step: this.step.id };
   }
 
   /** 2. Reattach to the job's session for the step's application; a session that is gone is `session_lost`. */

@@ -105,4 +105,6 @@ export type StepOutcome =
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
   /** The lease expired and the cap is full: sessions ended, back to Start to queue. */
   | { outcome: 'lease_lost'; step: string; detail: string }
+  /** Cancelled once the write in flight was settled: Finish cleans up (sessions, leases). */
+  | { outcome: 'cancelled'; step: string }
   | { outcome: 'stopped'; status: string };

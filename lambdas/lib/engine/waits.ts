@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { JobStatus, WaitKind } from '../ledger/types.ts';
 
 /** The error a rejected wait fails with (the API's SendTaskFailure, a rejection found while parked): reason `rejected`. */
@@ -52,6 +53,11 @@ export interface WaitRequest {
     /** The outcome that asked for it (`needs_approval`, `layout_changed`, `unknown`). */
     reason: string;
     parkAfterSeconds: number;
+    /**
+     * This request's own id: a retried AwaitHuman carries the same one, so it can tell that a
+     * decision recorded since the first attempt answers it (a new wait gets a new id).
+     */
+    waitId: string;
   };
 }
 
@@ -62,7 +68,17 @@ export function waitRequest(
   reason: string,
   parkAfterSeconds: number,
 ): WaitRequest {
-  return { Payload: { tenantId: ref.tenantId, jobId: ref.jobId, kind, step, reason, parkAfterSeconds } };
+  return {
+    Payload: {
+      tenantId: ref.tenantId,
+      jobId: ref.jobId,
+      kind,
+      step,
+      reason,
+      parkAfterSeconds,
+      waitId: randomUUID(),
+    },
+  };
 }
 
 /** The entry a person's decision on each kind of wait is recorded as (MFA has none: its code is not a decision). */

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requestCancel } from './cancel-request.ts';
 import { type LedgerEntryInput, loadEvidence } from './entries.ts';
 import { InvalidInputError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
@@ -71,6 +72,8 @@ export interface Ledger {
   listJobs(tenantId: string, options?: ListJobsOptions): Promise<JobPage>;
   /** An entry's evidence, inline or loaded from the evidence store. */
   getEvidence(entry: LedgerEntry): Promise<Evidence | undefined>;
+  /** A cancellation asked for while a write is in flight (see `cancel-request.ts`); the job's version does not move. */
+  requestCancel(tenantId: string, jobId: string, by: string, entry: LedgerEntryInput): Promise<Job>;
   /** A sign of life of the write intent's owner (see `write-owner.ts`); `false` when it owns it no longer. */
   touchWriteOwner(
     tenantId: string,
@@ -123,6 +126,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     clearWait: (tenantId, jobId, options) => clearWait(ctx, tenantId, jobId, options),
     listJobs: (tenantId, options) => listJobs(ctx, tenantId, options),
     getEvidence: (entry) => loadEvidence(ctx, entry),
+    requestCancel: (tenantId, jobId, by, entry) => requestCancel(ctx, tenantId, jobId, by, entry),
     touchWriteOwner: (tenantId, jobId, attemptId, options) =>
       touchWriteOwner(ctx, tenantId, jobId, attemptId, options),
   };

@@ -133,6 +133,11 @@ export interface Job extends JobRequest {
   executionName?: string;
   /** The attempt that owns the job's latest write intent, and its signs of life. */
   writeOwner?: WriteOwner;
+  /**
+   * Someone cancelled the job while a write was in flight: the engine settles the write
+   * (waits for it, or probes it) and then cancels, instead of abandoning it half done.
+   */
+  cancelRequested?: { at: string; by: string };
 }
 
 /**
@@ -168,6 +173,8 @@ export const LEDGER_ENTRY_TYPES = [
   'review-recorded',
   'parked',
   'cancelled',
+  /** A cancellation asked for while a write was in flight: applied once the write is settled. */
+  'cancel-requested',
   'failed',
   'succeeded',
   /** Finish looked for a write and could not conclude (it tries again, then asks a person). */

@@ -4,15 +4,18 @@
  * - a write the application visibly refuses is a failed attempt: it spends the retry budget
  *   with the page's words recorded and ends FAILED once the budget is spent, instead of
  *   looping through Reconcile (which used to fill the execution's history);
+ * - a job cancelled while its write is in flight settles the write first (its checkpoint is
+ *   written) and then cancels, instead of ending the session mid-write with no record;
  * - a final check that cannot conclude (the site answers 503 for a while after the last write
  *   was verified) is tried again after a backoff and, if it stays inconclusive, goes to a
  *   person: a job whose writes were verified is never FAILED by its final check.
  */
 import { describe, expect, it } from 'vitest';
+import { cancelJob } from '../../../lambdas/lib/api/jobs/cancel.ts';
 import type { FaultPointEvent } from '../../../local/lambda/events.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
-import { CHECKOUT_STEPS, RUN_STEP } from '../../support/fixtures.ts';
-import { approve, diagnose, submitCheckout, waitForJob, waitingAt } from '../../support/jobs.ts';
+import { CHECKOUT_STEPS, PERSON, RUN_STEP } from '../../support/fixtures.ts';
+import { approve, diagnose, submitCheckout, submitSync, waitForJob, waitingAt } from '../../support/jobs.ts';
 import { ofType } from '../../support/records.ts';
 
 const engine = useEngineStack();
@@ -59,6 +62,47 @@ describe.sequential('Engine: refused writes and final checks that cannot conclud
       expect(writes.attemptsByKey[`${jobId}:place-order`]).toBe(3);
     } finally {
       await e.shop.setFaults({ refuseWrites: false });
+    }
+  });
+
+  it('cancelled mid-write, settles the write first, then cancels: the CRM saved once, billing untouched', {
+    timeout: 300_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'cancel-mid-write';
+    const key = `${jobId}:update-crm-customer`;
+    try {
+      await e.crm.setFaults({ slowMs: 2_500 });
+      await submitSync(e, jobId);
+      await waitForJob(
+        e,
+        jobId,
+        ({ entries }) => entries.some((x) => x.type === 'step-started' && x.step === 'update-crm-customer'),
+        {
+          timeoutMs: 120_000,
+          what: 'the CRM update in flight',
+        },
+      );
+      const answer = await cancelJob(e.api, PERSON, jobId);
+      expect(answer).toMatchObject({ cancelled: false, settling: true });
+      expect(answer.job.status).toBe('RUNNING');
+      const { entries } = await waitForJob(e, jobId, ({ job: j }) => j.status === 'CANCELLED', {
+        timeoutMs: 120_000,
+        what: 'CANCELLED',
+      });
+      const settled = entries.find(
+        (x) => x.step === 'update-crm-customer' && (x.type === 'step-completed' || x.type === 'reconciled'),
+      );
+      expect(settled, await diagnose(e, jobId)).toBeDefined();
+      expect(ofType(entries, 'cancel-requested')).toHaveLength(1);
+      expect(ofType(entries, 'cancelled')[0]?.actor).toBe(PERSON.keyId);
+      expect(entries.filter((x) => x.type === 'step-started' && x.step === 'update-billing-address')).toEqual(
+        [],
+      );
+      expect((await e.crm.writes()).countsByKey[key]).toBe(1);
+      expect((await e.billing.writes()).count).toBe(0);
+    } finally {
+      await e.crm.setFaults({ slowMs: 0 });
     }
   });
 

@@ -6,16 +6,13 @@
  * runs in this process against DynamoDB Local; the site and its browser are a small in-memory
  * stand-in that commits every request it gets (no de-duplication), so two commits are visible.
  */
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Attached, BrowserAdapter } from '../../../lambdas/lib/browser/types.ts';
-import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
-import { createLogger } from '../../../lambdas/lib/logger.ts';
 import type { Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
 import { runStep } from '../../../lambdas/run-step/run-step.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
-import { jobRequest, newId } from '../../support/ledger.ts';
+import { depsFor, runningJob } from '../../support/in-process.ts';
+import { newId } from '../../support/ledger.ts';
 
 const ddb = useDynamoDb();
 const tenantId = newId('tenant');
@@ -72,72 +69,6 @@ function slowSite() {
   return { records, playbook, release: () => release() };
 }
 
-function browser(): BrowserAdapter {
-  const attached = (sessionId: string): Attached => ({
-    sessionId,
-    browser: { isConnected: () => true } as unknown as Browser,
-    page: {} as Page,
-    reused: true,
-    blockedRequests: () => [],
-    guardWrites: async () => ({
-      finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
-    }),
-  });
-  return {
-    openSession: async () => ({ sessionId: 's', cdpUrl: 'ws://127.0.0.1:9' }),
-    attach: async (sessionId) => attached(sessionId),
-    detach: async () => undefined,
-    endSession: async () => undefined,
-    isAlive: async () => true,
-    usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
-  };
-}
-
-function depsFor(playbook: Playbook): EngineDeps {
-  return {
-    ledger,
-    browser: browser(),
-    playbooks: { get: () => playbook },
-    accounts: {
-      get: async (tenant: string, accountId: string) => ({
-        tenantId: tenant,
-        accountId,
-        application: 'site',
-        label: 'site',
-        profileName: 'p',
-        status: 'connected',
-        createdAt: new Date().toISOString(),
-      }),
-    },
-    secrets: { getCredentials: async () => ({ username: 'u', password: 'p' }) },
-    capacity: { renew: async () => true, release: async () => undefined },
-    applications: { site: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
-    notifier: { waiting: async () => undefined },
-    clock: () => new Date(),
-    log: createLogger({ service: 'test', sink: () => undefined }),
-    recordSessionOwner: async () => undefined,
-    faultPoint: async () => undefined,
-    settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0 },
-  } as unknown as EngineDeps;
-}
-
-/** A RUNNING job at its one write step, with a live session. */
-async function runningJob(): Promise<string> {
-  const jobId = newId('job');
-  const { job } = await ledger.createJob(
-    tenantId,
-    jobId,
-    jobRequest({ playbook: 'report@1', accounts: { site: 'acct-site' }, approvals: [] }),
-    1,
-  );
-  const running = await ledger.transition(tenantId, jobId, 'RUNNING', { expectedVersion: job.version });
-  await ledger.updateJob(tenantId, jobId, {
-    expectedVersion: running.version,
-    set: { sessions: { site: { sessionId: `${jobId}-s`, openedAt: new Date().toISOString() } } },
-  });
-  return jobId;
-}
-
 async function intentWritten(jobId: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const { entries } = await ledger.readJob(tenantId, jobId);
@@ -152,8 +83,8 @@ describe('Engine: two attempts of one write that overlap', () => {
     timeout: 60_000,
   }, async () => {
     const site = slowSite();
-    const deps = depsFor(site.playbook);
-    const jobId = await runningJob();
+    const deps = depsFor(ledger, site.playbook);
+    const jobId = await runningJob(ledger, tenantId, 'report@1');
     const first = runStep(deps, { tenantId, jobId });
     await intentWritten(jobId);
     // The retry starts while the first invocation is still in its action.
@@ -175,8 +106,8 @@ describe('Engine: two attempts of one write that overlap', () => {
   }, async () => {
     const site = slowSite();
     site.release();
-    const deps = depsFor(site.playbook);
-    const jobId = await runningJob();
+    const deps = depsFor(ledger, site.playbook);
+    const jobId = await runningJob(ledger, tenantId, 'report@1');
     const job = await ledger.getJob(tenantId, jobId);
     // What a worker killed right after its intent leaves: an owner that beat 30 s ago and never released.
     await ledger.updateJob(tenantId, jobId, {
@@ -196,11 +127,13 @@ describe('Engine: two attempts of one write that overlap', () => {
     expect(entries.filter((e) => e.type === 'reconciled').map((e) => e.detail?.probe)).toEqual(['absent']);
   });
 
-  it('trusts the probe at once when the owner released the write (its invocation ended)', { timeout: 60_000 }, async () => {
+  it('trusts the probe at once when the owner released the write (its invocation ended)', {
+    timeout: 60_000,
+  }, async () => {
     const site = slowSite();
     site.release();
-    const deps = depsFor(site.playbook);
-    const jobId = await runningJob();
+    const deps = depsFor(ledger, site.playbook);
+    const jobId = await runningJob(ledger, tenantId, 'report@1');
     const job = await ledger.getJob(tenantId, jobId);
     const now = new Date().toISOString();
     await ledger.updateJob(tenantId, jobId, {

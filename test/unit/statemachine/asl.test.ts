@@ -111,6 +111,7 @@ describe('statemachine/job.asl.json', () => {
       uncertain: true,
       layout_changed: true,
       needs_review: true,
+      cancelled: true,
       retry: true,
       lease_lost: true,
       stopped: true,

@@ -1,8 +1,10 @@
 import type { Principal } from '../../auth/api-keys.ts';
 import { releaseJobResources } from '../../engine/cleanup.ts';
 import { executionName } from '../../engine/executions.ts';
+import { hasOpenIntent } from '../../engine/history.ts';
 import { IllegalTransitionError } from '../../ledger/errors.ts';
-import type { Job } from '../../ledger/types.ts';
+import type { Job, LedgerEntry } from '../../ledger/types.ts';
+import type { Playbook } from '../../playbooks/contract.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ConflictError } from '../errors.ts';
 import { stopExecution } from '../step-functions.ts';
@@ -14,6 +16,11 @@ export interface CancelResult {
   job: Job;
   /** False when the job had already been cancelled (the call is idempotent). */
   cancelled: boolean;
+  /**
+   * A write was in flight: the job finishes settling it (its checkpoint, or its probe) and
+   * then cancels itself; it stays RUNNING until then, and nothing after the write runs.
+   */
+  settling?: boolean;
 }
 
 /**
@@ -28,7 +35,24 @@ export interface CancelResult {
  */
 export async function cancelJob(deps: ApiDeps, principal: Principal, jobId: string): Promise<CancelResult> {
   const { ledger } = deps.engine;
-  let job = await ledger.getJob(principal.tenantId, jobId);
+  const read = await ledger.readJob(principal.tenantId, jobId);
+  let job = read.job;
+  const inFlight = writeInFlight(deps, job, read.entries);
+  if (job.status === 'RUNNING' && inFlight) {
+    // Ending the session now would abandon a write that may have reached its application,
+    // with no record of whether it did: the engine settles it, then cancels.
+    if (!job.cancelRequested) {
+      job = await ledger.requestCancel(principal.tenantId, jobId, principal.keyId, {
+        type: 'cancel-requested',
+        actor: principal.keyId,
+        step: inFlight,
+        stepIndex: job.nextStep,
+        detail: { cancelledBy: principal.keyId, step: inFlight },
+        cost: { dynamoWrites: 2 },
+      });
+    }
+    return { job, cancelled: false, settling: true };
+  }
   let cancelled = false;
   if (job.status !== 'CANCELLED') {
     assertCancellable(job);
@@ -59,6 +83,18 @@ export async function cancelJob(deps: ApiDeps, principal: Principal, jobId: stri
   );
   await releaseJobResources(deps.engine, job);
   return { job, cancelled };
+}
+
+/** The write step whose intent is open (it may be in flight, or may have happened), if any. */
+function writeInFlight(deps: ApiDeps, job: Job, entries: readonly LedgerEntry[]): string | undefined {
+  let playbook: Playbook;
+  try {
+    playbook = deps.engine.playbooks.get(job.playbook);
+  } catch {
+    return undefined;
+  }
+  const step = playbook.steps[job.nextStep];
+  return step?.kind === 'write' && hasOpenIntent(entries, step.id) ? step.id : undefined;
 }
 
 function assertCancellable(job: Job): void {

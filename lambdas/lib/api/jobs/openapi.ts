@@ -120,7 +120,16 @@ export const registerJobPaths: RegisterPaths = (r, { security, json, error, body
     security,
     request: { params: JobIdParams },
     responses: {
-      200: json(JobResponseSchema.extend({ cancelled: z.boolean() }), 'Cancelled (or already was).'),
+      200: json(
+        JobResponseSchema.extend({
+          cancelled: z.boolean(),
+          settling: z.boolean().optional().meta({
+            description:
+              'A write was in flight: the job settles it (its checkpoint, or a probe of its application) and then cancels itself.',
+          }),
+        }),
+        'Cancelled (or already was), or cancelling once the write in flight is settled.',
+      ),
       403: error('The key lacks the submitter role.'),
       409: error('The job has already finished.'),
       ...JOB_ERRORS,

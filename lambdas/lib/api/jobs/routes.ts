@@ -110,11 +110,12 @@ export const JOB_ROUTES: readonly Route[] = [
     auth: true,
     roles: ['submitter'],
     async handle(req) {
-      const { job, cancelled } = await cancelJob(req.deps, req.principal, jobParam(req));
+      const { job, cancelled, settling } = await cancelJob(req.deps, req.principal, jobParam(req));
       return ok({
         job: toJobView(job, findPlaybook(req.deps, job.playbook)),
         links: jobLinks(baseUrlOf(req), job.jobId),
         cancelled,
+        ...(settling ? { settling } : {}),
       });
     },
   },

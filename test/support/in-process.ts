@@ -1,0 +1,89 @@
+/**
+ * The engine's cores run in this process, against the real ledger (DynamoDB Local) and small
+ * stand-ins for the rest: for scenarios the local stack cannot stage at an exact instant
+ * (two attempts overlapping, a browser dying inside a probe).
+ */
+import type { Browser, Page } from 'playwright-core';
+import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
+import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
+import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
+import { createLogger } from '../../lambdas/lib/logger.ts';
+import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
+import { jobRequest, newId } from './ledger.ts';
+
+/** A browser whose sessions are always there; `page` and `connected` shape what a step meets. */
+export function fakeBrowser(options: { page?: Page; connected?: () => boolean } = {}): BrowserAdapter {
+  const attached = (sessionId: string): Attached => ({
+    sessionId,
+    browser: { isConnected: options.connected ?? (() => true) } as unknown as Browser,
+    page: options.page ?? ({} as Page),
+    reused: true,
+    blockedRequests: () => [],
+    guardWrites: async () => ({
+      finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+    }),
+  });
+  return {
+    openSession: async () => ({ sessionId: 's', cdpUrl: 'ws://127.0.0.1:9' }),
+    attach: async (sessionId) => attached(sessionId),
+    detach: async () => undefined,
+    endSession: async () => undefined,
+    isAlive: async () => true,
+    usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
+  };
+}
+
+/** Engine dependencies for cores run in this process: the real ledger, everything else a small stand-in. */
+export function depsFor(
+  ledger: Ledger,
+  playbook: Playbook,
+  browser: BrowserAdapter = fakeBrowser(),
+): EngineDeps {
+  return {
+    ledger,
+    browser,
+    playbooks: { get: () => playbook },
+    accounts: {
+      get: async (tenant: string, accountId: string) => ({
+        tenantId: tenant,
+        accountId,
+        application: 'site',
+        label: 'site',
+        profileName: 'p',
+        status: 'connected',
+        createdAt: new Date().toISOString(),
+      }),
+    },
+    secrets: { getCredentials: async () => ({ username: 'u', password: 'p' }) },
+    capacity: { renew: async () => true, release: async () => undefined },
+    applications: { site: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
+    notifier: { waiting: async () => undefined },
+    clock: () => new Date(),
+    log: createLogger({ service: 'test', sink: () => undefined }),
+    recordSessionOwner: async () => undefined,
+    faultPoint: async () => undefined,
+    settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0 },
+  } as unknown as EngineDeps;
+}
+
+/** A RUNNING job of `playbook` (one step, application `site`) at its first step, with a live session. */
+export async function runningJob(
+  ledger: Ledger,
+  tenantId: string,
+  playbook: string,
+  stepCount = 1,
+): Promise<string> {
+  const jobId = newId('job');
+  const { job } = await ledger.createJob(
+    tenantId,
+    jobId,
+    jobRequest({ playbook, accounts: { site: 'acct-site' }, approvals: [] }),
+    stepCount,
+  );
+  const running = await ledger.transition(tenantId, jobId, 'RUNNING', { expectedVersion: job.version });
+  await ledger.updateJob(tenantId, jobId, {
+    expectedVersion: running.version,
+    set: { sessions: { site: { sessionId: `${jobId}-s`, openedAt: new Date().toISOString() } } },
+  });
+  return jobId;
+}
