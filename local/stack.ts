@@ -34,6 +34,7 @@ import {
 } from './dynamodb.ts';
 import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
+import { type LocalS3, startLocalS3 } from './s3.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
@@ -90,6 +91,8 @@ export interface LocalStack {
   dynamodb: DynamoDbLocal;
   anchor: AnchorService;
   sites: StartedSites;
+  /** The S3-compatible server holding screenshots. */
+  s3: LocalS3;
   lambdas: LambdaRunner;
   sfn: LocalStepFunctions;
   sfnServer: LocalSfnServer;
@@ -156,6 +159,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     cleanups.push(() => sites.stop());
 
+    const s3 = await startLocalS3({ directory: join(dataDir, 's3') });
+    cleanups.push(() => s3.stop());
+
     const secrets = await createFileSecretStore(join(dataDir, 'secrets'));
     await seedDemoTenant(doc, LOCAL_TABLE, secrets);
 
@@ -176,6 +182,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         billing: { baseUrl: sites.billing.baseUrl },
       }),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
+      S3_ENDPOINT: s3.endpoint,
+      BELAY_SCREENSHOT_BUCKET: s3.bucket,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       // Node 20 is supported here; the SDK's notice about its future releases is not news to a user.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -274,6 +282,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamodb,
       anchor,
       sites,
+      s3,
       lambdas,
       sfn,
       sfnServer,

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
+import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
 import { registerReportPaths } from './reports/openapi.ts';
@@ -15,6 +16,7 @@ function registry(): OpenAPIRegistry {
   const r = new OpenAPIRegistry();
   const kit = openApiKit(r);
   registerJobPaths(r, kit);
+  registerEvidencePaths(r, kit);
   registerAccountPaths(r, kit);
   registerReportPaths(r, kit);
   registerWebhookPaths(r, kit);

@@ -1,4 +1,5 @@
 import { ACCOUNT_ROUTES } from './accounts/routes.ts';
+import { EVIDENCE_ROUTES } from './evidence/routes.ts';
 import { JOB_ROUTES } from './jobs/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { REPORT_ROUTES } from './reports/routes.ts';
@@ -14,6 +15,7 @@ export type { Route, RouteRequest, RouteResponse } from './route.ts';
  */
 export const ROUTES: readonly Route[] = [
   ...JOB_ROUTES,
+  ...EVIDENCE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REPORT_ROUTES,

@@ -25,6 +25,7 @@ import {
   type EngineDeps,
   type EngineSettings,
 } from '../../../../lambdas/lib/engine/types.ts';
+import { createNoScreenshotStore } from '../../../../lambdas/lib/evidence/store.ts';
 import { createLedger } from '../../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../../lambdas/lib/logger.ts';
 import { openSession } from '../../../../lambdas/open-session/open-session.ts';
@@ -114,6 +115,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       capacity: createLeaseCapacity({ doc, tableName, defaultPlan: 'growth', pollSeconds: 1 }),
       applications: { shop: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
       notifier: localNotifier(log),
+      screenshots: createNoScreenshotStore(),
       clock: () => new Date(),
       log,
       recordSessionOwner: (sessionId, tenantId, jobId, app) =>
