@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
+import { registerKeyPaths } from './keys/openapi.ts';
+import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
 import { registerReportPaths } from './reports/openapi.ts';
 import { registerWebhookPaths } from './webhooks/openapi.ts';
@@ -19,6 +21,8 @@ function registry(): OpenAPIRegistry {
   registerEvidencePaths(r, kit);
   registerAccountPaths(r, kit);
   registerReportPaths(r, kit);
+  registerKeyPaths(r, kit);
+  registerNotificationPaths(r, kit);
   registerWebhookPaths(r, kit);
   r.registerPath({
     method: 'get',

@@ -11,6 +11,8 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client 
   if (!config.endpoint) return new S3Client({});
   return new S3Client({
     ...config,
+    // The local server (s3rver) accepts only its own fixed, throwaway credentials.
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     forcePathStyle: true,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',

@@ -156,6 +156,10 @@ export async function meterInvocation<R>(
     const shot = screenshotOf(result);
     if ((!recorded || shot) && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
       const invocation = invocationEntry(fn, outcomeOf(result, error));
+      // What the invocation found (a probe's finding, a changed page): what a reviewer reads.
+      const found = (result as { detail?: unknown } | undefined)?.detail;
+      if (typeof found === 'string')
+        invocation.detail = { ...invocation.detail, finding: found.slice(0, 500) };
       const entry: LedgerEntryInput = recorded
         ? { type: 'screenshot', detail: invocation.detail, cost: { dynamoWrites: INVOCATION_ENTRY_WRITES } }
         : { ...invocation, cost: { ...invocation.cost, lambdaMs: elapsedMs() } };

@@ -82,6 +82,11 @@ export interface SessionRef {
   profileName?: string;
   identityId?: string;
   openedAt: string;
+  /**
+   * The provider's live view of the session (Anchor returns it only when the session is
+   * created): the console links it while the session runs. Interactive: shown only to the tenant.
+   */
+  liveViewUrl?: string;
   /** Set when the engine ended it (with its `session-ended` entry): the job's record of the session stays. */
   endedAt?: string;
 }
