@@ -11,7 +11,7 @@ import { registerWebhooks } from './belay/webhooks.ts';
 /**
  * `belay`, the command line of Belay: the same HTTP API as the console and `curl`.
  *
- *   belay login --url http://127.0.0.1:3000 --key -      (the key on standard input)
+ *   belay --url http://127.0.0.1:3000 --key - login      (the key on standard input)
  *   belay jobs submit demo/jobs/checkout.json --wait     (stops when the job needs a person: exit 10)
  *   belay approve demo-checkout-1 --comment "checked" --wait
  *
@@ -57,10 +57,12 @@ export async function runBelay(
 
   program
     .command('login')
-    .description('check a URL and API key and remember them (in the config dir, file mode 0600)')
-    .requiredOption('--url <url>', 'Belay API base URL, e.g. http://127.0.0.1:3000')
-    .option('--key <apiKey>', 'the API key, or - to read it from standard input (default: $BELAY_KEY)')
-    .action(async (o: { url: string; key?: string }) => {
+    .description(
+      'check a URL and API key and remember them (in the config dir, file mode 0600): belay --url http://127.0.0.1:3000 --key - login (the key on standard input), or with BELAY_KEY set',
+    )
+    .action(async () => {
+      const o = opts();
+      if (!o.url) throw new CliError('give the URL: belay --url <url> --key - login', EXIT.usage);
       const key = o.key === '-' ? await io.stdin() : (o.key ?? env.BELAY_KEY?.trim());
       if (!key) throw new CliError('give the key with --key - (standard input) or BELAY_KEY', EXIT.usage);
       const url = o.url.replace(/\/+$/, '');

@@ -93,7 +93,7 @@ describe('belay, the command line', () => {
     expect(badKey.err).toContain('belay login');
 
     // login checks the key and keeps it for this user only.
-    const login = await belay(['login', '--url', url, '--key', '-'], {}, `${key}\n`);
+    const login = await belay(['--url', url, '--key', '-', 'login'], {}, `${key}\n`);
     expect(login.code, login.err).toBe(0);
     const file = join(configHome, 'belay', 'credentials.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
