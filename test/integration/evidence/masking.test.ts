@@ -140,7 +140,7 @@ describe('Screenshots mask what must not be seen', () => {
     await page.locator('input[name="password"]').fill('demo-shop-alan');
     await Promise.all([
       page.waitForURL(/\/signin\/code/),
-      page.locator('form button[type="submit"]').first().click(),
+      page.locator('form[data-form="signin"] button[type="submit"]').click(),
     ]);
     await expectMasked(page, [{ selector: 'input[name="code"]', value: '482913' }]);
     await page.close();
