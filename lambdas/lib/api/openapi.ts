@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
+import { registerConsolePaths } from './console/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
 import { registerKeyPaths } from './keys/openapi.ts';
@@ -23,6 +24,7 @@ function registry(): OpenAPIRegistry {
   registerReportPaths(r, kit);
   registerKeyPaths(r, kit);
   registerNotificationPaths(r, kit);
+  registerConsolePaths(r, kit);
   registerWebhookPaths(r, kit);
   r.registerPath({
     method: 'get',
