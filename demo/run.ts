@@ -102,6 +102,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   try {
     const api = apiClient(stack.apiUrl as string, stack.demoApiKey);
     say(`  API ${stack.apiUrl}, shop ${stack.sites.shop.baseUrl}, browser service ${stack.anchor.baseUrl}`);
+    say(
+      `  console ${stack.apiUrl}/console/jobs/${jobId} while the demo runs (sign in with the key in ${stack.dataDir}/demo-api-key)`,
+    );
     if (options.crashAt) {
       stack.lambdas.arm({
         functionName: localFunctionArn('RunStep'),

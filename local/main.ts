@@ -97,6 +97,7 @@ console.log(`
 Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; data in ${s.dataDir})
 
   API               ${s.apiUrl}        (GET ${s.apiUrl}/openapi.json)
+  console           ${s.apiUrl}/console   (sign in with the demo API key below)
   demo tenant       ${s.demoTenant}
   demo API key      ${s.demoApiKey}
   browser service   ${s.anchor.baseUrl}  (Anchor-compatible; key ${s.anchor.apiKey})
@@ -108,6 +109,7 @@ Try:
   export BELAY_KEY=${s.demoApiKey}
   curl -s -X POST ${s.apiUrl}/jobs -H "Authorization: Bearer $BELAY_KEY" -H 'content-type: application/json' -d @demo/jobs/checkout.json
   curl -s ${s.apiUrl}/jobs/demo-checkout-1 -H "Authorization: Bearer $BELAY_KEY"
+  npx belay jobs submit demo/jobs/checkout.json --wait && npx belay approve demo-checkout-1 --wait
 ${s.resumed.length ? `\nResumed ${s.resumed.length} unfinished job(s): ${s.resumed.map((r) => r.jobId).join(', ')}\n` : ''}
 Ctrl-C stops everything.`);
 

@@ -32,8 +32,10 @@ import {
   type DynamoDbLocal,
   startDynamoDbLocal,
 } from './dynamodb.ts';
+import { type LocalEventRule, startLocalEventRule } from './events.ts';
 import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
+import { type LocalS3, startLocalS3 } from './s3.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
@@ -90,6 +92,10 @@ export interface LocalStack {
   dynamodb: DynamoDbLocal;
   anchor: AnchorService;
   sites: StartedSites;
+  /** The S3-compatible server holding screenshots. */
+  s3: LocalS3;
+  /** The stand-in for the rule that sends wait events to the notifier (tenants' webhooks). */
+  waitEvents: LocalEventRule;
   lambdas: LambdaRunner;
   sfn: LocalStepFunctions;
   sfnServer: LocalSfnServer;
@@ -109,6 +115,8 @@ export interface LocalStack {
 }
 
 export const LOCAL_TABLE = 'belay-local';
+/** The notifier function (tenants' webhooks), as the local Lambda runner knows it. */
+const NOTIFY_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:belay-notify';
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
 
@@ -156,6 +164,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     cleanups.push(() => sites.stop());
 
+    const s3 = await startLocalS3({ directory: join(dataDir, 's3') });
+    cleanups.push(() => s3.stop());
+
     const secrets = await createFileSecretStore(join(dataDir, 'secrets'));
     await seedDemoTenant(doc, LOCAL_TABLE, secrets);
 
@@ -176,6 +187,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         billing: { baseUrl: sites.billing.baseUrl },
       }),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
+      S3_ENDPOINT: s3.endpoint,
+      BELAY_SCREENSHOT_BUCKET: s3.bucket,
+      BELAY_WEBHOOK_SIGNING_KEY: await persistentToken(join(dataDir, 'webhook-signing-key')),
+      BELAY_WEBHOOK_ALLOW_LOOPBACK: 'true',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       // Node 20 is supported here; the SDK's notice about its future releases is not news to a user.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -194,6 +209,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
       ]),
     );
+    // Not a state machine task: the target of the wait-event rule (tenants' webhooks).
+    functions[NOTIFY_ARN] = {
+      entry: 'lambdas/notify/handler.ts',
+      timeoutMs: 60_000,
+      env: { BELAY_SECRETS: 'none' },
+      provisioned: 0,
+    };
     const lambdas = createLambdaRunner({
       functions,
       mode: options.lambdaMode ?? 'warm',
@@ -201,6 +223,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       output: options.workerOutput ?? 'ignore',
     });
     cleanups.push(() => lambdas.stop());
+    const waitEvents = await startLocalEventRule({
+      invoke: (payload) =>
+        lambdas.invoke(NOTIFY_ARN, payload, { timeoutMs: 60_000, signal: AbortSignal.timeout(60_000) }),
+      log,
+    });
+    cleanups.push(() => waitEvents.stop());
+    env.BELAY_WAIT_WEBHOOK_URL ??= waitEvents.url;
 
     const substitutions = Object.fromEntries(
       (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [
@@ -274,6 +303,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamodb,
       anchor,
       sites,
+      s3,
+      waitEvents,
       lambdas,
       sfn,
       sfnServer,

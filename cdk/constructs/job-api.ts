@@ -159,12 +159,34 @@ export class JobApi extends Construct {
   }
 }
 
+const CONSOLE_SELF_AUTH =
+  'a console route: a browser sends the session cookie, not a bearer key, so the handler authenticates the cookie itself (an httpOnly, SameSite=Strict session exchanged for an API key, re-checked against the key on every request, rate limited per key; actions also need the page CSRF token and the same role as the API route).';
+
+/** The console's routes (`lambdas/lib/api/console/`): open at API Gateway, authenticated by the handler. */
+const CONSOLE_OPEN_ROUTES: Readonly<Record<string, string>> = {
+  'GET /console': `${CONSOLE_SELF_AUTH} It only redirects.`,
+  'GET /console/sign-in': 'the console sign-in form: static, holds no tenant data.',
+  'POST /console/sign-in':
+    'exchanges an API key (checked like the authorizer checks it) for a console session; same-origin only, rate limited per source IP.',
+  'POST /console/sign-out': `${CONSOLE_SELF_AUTH} Ends the session.`,
+  'GET /console/assets/console.js': "the console's script: static, holds no tenant data.",
+  'GET /console/assets/console.css': "the console's style sheet: static, holds no tenant data.",
+  'GET /console/jobs': CONSOLE_SELF_AUTH,
+  'GET /console/jobs/{jobId}': CONSOLE_SELF_AUTH,
+  'GET /console/jobs/{jobId}/screenshots/{name}': CONSOLE_SELF_AUTH,
+  'GET /console/inbox': CONSOLE_SELF_AUTH,
+  'POST /console/api/jobs/{jobId}/decisions': CONSOLE_SELF_AUTH,
+  'POST /console/api/jobs/{jobId}/mfa': CONSOLE_SELF_AUTH,
+  'POST /console/api/jobs/{jobId}/cancel': CONSOLE_SELF_AUTH,
+};
+
 /** Why each route without the authorizer is open; a route not listed here must have the authorizer. */
 export const OPEN_ROUTE_REASONS: Readonly<Record<string, string>> = {
   'POST /webhooks/anchor':
     "Anchor's webhooks carry no API key; the handler accepts a delivery only with a valid HMAC-SHA256 " +
     'signature and a fresh timestamp, and refuses replays.',
   'GET /openapi.json': 'the OpenAPI document describes the API and holds no tenant data.',
+  ...CONSOLE_OPEN_ROUTES,
 };
 
 function httpMethod(scope: Construct, method: string): HttpMethod {

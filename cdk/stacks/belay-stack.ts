@@ -5,7 +5,8 @@
  * `cdk/engine-functions.ts`.
  */
 import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -30,6 +31,7 @@ import { JobAlarms } from '../constructs/job-alarms.ts';
 import { JobApi } from '../constructs/job-api.ts';
 import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
+import { bindScreenshots, ScreenshotBucket } from '../constructs/screenshot-bucket.ts';
 import {
   BROWSER_MEMORY_MB,
   CREDENTIALS_SECRET_PREFIX,
@@ -49,7 +51,11 @@ export interface BelayStackProps extends StackProps {
 }
 
 /** Partition keys the API may delete: capacity leases (cancel) and webhook receipts (a failed delivery is forgotten). */
-const API_DELETABLE_PARTITIONS: readonly string[] = Object.freeze([...LEASE_PARTITIONS, 'WEBHOOK#*']);
+const API_DELETABLE_PARTITIONS: readonly string[] = Object.freeze([
+  ...LEASE_PARTITIONS,
+  'WEBHOOK#*',
+  'CONSOLE#*',
+]);
 
 /**
  * Everything Belay deploys, in one stack.
@@ -83,6 +89,12 @@ export class BelayStack extends Stack {
   readonly anchorApiKey: Secret;
   /** Anchor's webhook signing secret (its value is put after deploying). */
   readonly anchorWebhookSecret: Secret;
+  /** Screenshots of jobs' pages (evidence), under `tenants/<tenant>/jobs/<job>/`. */
+  readonly screenshots: ScreenshotBucket;
+  /** The key tenants' outgoing webhook secrets are derived from (generated; never leaves AWS). */
+  readonly webhookSigningKey: Secret;
+  /** Sends `Belay Job Waiting` events to tenants' webhooks. */
+  readonly notifier: BelayFunction;
 
   constructor(scope: Construct, id: string, props: BelayStackProps = {}) {
     super(scope, id, props);
@@ -95,6 +107,17 @@ export class BelayStack extends Stack {
       'AnchorWebhookSecret',
       "Anchor Browser's webhook signing secret(s), comma-separated while rotating",
     );
+    this.screenshots = new ScreenshotBucket(this, 'Screenshots', { removalPolicy: config.removalPolicy });
+    this.webhookSigningKey = new Secret(this, 'WebhookSigningKey', {
+      description: "Belay: the key tenants' outgoing webhook secrets are derived from (HMAC-SHA256).",
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: config.removalPolicy,
+    });
+    Validations.of(this.webhookSigningKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating it changes every webhook secret at once (receivers would refuse deliveries until updated); tenants rotate their own by registering a new webhook.',
+    });
     this.waitEvents = new EventBus(this, 'WaitEvents', {
       description: 'Belay: a job waits for a person (approval, MFA, review)',
     });
@@ -151,6 +174,10 @@ export class BelayStack extends Stack {
       engine[name] = fn;
     }
     this.engineFunctions = engine;
+    // Screenshots as evidence: RunStep (and Reconcile, for a review) keeps the page; nothing else writes.
+    for (const fn of [engine.RunStep, engine.Reconcile]) {
+      bindScreenshots(fn, this.screenshots.bucket, { env: 'BELAY_SCREENSHOT_BUCKET', access: 'put' });
+    }
 
     // With provisioned RunSteps the machine invokes an alias whose environments Lambda keeps
     // initialized (the handler loads playwright-core at their init): a retried step starts warm.
@@ -206,6 +233,39 @@ export class BelayStack extends Stack {
       env: SECRET_ARN_VARIABLES.ANCHOR_WEBHOOK_SECRET,
     });
 
+    bindScreenshots(this.apiHandler, this.screenshots.bucket, {
+      env: 'BELAY_SCREENSHOT_BUCKET',
+      access: 'get',
+    });
+    bindSecret(this.apiHandler, this.webhookSigningKey, {
+      env: SECRET_ARN_VARIABLES.BELAY_WEBHOOK_SIGNING_KEY,
+    });
+
+    // Tenants' webhooks: a rule sends each wait event to the notifier, invoked asynchronously
+    // (Lambda retries it twice), so a receiver's failure or slowness never touches the job.
+    this.notifier = this.addFunction('Notifier', {
+      entry: handlerEntry('notify'),
+      description: "Sends 'Belay Job Waiting' events to tenants' webhooks (signed, retried, logged).",
+      timeout: Duration.seconds(90),
+      memorySize: PLAIN_MEMORY_MB,
+      environment: { BELAY_SECRETS: 'none', [BROWSER_ACCESS_VARIABLE]: 'none' },
+    });
+    // The tenant's webhooks (Query) and their delivery log (PutItem), in tenant partitions only.
+    bindTable(this.notifier, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:Query', 'dynamodb:PutItem'],
+      leadingKeys: ['T#*'],
+    });
+    bindSecret(this.notifier, this.webhookSigningKey, {
+      env: SECRET_ARN_VARIABLES.BELAY_WEBHOOK_SIGNING_KEY,
+    });
+    new Rule(this, 'WaitEventsToWebhooks', {
+      eventBus: this.waitEvents,
+      description: "A job waits for a person: tell the tenant's webhooks.",
+      eventPattern: { source: ['belay'], detailType: ['Belay Job Waiting'] },
+      targets: [new LambdaTarget(this.notifier, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
+    });
+
     this.apiAuthorizer = this.addFunction('ApiAuthorizer', {
       entry: handlerEntry('authorizer'),
       description: 'Lambda authorizer of the Belay HTTP API: API key -> tenant and roles.',
@@ -227,7 +287,8 @@ export class BelayStack extends Stack {
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
     });
-    for (const fn of [this.apiHandler, engine.AwaitHuman]) fn.addEnvironment('BELAY_API_URL', this.api.url);
+    for (const fn of [this.apiHandler, engine.AwaitHuman, this.notifier])
+      fn.addEnvironment('BELAY_API_URL', this.api.url);
 
     this.outputs();
   }
@@ -271,6 +332,12 @@ export class BelayStack extends Stack {
     );
     out('StateMachineArn', this.jobs.stateMachine.stateMachineArn, 'The job state machine.');
     out('ApiUrl', this.api.url, 'Base URL of the Belay HTTP API.');
+    out('ConsoleUrl', `${this.api.url}/console`, 'The web console (sign in with an API key).');
+    out(
+      'ScreenshotBucketName',
+      this.screenshots.bucket.bucketName,
+      "Screenshots of jobs' pages (private; served through the API).",
+    );
     out('AlarmTopicArn', this.alarms.topic.topicArn, 'Subscribe to this SNS topic for job execution alarms.');
     out(
       'WaitEventBusName',

@@ -59,6 +59,7 @@ export async function openSession(
             profileName: account.profileName,
             identityId: account.identityId,
             openedAt: now,
+            ...(opened.liveViewUrl ? { liveViewUrl: opened.liveViewUrl } : {}),
           },
         },
       },

@@ -4,12 +4,13 @@ import { hasOpenIntent } from '../lib/engine/history.ts';
 import { type Resolution, resolveOpenIntent, signedOutNow } from '../lib/engine/probe.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
-import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
+import { takeScreenshot } from '../lib/evidence/take.ts';
+import { type ScreenshotRef, TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Step } from '../lib/playbooks/contract.ts';
 
 export type ReconcileResult =
   | { outcome: 'done' | 'absent'; step: string }
-  | { outcome: 'unknown'; step: string; detail: string; wait: WaitRequest }
+  | { outcome: 'unknown'; step: string; detail: string; wait: WaitRequest; screenshot?: ScreenshotRef }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
   /** Cancelled while the write was in flight, now settled: Finish cleans up. */
@@ -86,10 +87,13 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
   if (await signedOutNow(playbook.applications[step.app], page)) {
     return { outcome: 'auth_expired', step: step.id, app: step.app, detail: resolved.detail };
   }
+  // The reviewer sees the page the probe looked at.
+  const screenshot = await takeScreenshot(deps, page, { ...job, playbook, step, stepIndex }, 'before-review');
   return {
     outcome: 'unknown',
     step: step.id,
     detail: resolved.detail,
     wait: waitRequest(job, 'review', step.id, 'unknown', deps.settings.parkAfterSeconds),
+    ...(screenshot ? { screenshot } : {}),
   };
 }

@@ -23,7 +23,9 @@ import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
-import type { Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
+import { reasonAfterStep } from '../lib/evidence/policy.ts';
+import { takeScreenshot } from '../lib/evidence/take.ts';
+import type { Evidence, Job, LedgerEntry, ScreenshotReason, ScreenshotRef } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
 import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/playbooks/contract.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
@@ -133,19 +135,45 @@ class StepAttempt {
   async run(): Promise<StepOutcome> {
     const lost = await this.#reattach();
     if (lost) return lost;
+    let outcome: StepOutcome;
     try {
-      if (this.#stopAfterSettling) return await this.#settleThenStop(this.#stopAfterSettling);
-      return (
-        (await this.#resolveOpenIntent()) ??
-        (await this.#checkPrecondition()) ??
-        (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct()))
-      );
+      outcome = this.#stopAfterSettling
+        ? await this.#settleThenStop(this.#stopAfterSettling)
+        : ((await this.#resolveOpenIntent()) ??
+          (await this.#checkPrecondition()) ??
+          (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
-      return this.#classifyFailure(err);
+      outcome = await this.#classifyFailure(err);
     } finally {
       // The write's owner ends with its invocation: another attempt need not wait for it.
       await this.#owned?.end(this.#checkpointed);
     }
+    // A person is asked to look: keep the page as it is now beside the question.
+    if (
+      outcome.outcome === 'layout_changed' ||
+      outcome.outcome === 'uncertain' ||
+      outcome.outcome === 'needs_review'
+    ) {
+      const screenshot = await this.#screenshot('before-review');
+      if (screenshot) outcome.screenshot = screenshot;
+    }
+    return outcome;
+  }
+
+  /** The page now, masked and stored, if the playbook's screenshot policy keeps one at this moment. */
+  #screenshot(reason: ScreenshotReason): Promise<ScreenshotRef | undefined> {
+    return takeScreenshot(
+      this.deps,
+      this.#page,
+      {
+        tenantId: this.job.tenantId,
+        jobId: this.job.jobId,
+        playbook: this.playbook,
+        step: this.step,
+        stepIndex: this.stepIndex,
+      },
+      reason,
+    );
   }
 
   /**
@@ -314,6 +342,10 @@ class StepAttempt {
       if (await this.#isSignedOut()) return await this.#signedOut('signed out during the step');
       return await this.#retryLater('the step did not verify');
     }
+    const next = this.playbook.steps[this.stepIndex + 1];
+    const screenshot = await this.#screenshot(
+      reasonAfterStep(step.kind, next !== undefined && needsApproval(this.#current, next)),
+    );
     const elapsedMs = deps.clock().getTime() - this.started;
     const done = await writeCheckpoint(
       deps,
@@ -324,6 +356,7 @@ class StepAttempt {
         attempt: nextAttempt(this.entries, step.id),
         sessionId: this.#common.sessionId,
         identityId: this.#common.identityId,
+        screenshot,
       },
       acted.evidence,
       checkpointCost(elapsedMs, acted.actionMs, this.#owned?.beats),
@@ -413,6 +446,7 @@ class StepAttempt {
     const job = this.#current;
     const used = job.retriesUsed + 1;
     if (used > job.retryBudget) throw new RetryBudgetExhaustedError(this.step.id, job.retriesUsed, detail);
+    const screenshot = await this.#screenshot('on-failure');
     this.#current = await this.deps.ledger.updateJob(job.tenantId, job.jobId, {
       expectedVersion: job.version,
       set: { retriesUsed: used },
@@ -425,6 +459,7 @@ class StepAttempt {
           ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
         },
         cost: { dynamoWrites: 2 },
+        ...(screenshot ? { screenshot } : {}),
       },
     });
     return { outcome: 'retry', step: this.step.id, retryAfterSeconds: this.#backoff(), detail };

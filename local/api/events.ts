@@ -30,6 +30,12 @@ export function toHttpApiEvent(input: {
   for (const [key, value] of url.searchParams) query[key] = key in query ? `${query[key]},${value}` : value;
   // As API Gateway does, tell the function how the client reached it.
   const headers: Record<string, string> = { 'x-forwarded-proto': 'http', ...headersOf(req) };
+  // As API Gateway does with payload 2.0: cookies move out of the headers into `cookies`.
+  const cookies = (headers.cookie ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  delete headers.cookie;
   const now = Date.now();
   return {
     version: '2.0',
@@ -37,6 +43,7 @@ export function toHttpApiEvent(input: {
     rawPath: url.pathname,
     rawQueryString: url.search.replace(/^\?/, ''),
     headers,
+    ...(cookies.length > 0 ? { cookies } : {}),
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     ...(input.pathParameters ? { pathParameters: input.pathParameters } : {}),
     ...(body.byteLength > 0 ? { body: body.toString('utf8') } : {}),

@@ -32,8 +32,9 @@ export interface LocalApi {
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
 function send(res: ServerResponse, result: HttpApiResult, close = false): void {
-  const headers: Record<string, string> = { ...result.headers };
+  const headers: Record<string, string | string[]> = { ...result.headers };
   if (close) headers.Connection = 'close';
+  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
   const body = result.body === undefined ? '' : result.body;
   const bytes = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
   res.writeHead(result.statusCode, { ...headers, 'Content-Length': String(bytes.byteLength) });

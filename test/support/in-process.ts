@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
+import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../lambdas/lib/logger.ts';
 import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
@@ -62,6 +63,7 @@ export function depsFor(
     log: createLogger({ service: 'test', sink: () => undefined }),
     recordSessionOwner: async () => undefined,
     faultPoint: async () => undefined,
+    screenshots: createNoScreenshotStore(),
     settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0 },
   } as unknown as EngineDeps;
 }

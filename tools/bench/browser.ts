@@ -12,9 +12,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { s3ClientFromEnv } from '../../lambdas/lib/aws/s3.ts';
 import { createBrowserAdapter } from '../../lambdas/lib/browser/adapter.ts';
+import { captureScreenshot } from '../../lambdas/lib/evidence/capture.ts';
+import { createS3ScreenshotStore, screenshotName } from '../../lambdas/lib/evidence/store.ts';
 import { startAnchorService } from '../../local/anchor/service.ts';
 import { waitForExit } from '../../local/chromium.ts';
+import { startLocalS3 } from '../../local/s3.ts';
 import { below, type Figure, median } from './figures.ts';
 import { loadAverage, type SectionResult } from './report.ts';
 
@@ -28,7 +32,17 @@ export interface BrowserSamples {
   libraryLoadMs: number[];
   freshProcessWallMs: number[];
   reattachWarmMs: number[];
+  /** A masked JPEG of the page (what RunStep adds to a step that keeps one). */
+  screenshotCaptureMs: number[];
+  /** Its PutObject to the local S3-compatible server. */
+  screenshotStoreMs: number[];
+  screenshotBytes: number[];
 }
+
+/** A page like a checkout review: text, a table, a form with a password and a card field to mask. */
+const SCREENSHOT_PAGE = `data:text/html,${encodeURIComponent(
+  `<title>review</title><body style="font:16px sans-serif;margin:2rem"><h1>Review your order</h1>${'<p>Line item with a longer description, quantity and price.</p>'.repeat(12)}<table border="1">${'<tr><td>Mug</td><td>2</td><td>£18.00</td></tr>'.repeat(8)}</table><form><input type="password" value="secret"><input autocomplete="cc-number" value="4242424242424242"><button>Place order</button></form></body>`,
+)}`;
 
 /** Figures of the section (pure). */
 export function browserFigures(s: BrowserSamples): Figure[] {
@@ -54,6 +68,25 @@ export function browserFigures(s: BrowserSamples): Figure[] {
     ),
     f('  fresh process, spawn to exit', s.freshProcessWallMs, 'Node + tsx start-up, attach, detach, exit'),
     f('reattach, warm process (cached connection)', s.reattachWarmMs),
+    ...(s.screenshotCaptureMs.length > 0
+      ? [
+          f(
+            'screenshot: what it adds to a step (capture + store)',
+            s.screenshotCaptureMs.map((c, i) => c + (s.screenshotStoreMs[i] ?? 0)),
+            'default policy: before approvals and reviews, after writes, on failure (2 per checkout@1 job)',
+          ),
+          f('  screenshot: masked JPEG capture', s.screenshotCaptureMs),
+          f('  screenshot: PutObject (local S3-compatible server)', s.screenshotStoreMs),
+          {
+            label: '  screenshot: size',
+            value: median(s.screenshotBytes) / 1024,
+            unit: 'KB',
+            statistic: 'median',
+            runs: s.screenshotBytes.length,
+            verdict: below(median(s.screenshotBytes) / 1024, 200, '<= 200 KB'),
+          } satisfies Figure,
+        ]
+      : []),
   ];
 }
 
@@ -101,7 +134,12 @@ export async function runBrowser(options: {
     libraryLoadMs: [],
     freshProcessWallMs: [],
     reattachWarmMs: [],
+    screenshotCaptureMs: [],
+    screenshotStoreMs: [],
+    screenshotBytes: [],
   };
+  const s3 = await startLocalS3({ directory: join(dataDir, 's3') });
+  const shots = createS3ScreenshotStore(s3ClientFromEnv({ S3_ENDPOINT: s3.endpoint }), s3.bucket);
   try {
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
@@ -130,11 +168,28 @@ export async function runBrowser(options: {
       samples.reattachWarmMs.push(performance.now() - t);
       if (!reused) throw new Error('warm attach did not reuse the cached connection');
     }
+    const { page } = await adapter.attach(sessionId, { allowedDomains: [] });
+    await page.goto(SCREENSHOT_PAGE);
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      const shot = await captureScreenshot(page);
+      const stored = performance.now();
+      await shots.put(
+        { tenantId: 'bench', jobId: 'bench' },
+        screenshotName(i, 'review', 'before-approval'),
+        shot.body,
+      );
+      samples.screenshotCaptureMs.push(stored - t);
+      samples.screenshotStoreMs.push(performance.now() - stored);
+      samples.screenshotBytes.push(shot.body.byteLength);
+    }
+    log(`browser: screenshot x${runs}, median ${median(samples.screenshotCaptureMs).toFixed(0)} ms capture`);
     await adapter.detach(sessionId);
   } finally {
     const pids = anchor.browserPids();
     for (const pid of pids) options.pids.add(pid);
     await anchor.stop({ endSessions: true });
+    await s3.stop();
     for (const pid of pids) await waitForExit(pid, 5_000);
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -147,6 +202,7 @@ export async function runBrowser(options: {
       'create: openSession until CDP is ready, each session ended before the next.',
       'fresh reattach: a new Node process per run loads playwright-core (timed apart), then attaches to one live session over CDP (connectOverCDP, default context, existing page), timed around attach alone.',
       'warm reattach: attach again in a process that holds the cached connection (what a warm Lambda pays).',
+      'screenshot: captureScreenshot (viewport, masked, JPEG under 200 KB) of a review-like page in the warm session, then PutObject to the local S3-compatible server: what RunStep adds to a step that keeps one.',
     ],
     violations: [],
     durationSeconds: (performance.now() - started) / 1000,

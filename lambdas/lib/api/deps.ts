@@ -4,8 +4,10 @@ import type { AccountRegistry } from '../accounts/directory.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
 import type { EngineDeps } from '../engine/types.ts';
+import type { WebhookStore } from '../notifications/store.ts';
 import type { Playbook } from '../playbooks/contract.ts';
 import { UnknownPlaybookError } from '../playbooks/errors.ts';
+import type { ConsoleSessionStore } from './console/sessions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Checking Anchor's webhooks: the shared signing secrets and how fresh a delivery must be. */
@@ -31,6 +33,8 @@ export interface ApiDeps {
   /** Where the accounts routes store (and delete) credentials: the engine's secret store. */
   credentials: WritableSecretStore;
   keys: ApiKeyStore;
+  /** Console sign-ins: sessions exchanged for an API key (cookie-authenticated console routes). */
+  consoleSessions: ConsoleSessionStore;
   rateLimiter: RateLimiter;
   sfn: SFNClient;
   stateMachineArn: string;
@@ -38,6 +42,8 @@ export interface ApiDeps {
   doc: DynamoDBDocumentClient;
   tableName: string;
   webhooks: WebhookSettings;
+  /** Tenants' outgoing webhooks: where they are kept, the key their secrets derive from ('' = not configured). */
+  notifications: { webhooks: WebhookStore; signingKey: string; allowLoopback: boolean };
   /** Base URL of the API for links; `''` = the URL the request came in on. */
   baseUrl: string;
   /** Largest request body accepted (bytes). */

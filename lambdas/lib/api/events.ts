@@ -18,6 +18,8 @@ export interface HttpApiEvent {
   rawPath: string;
   rawQueryString: string;
   headers: Record<string, string | undefined>;
+  /** The request's cookies (`name=value` each): payload 2.0 moves them out of `headers`. */
+  cookies?: string[];
   queryStringParameters?: Record<string, string | undefined>;
   pathParameters?: Record<string, string | undefined>;
   body?: string;
@@ -36,6 +38,8 @@ export interface HttpApiEvent {
 export interface HttpApiResult {
   statusCode: number;
   headers?: Record<string, string>;
+  /** `Set-Cookie` values (payload 2.0). */
+  cookies?: string[];
   body?: string;
   isBase64Encoded?: boolean;
 }

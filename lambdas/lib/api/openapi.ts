@@ -1,7 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
+import { registerConsolePaths } from './console/openapi.ts';
+import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
+import { registerKeyPaths } from './keys/openapi.ts';
+import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
 import { registerReportPaths } from './reports/openapi.ts';
 import { registerWebhookPaths } from './webhooks/openapi.ts';
@@ -15,8 +19,12 @@ function registry(): OpenAPIRegistry {
   const r = new OpenAPIRegistry();
   const kit = openApiKit(r);
   registerJobPaths(r, kit);
+  registerEvidencePaths(r, kit);
   registerAccountPaths(r, kit);
   registerReportPaths(r, kit);
+  registerKeyPaths(r, kit);
+  registerNotificationPaths(r, kit);
+  registerConsolePaths(r, kit);
   registerWebhookPaths(r, kit);
   r.registerPath({
     method: 'get',

@@ -20,8 +20,13 @@ export interface RouteRequest {
 
 export interface RouteResponse {
   statusCode: number;
+  /** Sent as JSON, unless `raw` is given. */
   body: unknown;
   headers?: Record<string, string>;
+  /** A body sent as it is (HTML, a JPEG as base64); `headers` then say its `Content-Type`. */
+  raw?: { body: string; isBase64Encoded: boolean };
+  /** `Set-Cookie` values (payload 2.0 `cookies`). */
+  cookies?: string[];
 }
 
 export interface Route {
@@ -37,6 +42,25 @@ export interface Route {
 
 /** Any key of the tenant may call the route. */
 export const ANY_ROLE: Role[] = [];
+
+/** A response whose body is not JSON: `contentType` names it; a Buffer goes as base64. */
+export function rawResponse(
+  statusCode: number,
+  contentType: string,
+  body: string | Buffer,
+  extra: { headers?: Record<string, string>; cookies?: string[] } = {},
+): RouteResponse {
+  return {
+    statusCode,
+    body: null,
+    headers: { 'Content-Type': contentType, ...extra.headers },
+    raw:
+      typeof body === 'string'
+        ? { body, isBase64Encoded: false }
+        : { body: body.toString('base64'), isBase64Encoded: true },
+    ...(extra.cookies ? { cookies: extra.cookies } : {}),
+  };
+}
 
 export function ok(body: unknown, statusCode = 200, headers?: Record<string, string>): RouteResponse {
   return { statusCode, body, ...(headers ? { headers } : {}) };

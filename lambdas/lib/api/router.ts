@@ -102,10 +102,21 @@ async function answer(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult
   } catch (err) {
     throw translateError(err, params.jobId);
   }
+  const cookies = response.cookies ? { cookies: response.cookies } : {};
+  if (response.raw) {
+    return {
+      statusCode: response.statusCode,
+      headers: { 'Cache-Control': 'no-store', ...response.headers },
+      body: response.raw.body,
+      isBase64Encoded: response.raw.isBase64Encoded,
+      ...cookies,
+    };
+  }
   return {
     statusCode: response.statusCode,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...response.headers },
     body: JSON.stringify(response.body),
+    ...cookies,
   };
 }
 

@@ -1,5 +1,9 @@
 import { ACCOUNT_ROUTES } from './accounts/routes.ts';
+import { CONSOLE_ROUTES } from './console/routes.ts';
+import { EVIDENCE_ROUTES } from './evidence/routes.ts';
 import { JOB_ROUTES } from './jobs/routes.ts';
+import { KEY_ROUTES } from './keys/routes.ts';
+import { NOTIFICATION_ROUTES } from './notifications/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { REPORT_ROUTES } from './reports/routes.ts';
 import { ANY_ROLE, baseUrlOf, ok, type Route } from './route.ts';
@@ -14,9 +18,13 @@ export type { Route, RouteRequest, RouteResponse } from './route.ts';
  */
 export const ROUTES: readonly Route[] = [
   ...JOB_ROUTES,
+  ...EVIDENCE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REPORT_ROUTES,
+  ...KEY_ROUTES,
+  ...NOTIFICATION_ROUTES,
+  ...CONSOLE_ROUTES,
   {
     method: 'GET',
     path: '/openapi.json',

@@ -3,6 +3,8 @@ import { sfnClientFromEnv } from '../aws/step-functions.ts';
 import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
 import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
+import { createWebhookStore } from '../notifications/store.ts';
+import { createConsoleSessionStore } from './console/sessions.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
 import { createDynamoRateLimiter } from './rate-limit.ts';
 
@@ -14,20 +16,30 @@ import { createDynamoRateLimiter } from './rate-limit.ts';
  *   without one every webhook delivery is refused;
  * - `ANCHOR_WEBHOOK_TOLERANCE_SECONDS` (default 300): freshness window of a delivery;
  * - `BELAY_API_URL`: base URL for links (default: relative links);
+ * - `BELAY_WEBHOOK_SIGNING_KEY` (or `..._SECRET_ARN`): the key tenants' webhook secrets derive from;
+ *   `BELAY_WEBHOOK_ALLOW_LOOPBACK=true` (local stack only) allows http://127.0.0.1 receivers;
+ * - `BELAY_CONSOLE_SESSION_MINUTES` (default 120): how long a console sign-in lasts;
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
-  const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET']);
+  const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET', 'BELAY_WEBHOOK_SIGNING_KEY']);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
   const shared = await sharedPartsFromEnv(env);
   const { doc, tableName } = shared;
   const engine = await engineDepsFromEnv(env, shared);
+  const keys = createApiKeyStore({ doc, tableName });
   return {
     engine,
     accounts: shared.accounts,
     credentials: shared.secrets,
-    keys: createApiKeyStore({ doc, tableName }),
+    keys,
+    consoleSessions: createConsoleSessionStore({
+      doc,
+      tableName,
+      keys,
+      ttlMinutes: getIntFromEnv('BELAY_CONSOLE_SESSION_MINUTES', 120, { min: 1, max: 24 * 60 }, env),
+    }),
     rateLimiter: createDynamoRateLimiter({
       doc,
       tableName,
@@ -46,6 +58,11 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
         .map((s) => s.trim())
         .filter(Boolean),
       toleranceSeconds: getIntFromEnv('ANCHOR_WEBHOOK_TOLERANCE_SECONDS', 300, { min: 1, max: 3600 }, env),
+    },
+    notifications: {
+      webhooks: createWebhookStore({ doc, tableName }),
+      signingKey: getOptionalStringFromEnv('BELAY_WEBHOOK_SIGNING_KEY', withSecrets) ?? '',
+      allowLoopback: getOptionalStringFromEnv('BELAY_WEBHOOK_ALLOW_LOOPBACK', env) === 'true',
     },
     baseUrl: getOptionalStringFromEnv('BELAY_API_URL', env) ?? '',
     maxBodyBytes: MAX_BODY_BYTES,

@@ -17,6 +17,8 @@ export const SECRET_ARN_VARIABLES = Object.freeze({
   ANCHORBROWSER_API_KEY: 'ANCHORBROWSER_API_KEY_SECRET_ARN',
   /** Anchor's webhook signing secret(s), comma-separated while rotating (the API). */
   ANCHOR_WEBHOOK_SECRET: 'ANCHOR_WEBHOOK_SECRET_ARN',
+  /** The key tenants' outgoing webhook secrets are derived from (the API shows them, the notifier signs). */
+  BELAY_WEBHOOK_SIGNING_KEY: 'BELAY_WEBHOOK_SIGNING_KEY_SECRET_ARN',
 } as const);
 
 /** A variable that may come from a secret. */

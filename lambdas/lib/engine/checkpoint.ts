@@ -1,4 +1,4 @@
-import type { Cost, Evidence, Job } from '../ledger/types.ts';
+import type { Cost, Evidence, Job, ScreenshotRef } from '../ledger/types.ts';
 import type { Playbook, Step } from '../playbooks/contract.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
@@ -12,6 +12,8 @@ export interface CheckpointAt {
   attempt: number;
   sessionId?: string | undefined;
   identityId?: string | undefined;
+  /** The page when the step was verified, if the playbook's policy kept one. */
+  screenshot?: ScreenshotRef | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function writeCheckpoint(
     evidence: options.reconciled ? { ...evidence, reconciled: true } : evidence,
     cost,
     ...(options.detail ? { detail: options.detail } : {}),
+    ...(at.screenshot ? { screenshot: at.screenshot } : {}),
   });
   // A kill here lands while the transaction is in flight: it either committed or it did not.
   const [done] = await Promise.all([

@@ -12,7 +12,7 @@
  * retry that follows records itself, and the state machine's history still counts both.
  */
 import type { Ledger, LedgerEntryInput } from '../ledger/index.ts';
-import type { Cost } from '../ledger/types.ts';
+import type { Cost, ScreenshotRef } from '../ledger/types.ts';
 import type { StateMachineFunction } from './functions.ts';
 import type { EngineDeps, JobRef } from './types.ts';
 
@@ -114,6 +114,16 @@ function outcomeOf(result: unknown, error: unknown): string {
 }
 
 /**
+ * The screenshot an outcome carries (RunStep's page when it asks a person to review), kept on
+ * the invocation's own entry, or on a `screenshot` entry when another entry already claimed it.
+ */
+function screenshotOf(result: unknown): { screenshot: ScreenshotRef; step?: string } | undefined {
+  const r = result as { screenshot?: ScreenshotRef; step?: unknown } | null | undefined;
+  if (!r || typeof r !== 'object' || !r.screenshot || typeof r.screenshot.key !== 'string') return undefined;
+  return { screenshot: r.screenshot, ...(typeof r.step === 'string' ? { step: r.step } : {}) };
+}
+
+/**
  * Runs one invocation of `fn` with a metered ledger, and records the invocation when the core
  * did not. A failure to record is logged, never thrown: metering must not fail a job.
  *
@@ -143,10 +153,21 @@ export async function meterInvocation<R>(
     error = err;
     throw err;
   } finally {
-    if (!recorded && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
-      const entry = invocationEntry(fn, outcomeOf(result, error));
+    const shot = screenshotOf(result);
+    if ((!recorded || shot) && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
+      const invocation = invocationEntry(fn, outcomeOf(result, error));
+      // What the invocation found (a probe's finding, a changed page): what a reviewer reads.
+      const found = (result as { detail?: unknown } | undefined)?.detail;
+      if (typeof found === 'string')
+        invocation.detail = { ...invocation.detail, finding: found.slice(0, 500) };
+      const entry: LedgerEntryInput = recorded
+        ? { type: 'screenshot', detail: invocation.detail, cost: { dynamoWrites: INVOCATION_ENTRY_WRITES } }
+        : { ...invocation, cost: { ...invocation.cost, lambdaMs: elapsedMs() } };
       await deps.ledger
-        .append(ref.tenantId, ref.jobId, { ...entry, cost: { ...entry.cost, lambdaMs: elapsedMs() } })
+        .append(ref.tenantId, ref.jobId, {
+          ...entry,
+          ...(shot ? { screenshot: shot.screenshot, ...(shot.step ? { step: shot.step } : {}) } : {}),
+        })
         .catch((err: unknown) => {
           deps.log.warn('invocation not recorded in the ledger', {
             function: fn,

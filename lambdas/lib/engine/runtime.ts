@@ -17,6 +17,7 @@ import {
   getOptionalStringFromEnv,
   getStringFromEnv,
 } from '../config.ts';
+import { screenshotStoreFromEnv } from '../evidence/runtime.ts';
 import { faultPoint } from '../fault.ts';
 import { createLedger } from '../ledger/index.ts';
 import { createLogger } from '../logger.ts';
@@ -178,6 +179,7 @@ export async function engineDepsFromEnv(
           apiBaseUrl,
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),
         }),
+    screenshots: screenshotStoreFromEnv(env),
     clock: () => new Date(),
     log,
     recordSessionOwner: (sessionId, tenantId, jobId, app) =>

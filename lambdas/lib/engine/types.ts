@@ -1,7 +1,9 @@
 import type { AccountDirectory, SecretStore } from '../accounts/types.ts';
 import type { BrowserAdapter } from '../browser/types.ts';
 import type { Capacity } from '../capacity/types.ts';
+import type { ScreenshotStore } from '../evidence/store.ts';
 import type { Ledger } from '../ledger/index.ts';
+import type { ScreenshotRef } from '../ledger/types.ts';
 import type { BelayLogger } from '../logger.ts';
 import type { FaultPoint, Playbook } from '../playbooks/contract.ts';
 import type { WaitRequest } from './waits.ts';
@@ -75,6 +77,8 @@ export interface EngineDeps {
   capacity: Capacity;
   applications: Record<string, ApplicationEndpoint>;
   notifier: WaitNotifier;
+  /** Where screenshots of the job's pages are kept (off when no bucket is configured). */
+  screenshots: ScreenshotStore;
   clock: () => Date;
   log: BelayLogger;
   /** Remembers which job holds a browser session, so the provider's session events find the job. */
@@ -98,10 +102,11 @@ export type StepOutcome =
   | { outcome: 'auth_expired'; step: string; app: string; detail: string }
   | { outcome: 'mfa_required'; step: string; app: string; detail: string }
   | { outcome: 'session_lost'; step: string; app: string; detail: string }
-  | { outcome: 'uncertain'; step: string; detail: string }
-  | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest }
+  /** `screenshot`: the page when the job asked a person (kept on the invocation's entry). */
+  | { outcome: 'uncertain'; step: string; detail: string; screenshot?: ScreenshotRef }
+  | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest; screenshot?: ScreenshotRef }
   /** A person must look first (the application holds a write more than once): AwaitReview. */
-  | { outcome: 'needs_review'; step: string; detail: string; wait: WaitRequest }
+  | { outcome: 'needs_review'; step: string; detail: string; wait: WaitRequest; screenshot?: ScreenshotRef }
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
   /** The lease expired and the cap is full: sessions ended, back to Start to queue. */
   | { outcome: 'lease_lost'; step: string; detail: string }

@@ -6,7 +6,7 @@ import { type JobSnapshot, plain } from './items.ts';
 import { assertId } from './keys.ts';
 import { bumpVersion } from './status.ts';
 import { type LedgerContext, writeJob } from './store.ts';
-import type { Cost, Evidence, Job } from './types.ts';
+import type { Cost, Evidence, Job, ScreenshotRef } from './types.ts';
 
 /** A job's failure as stored: reason and message only, the message redacted for its tenant. */
 export function storedFailure(
@@ -34,6 +34,8 @@ export interface CompleteStepInput {
   cost: Partial<Cost>;
   actor?: string;
   detail?: Record<string, unknown>;
+  /** The page when the step was verified, when the playbook's screenshot policy took one. */
+  screenshot?: ScreenshotRef;
 }
 
 export interface JobUpdate {
@@ -95,6 +97,7 @@ export async function completeStep(ctx: LedgerContext, input: CompleteStepInput)
     detail: input.detail,
     evidence: input.evidence,
     cost: input.cost,
+    ...(input.screenshot ? { screenshot: input.screenshot } : {}),
   });
   const now = ctx.now();
   const u = new UpdateBuilder();

@@ -82,6 +82,11 @@ export interface SessionRef {
   profileName?: string;
   identityId?: string;
   openedAt: string;
+  /**
+   * The provider's live view of the session (Anchor returns it only when the session is
+   * created): the console links it while the session runs. Interactive: shown only to the tenant.
+   */
+  liveViewUrl?: string;
   /** Set when the engine ended it (with its `session-ended` entry): the job's record of the session stays. */
   endedAt?: string;
 }
@@ -181,8 +186,36 @@ export const LEDGER_ENTRY_TYPES = [
   'finish-check',
   /** An engine invocation that wrote no entry of its own: which function ran, how it ended, its cost. */
   'invocation',
+  /** A screenshot taken when the invocation's own entry was already written (a review asked after a sign-in). */
+  'screenshot',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
+
+/** Why a screenshot was taken (see `lambdas/lib/evidence/policy.ts`). */
+export type ScreenshotReason =
+  | 'after-write'
+  | 'after-step'
+  | 'before-approval'
+  | 'before-review'
+  | 'on-failure';
+
+/**
+ * A screenshot of the job's page kept as evidence: the object's key in the screenshot store
+ * (`tenants/<tenant>/jobs/<job>/...`), its size and sha256, so what a person is shown can be
+ * checked against what the ledger recorded. The image itself never enters the ledger.
+ */
+export interface ScreenshotRef {
+  key: string;
+  bytes: number;
+  /** Hex sha256 of the stored JPEG. */
+  sha256: string;
+  contentType: 'image/jpeg';
+  reason: ScreenshotReason;
+  /** How many elements were masked (password, card and one-time-code fields, the playbook's sensitive selectors). */
+  masked: number;
+  width: number;
+  height: number;
+}
 
 /** Evidence that a step happened, as observed in the target application. Small, redacted. */
 export type Evidence = Record<string, string | number | boolean | null>;
@@ -205,6 +238,8 @@ export interface LedgerEntry {
   evidenceRef?: string;
   /** Who did it (a worker, or the key id of a person). */
   actor?: string;
+  /** The page as it was when the entry was written (masked JPEG in the screenshot store). */
+  screenshot?: ScreenshotRef;
   detail?: Record<string, unknown>;
   cost: Cost;
   at: string;

@@ -67,6 +67,15 @@ export interface StepContext<I = Record<string, unknown>> {
   faultPoint(point: FaultPoint): Promise<void>;
 }
 
+/**
+ * When RunStep keeps a screenshot of the page as evidence (masked, in the screenshot store):
+ * - `default`: before each approval and review, after each write, and when an attempt fails;
+ * - `writes`: after each write only;
+ * - `every-step`: after every verified step, and at the moments of `default`;
+ * - `none`: never (for pages that must not be kept at all).
+ */
+export type ScreenshotPolicy = 'default' | 'writes' | 'every-step' | 'none';
+
 export interface Step<I = Record<string, unknown>> {
   id: string;
   /** One line for people: what the step does. */
@@ -76,6 +85,13 @@ export interface Step<I = Record<string, unknown>> {
   app: string;
   /** A person approves before this step runs. */
   needsApproval?: boolean;
+  /**
+   * CSS selectors of elements on this step's pages that a screenshot must mask, besides the
+   * ones always masked (password, card and one-time-code fields: `DEFAULT_MASK_SELECTORS` in
+   * `lambdas/lib/evidence/capture.ts`) and the playbook's own `sensitive`.
+   * @example sensitive: ['[data-testid="account-number"]', '.iban']
+   */
+  sensitive?: string[];
   /** Is the page ready for this step? Recognises a signed-out page and a changed layout. */
   precondition(page: Page, ctx: StepContext<I>): Promise<PreconditionResult>;
   /** Brings a fresh page (new session, or another page) to where this step starts, from server-side state. */
@@ -115,4 +131,8 @@ export interface Playbook<I = Record<string, unknown>> {
   inputSchema: z.ZodType<I>;
   applications: Record<string, Application>;
   steps: Step<I>[];
+  /** When screenshots are kept as evidence. @default 'default' */
+  screenshots?: ScreenshotPolicy;
+  /** CSS selectors masked in every screenshot of this playbook (see `Step.sensitive`). */
+  sensitive?: string[];
 }

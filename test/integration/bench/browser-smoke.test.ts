@@ -20,7 +20,9 @@ describe('npm run bench -- --sections browser (smoke)', () => {
       expect(ms).toBeLessThan(30_000);
     }
     for (const ms of samples.reattachWarmMs) expect(ms).toBeGreaterThan(0);
-    expect(result.figures.map((f) => f.runs)).toEqual([2, 2, 2, 2, 2]);
+    expect(samples.screenshotCaptureMs).toHaveLength(2);
+    for (const bytes of samples.screenshotBytes) expect(bytes).toBeLessThanOrEqual(200 * 1024);
+    expect(result.figures.map((f) => f.runs)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2]);
     expect(result.loadAverage.start).toHaveLength(3);
     expect(pids.size).toBe(3); // two created-and-ended sessions, one reattached to
     expect([...pids].filter(isProcessAlive)).toEqual([]);

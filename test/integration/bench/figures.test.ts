@@ -118,6 +118,9 @@ describe('coordinator overhead', () => {
       libraryLoadMs: [],
       freshProcessWallMs: [],
       reattachWarmMs: [0.1, 0.2, 0.3],
+      screenshotCaptureMs: [],
+      screenshotStoreMs: [],
+      screenshotBytes: [],
     });
     const warm = figures.find((f) => f.label === 'warm: coordinator overhead per step');
     const cold = figures.find((f) => f.label === 'cold: coordinator overhead per step');
@@ -257,8 +260,15 @@ describe('verdicts and the browser section', () => {
       libraryLoadMs: [300, 320, 280],
       freshProcessWallMs: [900, 1000, 1100],
       reattachWarmMs: [0.01, 0.02, 0.03],
+      screenshotCaptureMs: [60, 80, 70],
+      screenshotStoreMs: [10, 20, 5],
+      screenshotBytes: [90 * 1024, 100 * 1024, 300 * 1024],
     });
     expect(byLabel(figures, 'create session (Chromium launched, CDP ready)')).toBe(250);
+    expect(byLabel(figures, 'screenshot: what it adds to a step (capture + store)')).toBe(75);
+    const size = figures.find((f) => f.label === '  screenshot: size');
+    expect(size?.value).toBe(100);
+    expect(size?.verdict?.pass).toBe(true);
     const fresh = figures.find((f) => f.label === 'reattach, fresh process (attach only)');
     expect(fresh?.value).toBe(80);
     expect(fresh?.verdict?.pass).toBe(true);

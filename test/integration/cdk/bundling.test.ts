@@ -70,7 +70,7 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
 });
 
 describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
-  // The one test that bundles the whole stack: 10 esbuild runs and a copy of playwright-core
+  // The one test that bundles the whole stack: 11 esbuild runs and a copy of playwright-core
   // for each function that drives a browser (the API and the engine's browser handlers).
   it('bundles every function into an ESM file that loads, shipping playwright-core to those that drive a browser', async () => {
     const app = apps.app(cdkJsonContext(), { bundling: true });
@@ -84,7 +84,7 @@ describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
         .filter(([name]) => ENGINE_FUNCTIONS[name as StateMachineFunction].browser)
         .map(([, fn]) => idOf(fn)),
     ]);
-    expect(Object.keys(functions)).toHaveLength(10);
+    expect(Object.keys(functions)).toHaveLength(11);
     const dirs: string[] = [];
     for (const [id, fn] of Object.entries(functions)) {
       const dir = join(app.outdir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);

@@ -10,6 +10,7 @@ import { ApprovalRejectedError, WaitAnsweredError } from '../../../lambdas/await
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
+import { createNoScreenshotStore } from '../../../lambdas/lib/evidence/store.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
 import { getPlaybook } from '../../../lambdas/lib/playbooks/registry.ts';
@@ -41,6 +42,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
     capacity: createLeaseCapacity({ doc: ddb.doc(), tableName: ddb.tableName(), leaseTtlSeconds: 60 }),
     applications: {},
     notifier: { waiting: async () => undefined },
+    screenshots: createNoScreenshotStore(),
     clock: () => new Date(),
     log: createLogger({ sink: () => undefined }),
     recordSessionOwner: async () => undefined,

@@ -35,6 +35,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['RecordFailure', 60, 1024, true],
   ['ApiHandler', 29, 1024, true],
   ['ApiAuthorizer', 10, 256, false],
+  ['Notifier', 90, 256, false],
 ];
 const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
 /** The engine functions that sign accounts in, so read their credentials. */
@@ -60,15 +61,20 @@ describe('Stack: BelayStack', () => {
   const { stack, template } = synth();
   const fnId = (name: string): string => logicalId(stack, stack.node.findChild(name));
 
-  it('holds the ledger, 8 engine functions + API + authorizer, one machine, one API, two secrets, one bus', () => {
+  it('holds the ledger, 8 engine functions + API + authorizer + notifier, one machine, one API, three secrets, one bus and its rule, the screenshot bucket', () => {
     expect(stack.stackName).toBe(STACK_NAME);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 10);
+    template.resourceCountIs('AWS::Lambda::Function', 11);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
-    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 3);
     template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['belay'], 'detail-type': ['Belay Job Waiting'] },
+      Targets: [{ RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } }],
+    });
     expect(Object.keys(stack.engineFunctions).sort()).toEqual([...ENGINE].sort());
   });
 
@@ -246,6 +252,8 @@ describe('Stack: BelayStack', () => {
         'AnchorApiKeySecretArn',
         'AnchorWebhookSecretArn',
         'ApiUrl',
+        'ConsoleUrl',
+        'ScreenshotBucketName',
         'LedgerTableName',
         'StateMachineArn',
         'WaitEventBusName',
@@ -253,6 +261,40 @@ describe('Stack: BelayStack', () => {
     );
     expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain(logicalId(stack, stack.api.httpApi));
     template.hasOutput('LedgerTableName', { Value: { Ref: logicalId(stack, stack.ledger) } });
+    expect(JSON.stringify(outputs.ConsoleUrl?.Value)).toContain('/console');
+  });
+
+  it('keeps screenshots encrypted, private, TLS-only and expiring with the jobs', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ ExpirationInDays: 37, Prefix: 'tenants/', Status: 'Enabled' })],
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('serves the console from the same API, its routes open at the gateway and authenticated by the handler', () => {
+    for (const path of ['/console', '/console/jobs', '/console/inbox', '/console/jobs/{jobId}']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: `GET ${path}`,
+        AuthorizationType: 'NONE',
+      });
+    }
   });
 
   it('warns when no application is configured, and not otherwise', () => {
@@ -297,7 +339,7 @@ describe('Stack: BelayStack configuration', () => {
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(12); // 10 functions, the machine, the API's access logs
+    expect(logGroups).toHaveLength(13); // 11 functions, the machine, the API's access logs
     for (const group of logGroups) {
       expect(group).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
     }

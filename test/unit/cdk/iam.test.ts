@@ -47,7 +47,11 @@ interface Expected {
   credentials?: string[];
   anchorKey?: boolean;
   webhookSecret?: boolean;
+  /** Reads the key tenants' webhook secrets are derived from. */
+  signingKey?: boolean;
   events?: boolean;
+  /** Screenshots: PutObject (RunStep, Reconcile) or GetObject (the API) under `tenants/*`. */
+  s3?: 'put' | 'get';
 }
 
 /** The whole table: what each function may do. A change here is a change of least privilege. */
@@ -58,9 +62,9 @@ const EXPECTED: Record<string, Expected> = {
     anchorKey: true,
   },
   OpenSession: { table: [G, P, U], anchorKey: true },
-  RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true },
+  RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true, s3: 'put' },
   Reauthenticate: { table: [G, P, C], credentials: READ, anchorKey: true },
-  Reconcile: { table: [G, Q, P, U, C], anchorKey: true },
+  Reconcile: { table: [G, Q, P, U, C], anchorKey: true, s3: 'put' },
   AwaitHuman: {
     table: [G, Q, P, U],
     keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
@@ -80,11 +84,14 @@ const EXPECTED: Record<string, Expected> = {
   },
   ApiHandler: {
     table: [G, Q, P, U, C],
-    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP', 'WEBHOOK#*'] },
+    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP', 'WEBHOOK#*', 'CONSOLE#*'] },
     credentials: MANAGE,
     anchorKey: true,
     webhookSecret: true,
+    signingKey: true,
+    s3: 'get',
   },
+  Notifier: { table: [], keyed: { actions: [P, Q], leadingKeys: ['T#*'] }, signingKey: true },
   ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
 };
 
@@ -152,8 +159,14 @@ describe('IAM: per function', () => {
       secrets.filter((p) => p.resource === resource).map((p) => p.action);
     expect(onResource(ref(stack.anchorApiKey))).toEqual(expected.anchorKey ? READ : []);
     expect(onResource(ref(stack.anchorWebhookSecret))).toEqual(expected.webhookSecret ? READ : []);
-    // Nothing else: every secrets permission is one of the three above.
-    const known = [credentialArn, ref(stack.anchorApiKey), ref(stack.anchorWebhookSecret)];
+    expect(onResource(ref(stack.webhookSigningKey))).toEqual(expected.signingKey ? READ : []);
+    // Nothing else: every secrets permission is one of the four above.
+    const known = [
+      credentialArn,
+      ref(stack.anchorApiKey),
+      ref(stack.anchorWebhookSecret),
+      ref(stack.webhookSigningKey),
+    ];
     for (const p of secrets) expect(known, `${name}: ${p.action} on ${p.resource}`).toContain(p.resource);
   });
 
@@ -171,12 +184,24 @@ describe('IAM: per function', () => {
     );
   });
 
+  it.each(Object.entries(EXPECTED))('%s: screenshots only as its code uses them', (name, expected) => {
+    const s3 = permissionsOf(template, id(name)).filter((p) => p.action.startsWith('s3:'));
+    const objects = JSON.stringify({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stack, stack.screenshots.bucket), 'Arn'] }, '/tenants/*']],
+    });
+    expect(s3).toEqual(
+      expected.s3
+        ? [{ action: expected.s3 === 'put' ? 's3:PutObject' : 's3:GetObject', resource: objects }]
+        : [],
+    );
+  });
+
   it.each(Object.keys(EXPECTED))(
-    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states',
+    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states, S3',
     (name) => {
       const services = sorted(permissionsOf(template, id(name)).map((p) => p.action.split(':')[0] as string));
       for (const service of services) {
-        expect(['dynamodb', 'events', 'logs', 'secretsmanager', 'states', 'xray']).toContain(service);
+        expect(['dynamodb', 'events', 'logs', 's3', 'secretsmanager', 'states', 'xray']).toContain(service);
       }
     },
   );

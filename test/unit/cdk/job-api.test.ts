@@ -24,7 +24,14 @@ const REQUIRED = [
   'POST /webhooks/anchor',
   'GET /openapi.json',
 ];
-const OPEN = ['GET /openapi.json', 'POST /webhooks/anchor'];
+/** Anchor's webhook, the OpenAPI document, and the console's routes (they authenticate the session cookie themselves). */
+const OPEN = [
+  'GET /openapi.json',
+  'POST /webhooks/anchor',
+  ...ROUTES.filter((r) => r.path === '/console' || r.path.startsWith('/console/')).map(
+    (r) => `${r.method} ${r.path}`,
+  ),
+].sort();
 
 describe('Construct: JobApi in the Belay stack', () => {
   const stack = configureApp(apps.app(cdkJsonContext()), {});
@@ -43,7 +50,7 @@ describe('Construct: JobApi in the Belay stack', () => {
     for (const key of REQUIRED) expect(keys).toContain(key);
   });
 
-  it('puts the Lambda authorizer on every route except the webhook and the OpenAPI document', () => {
+  it('puts the Lambda authorizer on every route except the webhook, the OpenAPI document and the console', () => {
     const open = routes.filter((r) => r.AuthorizationType === 'NONE').map((r) => r.RouteKey);
     expect(open.sort()).toEqual(OPEN);
     for (const route of routes.filter((r) => !OPEN.includes(r.RouteKey as string))) {

@@ -5,6 +5,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configureApp } from '../../../cdk/belay-app.ts';
 import type { BelayStack } from '../../../cdk/stacks/belay-stack.ts';
+import { ROUTES } from '../../../lambdas/lib/api/routes.ts';
 import { cdkJsonContext, TestApps } from '../../support/cdk.ts';
 
 const apps = new TestApps();
@@ -27,7 +28,7 @@ const ENGINE = [
   'Finish',
   'RecordFailure',
 ];
-const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer'];
+const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Notifier'];
 const CREDENTIALS =
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:belay/*]';
 
@@ -39,7 +40,7 @@ const CREDENTIALS =
  * rotation and the two open routes.
  */
 function expectedAcknowledgements(): unknown[] {
-  const unconditionalTable = FUNCTIONS.filter((name) => name !== 'ApiAuthorizer');
+  const unconditionalTable = FUNCTIONS.filter((name) => name !== 'ApiAuthorizer' && name !== 'Notifier');
   return [
     ...FUNCTIONS.map((name) => `Belay/${name} AwsSolutions-L1`),
     ...FUNCTIONS.map((name) => `Belay/${name}/TracingPolicy AwsSolutions-IAM5[Resource::*]`),
@@ -58,8 +59,19 @@ function expectedAcknowledgements(): unknown[] {
     'Belay/Jobs/Machine/Role AwsSolutions-IAM5[Resource::*]',
     'Belay/AnchorApiKey AwsSolutions-SMG4',
     'Belay/AnchorWebhookSecret AwsSolutions-SMG4',
-    'Belay/Api/HttpApi/POST--webhooks--anchor AwsSolutions-APIG4',
-    'Belay/Api/HttpApi/GET--openapi.json AwsSolutions-APIG4',
+    ...['RunStep', 'Reconcile', 'ApiHandler'].map((name) =>
+      expect.stringMatching(
+        new RegExp(
+          `^Belay/${name}Role AwsSolutions-IAM5\\[Resource::<ScreenshotsBucket[0-9A-F]+\\.Arn>/tenants/\\*\\]$`,
+        ),
+      ),
+    ),
+    'Belay/Screenshots/Bucket AwsSolutions-S1',
+    'Belay/WebhookSigningKey AwsSolutions-SMG4',
+    // The open routes: Anchor's webhook, the OpenAPI document, and the console's (cookie-authenticated).
+    ...ROUTES.filter((r) => !r.auth).map(
+      (r) => `Belay/Api/HttpApi/${r.method}${r.path.replace(/\//g, '--')} AwsSolutions-APIG4`,
+    ),
   ];
 }
 

@@ -250,6 +250,7 @@ describe('statemachine/job.asl.json: parking during long human waits', () => {
       step: 'place-order',
       reason,
       parkAfterSeconds: 42,
+      waitId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       taskToken: '<context>',
     });
   });

@@ -185,6 +185,20 @@ export const LedgerEntryViewSchema = z
     evidence: z.record(z.string(), z.unknown()).optional(),
     evidenceRef: z.string().optional(),
     detail: z.record(z.string(), z.unknown()).optional(),
+    screenshot: z
+      .object({
+        key: z.string(),
+        url: z.string().meta({ description: 'Where the API serves it: GET with the same key.' }),
+        bytes: z.number().int(),
+        sha256: z.string(),
+        contentType: z.literal('image/jpeg'),
+        reason: z.enum(['after-write', 'after-step', 'before-approval', 'before-review', 'on-failure']),
+        masked: z.number().int(),
+        width: z.number().int(),
+        height: z.number().int(),
+      })
+      .optional()
+      .meta({ description: 'The page when the entry was written (masked JPEG).' }),
     cost: CostSchema,
   })
   .meta({ id: 'LedgerEntry' });

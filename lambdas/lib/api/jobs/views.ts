@@ -1,6 +1,7 @@
 import type { Job, LedgerEntry } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
 import { redact, redactText } from '../../redact.ts';
+import { screenshotPath } from '../evidence/screenshots.ts';
 import type { JobView } from './schemas.ts';
 
 /**
@@ -73,13 +74,15 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
 
 /** A ledger entry as the audit trail shows it (tenant and job left out: they are the URL's). */
 export function toEntryView(entry: LedgerEntry): Record<string, unknown> {
-  const { tenantId: _t, jobId: _j, evidence, detail, cost, ...rest } = entry;
+  const { tenantId: _t, jobId: _j, evidence, detail, cost, screenshot, ...rest } = entry;
   const view: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) view[key] = typeof value === 'string' ? redactText(value) : value;
   }
   if (evidence !== undefined) view.evidence = redact(evidence);
   if (detail !== undefined) view.detail = redact(detail);
+  if (screenshot !== undefined)
+    view.screenshot = { ...screenshot, url: screenshotPath(entry.jobId, screenshot) };
   view.cost = { ...cost };
   return view;
 }

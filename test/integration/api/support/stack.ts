@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { awaitHuman } from '../../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../../lambdas/finish/finish.ts';
 import { createAccountRegistry } from '../../../../lambdas/lib/accounts/directory.ts';
+import { createConsoleSessionStore } from '../../../../lambdas/lib/api/console/sessions.ts';
 import type { ApiDeps } from '../../../../lambdas/lib/api/deps.ts';
 import { MAX_BODY_BYTES } from '../../../../lambdas/lib/api/deps.ts';
 import {
@@ -25,8 +26,10 @@ import {
   type EngineDeps,
   type EngineSettings,
 } from '../../../../lambdas/lib/engine/types.ts';
+import { createNoScreenshotStore } from '../../../../lambdas/lib/evidence/store.ts';
 import { createLedger } from '../../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../../lambdas/lib/logger.ts';
+import { createWebhookStore } from '../../../../lambdas/lib/notifications/store.ts';
 import { openSession } from '../../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../../lambdas/reauthenticate/reauthenticate.ts';
 import { reconcile } from '../../../../lambdas/reconcile/reconcile.ts';
@@ -114,6 +117,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       capacity: createLeaseCapacity({ doc, tableName, defaultPlan: 'growth', pollSeconds: 1 }),
       applications: { shop: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
       notifier: localNotifier(log),
+      screenshots: createNoScreenshotStore(),
       clock: () => new Date(),
       log,
       recordSessionOwner: (sessionId, tenantId, jobId, app) =>
@@ -152,6 +156,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       accounts,
       credentials,
       keys: keyStore,
+      consoleSessions: createConsoleSessionStore({ doc, tableName, keys: keyStore, ttlMinutes: 60 }),
       rateLimiter: options.unlimited
         ? unlimited
         : createDynamoRateLimiter({ doc, tableName, limits: { ratePerSecond: 1000, burst: 100_000 } }),
@@ -160,6 +165,11 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       doc,
       tableName,
       webhooks: { secrets: options.webhookSecrets ?? ['whsec_test_secret'], toleranceSeconds: 300 },
+      notifications: {
+        webhooks: createWebhookStore({ doc, tableName }),
+        signingKey: 'test-signing-key',
+        allowLoopback: true,
+      },
       baseUrl: '',
       maxBodyBytes: MAX_BODY_BYTES,
     };

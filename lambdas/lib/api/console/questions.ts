@@ -1,0 +1,141 @@
+import { hasRole, type Principal } from '../../auth/api-keys.ts';
+import { WAIT_ENTRY } from '../../engine/waits.ts';
+import type { Job, LedgerEntry, PendingWait } from '../../ledger/types.ts';
+import type { Playbook } from '../../playbooks/contract.ts';
+import { redact } from '../../redact.ts';
+import { fields, jobHref, screenshotFigure, time } from './format.ts';
+import { html, type SafeHtml } from './html.ts';
+
+/**
+ * What a waiting job asks a person, and the form that answers it, in one place for the inbox
+ * and the job page. A question is rendered from its wait and the entries around it, not from
+ * a fixed list of kinds: a wait whose reason this file does not know (an agent's `ask_person`
+ * question, say) still shows its reason, the `question` its entry carries and what the job
+ * found, with the approve/reject form.
+ */
+
+export interface Question {
+  job: Job;
+  wait: PendingWait;
+  stepTitle: string;
+  heading: string;
+  /** What the person should know, most important first. */
+  lines: string[];
+  /** What the job found (a probe's finding, what the page showed). */
+  finding?: string;
+  /** The latest entry up to the request that carries a screenshot. */
+  shot?: LedgerEntry;
+  /** Reviews of an uncertain write also ask what happened (`resolution`). */
+  asksResolution: boolean;
+}
+
+const KNOWN: Readonly<Record<string, (step: string, app: string) => { heading: string; line: string }>> = {
+  needs_approval: (step) => ({
+    heading: `Approve step ${step}?`,
+    line: 'The job waits for your approval before it runs this step. Approve to let it run; reject to stop the job.',
+  }),
+  layout_changed: (step) => ({
+    heading: `The page of step ${step} has changed`,
+    line: 'The page no longer looks as the playbook expects, so the job did not act on it. Look at the page as it is now: approve to try the step again (once the page is right), reject to stop the job.',
+  }),
+  unknown: (step) => ({
+    heading: `Did step ${step} happen?`,
+    line: 'The job cannot tell whether this write took effect: the application did not confirm it and its own records were inconclusive. Check the application, then say what happened.',
+  }),
+  uncertain: (step) => ({
+    heading: `Did step ${step} happen?`,
+    line: 'The job cannot tell whether this write took effect. Check the application, then say what happened.',
+  }),
+  mfa_required: (_step, app) => ({
+    heading: `A one-time code for ${app}`,
+    line: 'Signing in needs a one-time code that was sent to the account holder. Enter it to let the job go on.',
+  }),
+};
+
+/** The question a waiting job asks, or `undefined` when it waits for nothing. */
+export function questionOf(
+  job: Job,
+  entries: readonly LedgerEntry[],
+  playbook: Playbook | undefined,
+): Question | undefined {
+  const wait = job.wait;
+  if (!wait) return undefined;
+  const step = playbook?.steps[wait.stepIndex];
+  const stepTitle = step?.id === wait.step ? step.title : '';
+  const requestIndex = entries.findLastIndex((e) => e.type === WAIT_ENTRY[wait.kind] && e.step === wait.step);
+  const upTo = requestIndex < 0 ? entries : entries.slice(0, requestIndex + 1);
+  const request = requestIndex < 0 ? undefined : entries[requestIndex];
+  const reason = wait.reason ?? String(request?.detail?.reason ?? wait.kind);
+  const known = KNOWN[wait.kind === 'mfa' ? 'mfa_required' : reason]?.(
+    wait.step,
+    step?.app ?? 'the application',
+  );
+  const asked = typeof request?.detail?.question === 'string' ? request.detail.question : undefined;
+  const lastProgress = upTo.findLastIndex((e) => e.type === 'step-completed');
+  const finding = upTo
+    .slice(lastProgress + 1)
+    .findLast((e) => e.step === wait.step && typeof e.detail?.finding === 'string')?.detail?.finding as
+    | string
+    | undefined;
+  const lines = [
+    ...(asked ? [asked] : []),
+    known?.line ?? `The job waits for a person at step ${wait.step} (${reason}).`,
+  ];
+  return {
+    job,
+    wait,
+    stepTitle,
+    heading: known?.heading ?? (asked ? 'The job asks you' : `Step ${wait.step} waits for you`),
+    lines,
+    ...(finding ? { finding } : {}),
+    ...(upTo.findLast((e) => e.screenshot) ? { shot: upTo.findLast((e) => e.screenshot) } : {}),
+    asksResolution: wait.kind === 'review' && (reason === 'unknown' || reason === 'uncertain'),
+  };
+}
+
+/** The question as a card with its answer form (buttons only for those who may answer). */
+export function questionCard(q: Question, principal: Principal, csrf: string): SafeHtml {
+  const { job, wait } = q;
+  const id = `${job.jobId}-${wait.kind}`;
+  const action = `/console/api/jobs/${encodeURIComponent(job.jobId)}/${wait.kind === 'mfa' ? 'mfa' : 'decisions'}`;
+  const mayDecide = hasRole(principal, 'approver');
+  let form: SafeHtml;
+  if (wait.kind === 'mfa') {
+    form = html`<form class="answer" method="post" action="${action}" data-belay-form="mfa" data-return="${jobHref(job.jobId)}">
+      <input type="hidden" name="csrf" value="${csrf}">
+      <label for="code-${id}">One-time code for job ${job.jobId}</label>
+      <input id="code-${id}" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[A-Za-z0-9]{4,12}" required>
+      <button type="submit">Send code</button>
+    </form>`;
+  } else if (!mayDecide) {
+    form = html`<p class="note">Deciding needs the approver role; your key has ${principal.roles.join(', ')}.</p>`;
+  } else {
+    form = html`<form class="answer" method="post" action="${action}" data-belay-form="decision" data-return="${jobHref(job.jobId)}">
+      <input type="hidden" name="csrf" value="${csrf}">
+      <input type="hidden" name="step" value="${wait.step}">
+      ${
+        q.asksResolution
+          ? html`<fieldset><legend>What happened in the application?</legend>
+        <label><input type="radio" name="resolution" value="done" required> It happened: record it as done</label>
+        <label><input type="radio" name="resolution" value="absent"> It did not happen: run the step again</label>
+      </fieldset>`
+          : ''
+      }
+      <label for="comment-${id}">Comment (kept in the ledger with your decision)</label>
+      <textarea id="comment-${id}" name="comment" maxlength="2000" rows="2"></textarea>
+      <div class="buttons">
+        <button type="submit" name="decision" value="approve">Approve</button>
+        <button type="submit" name="decision" value="reject" class="danger">Reject</button>
+      </div>
+    </form>`;
+  }
+  return html`<article class="question" aria-labelledby="q-${id}">
+    <h3 id="q-${id}">${q.heading}</h3>
+    <p class="meta">Job <a href="${jobHref(job.jobId)}">${job.jobId}</a> (${job.playbook}), step ${wait.stepIndex + 1} of ${job.stepCount}${q.stepTitle ? `: ${q.stepTitle}` : ''}. Asked ${time(wait.requestedAt)}, expires ${time(wait.expiresAt)}.</p>
+    ${q.lines.map((l) => html`<p>${l}</p>`)}
+    ${q.finding ? html`<p class="finding"><strong>What the job found:</strong> ${q.finding}</p>` : ''}
+    ${wait.kind === 'approval' ? html`<h4>The job's inputs (redacted)</h4>${fields(redact(job.inputs), 'Inputs')}` : ''}
+    ${q.shot ? screenshotFigure(job.jobId, q.shot) : html`<p class="note">No screenshot of the page was kept for this question.</p>`}
+    ${form}
+  </article>`;
+}
