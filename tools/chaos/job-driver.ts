@@ -10,7 +10,14 @@ import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
 import { usernameOf } from './inputs.ts';
-import { describeFault, type FaultKind, type JobSpec, type PlannedFault, type SiteName } from './plan.ts';
+import {
+  describeFault,
+  type FaultKind,
+  isDrop,
+  type JobSpec,
+  type PlannedFault,
+  type SiteName,
+} from './plan.ts';
 import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
 /** The layout check of a job: no POST reached the site between the switch and the review. */
@@ -31,8 +38,13 @@ export interface JobOutcome {
   seconds: number;
   /** Each planned fault (`kind@step`) and whether it was injected. */
   faults: { kind: FaultKind; fault: string; injected: boolean }[];
-  /** Committed writes per idempotency key, from the sites' admin endpoints. */
+  /**
+   * Committed writes per idempotency key, from the sites' admin endpoints: with the sites
+   * de-duplicating nothing (the default), every committed request is a record of its own.
+   */
   sideEffects: Record<string, number>;
+  /** Write steps the job verified at their step (their checkpoint is in the ledger). */
+  verifiedWrites: number;
   recordProblems: string[];
   reExecuted: ReExecution[];
   layoutChecks: LayoutCheck[];
@@ -71,10 +83,11 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     await stack('arm', (h) => h.control.arm(fault));
     ctx.armed.push({ jobId: spec.jobId, point: f.point, stepIndex: f.stepIndex, fired: false, done: false });
   }
-  const drop = faults.find((t) => t.f.kind === 'drop-write-response');
+  const drop = faults.find((t) => isDrop(t.f.kind));
   if (drop && 'site' in drop.f) {
     const site = drop.f.site;
-    await stack('drop', (h) => h.sites[site].setFaults({ dropNextWriteResponse: true }));
+    const dropMode = drop.f.kind === 'drop-write-no-byte' ? drop.f.mode : 'status-line';
+    await stack('drop', (h) => h.sites[site].setFaults({ dropNextWriteResponse: true, dropMode }));
   }
 
   let view: JobView | undefined;
@@ -251,10 +264,13 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       const site = drop.f.site;
       const flags = await after('faults', (h) => h.sites[site].faults());
       if (flags.dropNextWriteResponse)
-        await after('drop off', (h) => h.sites[site].setFaults({ dropNextWriteResponse: false }));
+        await after('drop off', (h) =>
+          h.sites[site].setFaults({ dropNextWriteResponse: false, dropMode: 'status-line' }),
+        );
       else {
         drop.injected = true;
-        ctx.injected['drop-write-response']++;
+        ctx.injected[drop.f.kind]++;
+        await after('drop mode back', (h) => h.sites[site].setFaults({ dropMode: 'status-line' }));
       }
     }
     for (const a of ctx.armed.filter((x) => x.jobId === spec.jobId)) {
@@ -277,6 +293,9 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       seconds: (Date.now() - started) / 1000,
       faults: faults.map((t) => ({ kind: t.f.kind, fault: describeFault(t.f), injected: t.injected })),
       sideEffects,
+      verifiedWrites: entries.filter(
+        (e) => e.type === 'step-completed' && spec.writes.some((w) => w.step === e.step),
+      ).length,
       recordProblems: recordProblems(spec, ctx.dataDir),
       reExecuted: reExecutions(entries, ctx.events.of(spec.jobId)),
       layoutChecks,

@@ -34,6 +34,11 @@ const program = new Command()
   .option('--concurrency <c>', 'jobs at once', integer(1, 10), 3)
   .option('--json', 'print the summary as JSON (progress goes to stderr)', false)
   .option(
+    '--dedupe',
+    'let the demo sites de-duplicate writes by key (default: they de-duplicate nothing, as most real sites, so every committed request counts)',
+    false,
+  )
+  .option(
     '--data-dir <dir>',
     'the stack’s data directory, emptied first (default: a new temporary directory)',
   )
@@ -55,6 +60,7 @@ const opts = program.opts<{
   seed?: number;
   concurrency: number;
   json: boolean;
+  dedupe: boolean;
   dataDir?: string;
   jobTimeout: number;
   stallTimeout: number;
@@ -75,6 +81,7 @@ try {
     runs: opts.runs,
     seed,
     concurrency: opts.concurrency,
+    dedupe: opts.dedupe,
     jobTimeoutMs: opts.jobTimeout * 1000,
     stallTimeoutMs: opts.stallTimeout * 1000,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),

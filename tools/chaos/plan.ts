@@ -16,6 +16,7 @@ export const FAULT_KINDS = [
   'browser-kill',
   'sign-in-expiry',
   'drop-write-response',
+  'drop-write-no-byte',
   'layout-change',
   'stack-kill',
 ] as const;
@@ -35,8 +36,14 @@ export type PlannedFault =
       /** `action`: while the step acts; `checkpoint`: as its completion is written (after the last step: before Finish). */
       moment: 'action' | 'checkpoint';
     }
-  /** The site commits the job's write at `step` and drops the response. */
+  /** The site commits the job's write at `step` and drops the response (a status line, then the connection closes). */
   | { kind: 'drop-write-response'; stepIndex: number; step: string; site: SiteName }
+  /**
+   * The site commits the job's write at `step`, then resets or closes the connection without
+   * a byte: the browser may send the write again by itself (a second record on a site that
+   * de-duplicates nothing).
+   */
+  | { kind: 'drop-write-no-byte'; stepIndex: number; step: string; site: SiteName; mode: 'reset' | 'close' }
   /** The site's layout switches while the job waits for approval at `step`. */
   | { kind: 'layout-change'; stepIndex: number; step: string; site: SiteName };
 
@@ -76,7 +83,11 @@ const MID_ACTION_STEPS = new Set([
   'update-billing-address',
 ]);
 
-const SITE_EXCLUSIVE: ReadonlySet<FaultKind> = new Set(['drop-write-response', 'layout-change']);
+const SITE_EXCLUSIVE: ReadonlySet<FaultKind> = new Set([
+  'drop-write-response',
+  'drop-write-no-byte',
+  'layout-change',
+]);
 
 /**
  * How many of each fault kind a run of `runs` jobs plans: at least one; six for 30 jobs, so
@@ -161,7 +172,7 @@ function concretize(prng: Prng, job: JobSpec, kind: FaultKind): PlannedFault {
   const all = steps.map((_, i) => i);
   const writes = all.filter((i) => steps[i]?.kind === 'write');
   const inputs = job.body.inputs as { promoCode?: string };
-  const dropped = job.faults.filter((f) => f.kind === 'drop-write-response').map((f) => f.stepIndex);
+  const dropped = job.faults.filter((f) => isDrop(f.kind)).map((f) => f.stepIndex);
   const killedAfter = job.faults
     .filter((f) => f.kind === 'worker-kill:after-action' || f.kind === 'worker-kill:during-checkpoint')
     .map((f) => f.stepIndex);
@@ -196,10 +207,14 @@ function concretize(prng: Prng, job: JobSpec, kind: FaultKind): PlannedFault {
       const index = moment === 'checkpoint' && prng.chance(0.5) ? last : prng.int(2, last);
       return { kind, ...at(index), moment };
     }
-    case 'drop-write-response': {
+    case 'drop-write-response':
+    case 'drop-write-no-byte': {
       // Preferably a write no worker kill waits after (that point would never come: see above).
       const free = writes.filter((i) => !killedAfter.includes(i));
-      return { kind, ...at(prng.pick(free.length ? free : writes)) };
+      const where = at(prng.pick(free.length ? free : writes));
+      return kind === 'drop-write-response'
+        ? { kind, ...where }
+        : { kind, ...where, mode: prng.pick(['reset', 'close'] as const) };
     }
     case 'layout-change':
       // After the sign-in steps, so the switch meets a signed-in page.
@@ -209,5 +224,11 @@ function concretize(prng: Prng, job: JobSpec, kind: FaultKind): PlannedFault {
 
 /** One line naming a fault and where it lands. */
 export function describeFault(f: PlannedFault): string {
-  return `${f.kind}@${f.step}${'moment' in f && f.moment === 'checkpoint' ? '(checkpoint)' : ''}`;
+  const how = f.kind === 'drop-write-no-byte' ? `(${f.mode})` : '';
+  return `${f.kind}${how}@${f.step}${'moment' in f && f.moment === 'checkpoint' ? '(checkpoint)' : ''}`;
+}
+
+/** A fault that drops a committed write's response (either way). */
+export function isDrop(kind: FaultKind): kind is 'drop-write-response' | 'drop-write-no-byte' {
+  return kind === 'drop-write-response' || kind === 'drop-write-no-byte';
 }

@@ -27,6 +27,10 @@ export interface ChaosSummary {
   jobsStuck: number;
   stuck: { jobId: string; detail: string }[];
   jobsFailed: { jobId: string; status: string; detail: string }[];
+  /** Jobs that ended FAILED although a write of theirs had been verified at its step (a caller would resubmit). */
+  failedWithVerifiedWrites: number;
+  /** Whether the demo sites de-duplicated writes by key during the run. */
+  dedupe: boolean;
   recordProblems: { jobId: string; problems: string[] }[];
   layoutChecks: (LayoutCheck & { jobId: string })[];
   people: { approvals: number; reviews: number; mfaCodes: number };
@@ -83,8 +87,10 @@ export function formatSummary(s: ChaosSummary): string {
     `  jobs                          ${s.jobs}${s.notStarted.length ? ` (${s.notStarted.length} never started)` : ''}`,
     `  faults injected               ${s.faultsInjected.total} (planned ${s.faultsPlanned.total})`,
     kinds,
+    `  sites                         ${s.dedupe ? 'de-duplicate by key' : 'de-duplicate nothing: committed requests counted'}`,
     `  jobs succeeded                ${s.jobsSucceeded}/${s.jobs}`,
     `  side effects per write step   ${s.duplicateSideEffects} duplicated, ${s.missingSideEffects} missing (per job: ${perJob})`,
+    `  FAILED with a verified write  ${s.failedWithVerifiedWrites}`,
     `  completed steps run again     ${s.completedStepsExecutedAgain}`,
     `  jobs stuck                    ${s.jobsStuck}`,
     `  layout checks                 ${s.layoutChecks.filter((c) => c.ok).length}/${s.layoutChecks.length} with no POST after the switch`,

@@ -21,6 +21,11 @@ export interface CheckoutState {
 export interface Cart {
   lines: CartLine[];
   checkout: CheckoutState;
+  /**
+   * The order form last submitted from this basket (a shop that de-duplicates nothing): the
+   * form carries the whole order, so the same form sent again places it again.
+   */
+  submitted?: { form: string; lines: CartLine[]; checkout: CheckoutState };
 }
 
 export interface OrderLine {

@@ -51,7 +51,11 @@ export function registerOrderRoutes(router: Router, rt: SiteRuntime<ShopData>): 
         }
         return redirect(`/orders/${existing.id}?repeat=1`);
       }
-      const cart = cartOf(rt.data, account.username);
+      const basket = cartOf(rt.data, account.username);
+      // A shop that de-duplicates nothing takes the order from the form itself: the same form
+      // sent again (by a person, or by the browser on its own) places the order again.
+      const resent = !rt.guardsByState && basket.lines.length === 0 && basket.submitted?.form === key;
+      const cart = resent && basket.submitted ? basket.submitted : basket;
       const c = cart.checkout;
       if (cart.lines.length === 0) return redirect('/cart?notice=Your+cart+is+empty');
       if (!c.address) return redirect('/checkout/address');
@@ -77,13 +81,9 @@ export function registerOrderRoutes(router: Router, rt: SiteRuntime<ShopData>): 
       rt.store.update((state) => {
         state.data.orders.push(order);
         state.data.nextOrderNumber += 1;
-        // A de-duplicating shop empties the basket with the order, so a repeated request finds
-        // nothing to order. One that does not keeps it, like a site whose order form carries
-        // the whole order: every request that arrives places it again.
-        if (rt.guardsByState) {
-          cart.lines = [];
-          cart.checkout = {};
-        }
+        if (!rt.guardsByState) basket.submitted = { form: key, lines: cart.lines, checkout: cart.checkout };
+        basket.lines = [];
+        basket.checkout = {};
       });
       return rt.committed(redirect(`/orders/${order.id}`));
     }),
