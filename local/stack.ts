@@ -9,6 +9,7 @@ import {
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
+import { processMetrics } from '../lambdas/lib/metrics/recorder.ts';
 import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
 import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
@@ -34,6 +35,7 @@ import {
 } from './dynamodb.ts';
 import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
+import { startLocalWatchdog } from './watchdog.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
@@ -79,11 +81,15 @@ export interface LocalStackOptions {
   onHistoryEvent?: (event: HistoryEvent) => void;
   /** Provisioned concurrency by function (warm mode), as `belay:provisionedRunSteps` deploys it for RunStep. */
   provisioned?: Partial<Record<StateMachineFunction, number>>;
+  /** How often the watchdog looks at every tenant's live jobs, ms (default 60 s; 0: never). */
+  watchdogIntervalMs?: number;
 }
 
 export interface LocalStack {
   dataDir: string;
   tableName: string;
+  /** Where every process of the stack appends its metrics, one EMF line each (`<dataDir>/metrics.jsonl`). */
+  metricsFile: string;
   doc: DynamoDBDocumentClient;
   ledger: Ledger;
   secrets: WritableSecretStore;
@@ -177,6 +183,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // Powertools' EMF lines, as CloudWatch would read them from the functions' logs.
+      BELAY_METRICS_FILE: join(dataDir, 'metrics.jsonl'),
       // Node 20 is supported here; the SDK's notice about its future releases is not news to a user.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...options.env,
@@ -255,6 +263,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
     );
 
+    if (options.watchdogIntervalMs !== 0) {
+      const watchdog = startLocalWatchdog({
+        doc,
+        tableName: LOCAL_TABLE,
+        env,
+        metrics: processMetrics(env),
+        intervalMs: options.watchdogIntervalMs ?? 60_000,
+      });
+      cleanups.push(async () => watchdog.stop());
+    }
+
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
       for (const job of await unfinishedJobs(doc)) {
@@ -268,6 +287,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       dataDir,
       tableName: LOCAL_TABLE,
+      metricsFile: env.BELAY_METRICS_FILE as string,
       doc,
       ledger,
       secrets,

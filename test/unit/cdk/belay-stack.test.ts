@@ -34,6 +34,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['RecordFailure', 60, 1024, true],
   ['ApiHandler', 29, 1024, true],
   ['ApiAuthorizer', 10, 256, false],
+  ['Watchdog', 120, 256, false],
 ];
 const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
 /** The engine functions that sign accounts in, so read their credentials. */
@@ -59,10 +60,10 @@ describe('Stack: BelayStack', () => {
   const { stack, template } = synth();
   const fnId = (name: string): string => logicalId(stack, stack.node.findChild(name));
 
-  it('holds the ledger, 8 engine functions + API + authorizer, one machine, one API, two secrets, one bus', () => {
+  it('holds the ledger, 8 engine functions + API + authorizer + watchdog, one machine, one API, two secrets, one bus', () => {
     expect(stack.stackName).toBe(STACK_NAME);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 10);
+    template.resourceCountIs('AWS::Lambda::Function', 11);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
@@ -133,7 +134,7 @@ describe('Stack: BelayStack', () => {
     const authorizerVars =
       template.findResources('AWS::Lambda::Function')[fnId('ApiAuthorizer')]?.Properties.Environment
         .Variables;
-    expect(Object.keys(authorizerVars).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    expect(Object.keys(authorizerVars).sort()).toEqual(['BELAY_TRACING', 'NODE_OPTIONS', 'TABLE_NAME']);
   });
 
   it('deploys the ASL file unchanged, with exactly its placeholders substituted by the task functions', () => {
@@ -202,7 +203,8 @@ describe('Stack: BelayStack', () => {
     'alarms on %s > 0 in 5 minutes, to the alarm topic',
     (metric) => {
       const topic = { Ref: logicalId(stack, stack.alarms.topic) };
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+      // And the five of the operations alarms (test/unit/cdk/operations.test.ts).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/States',
         MetricName: metric,
@@ -243,6 +245,7 @@ describe('Stack: BelayStack', () => {
         'AnchorWebhookSecretArn',
         'ApiUrl',
         'LedgerTableName',
+        'OperationsDashboardName',
         'StateMachineArn',
         'WaitEventBusName',
       ].sort(),
@@ -293,7 +296,7 @@ describe('Stack: BelayStack configuration', () => {
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(12); // 10 functions, the machine, the API's access logs
+    expect(logGroups).toHaveLength(13); // 11 functions, the machine, the API's access logs
     for (const group of logGroups) {
       expect(group).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
     }

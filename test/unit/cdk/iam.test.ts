@@ -86,6 +86,8 @@ const EXPECTED: Record<string, Expected> = {
     webhookSecret: true,
   },
   ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
+  // Read-only: the tenant directory and live statuses (gsi1), leases and tenant plans.
+  Watchdog: { table: [G, Q] },
 };
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.ledger), 'Arn'] });

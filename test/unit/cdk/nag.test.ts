@@ -27,7 +27,7 @@ const ENGINE = [
   'Finish',
   'RecordFailure',
 ];
-const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer'];
+const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Watchdog'];
 const CREDENTIALS =
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:belay/*]';
 
