@@ -9,7 +9,6 @@ import {
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
-import { processMetrics } from '../lambdas/lib/metrics/recorder.ts';
 import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
 import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
@@ -25,6 +24,7 @@ import {
   type Ledger,
   TERMINAL_STATUSES,
 } from '../lambdas/lib/ledger/index.ts';
+import { processMetrics } from '../lambdas/lib/metrics/recorder.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -35,7 +35,6 @@ import {
 } from './dynamodb.ts';
 import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
-import { startLocalWatchdog } from './watchdog.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
@@ -44,6 +43,7 @@ import {
   type LocalStepFunctions,
   startLocalSfnServer,
 } from './sfn/index.ts';
+import { startLocalWatchdog } from './watchdog.ts';
 
 /**
  * The local stack: the same state machine file and handler code as in AWS, on one machine.
