@@ -44,6 +44,7 @@ interface Options {
   scaleJobs: number;
   scaleTenants: number;
   scaleTimeoutMinutes: number;
+  scaleSockets: number;
 }
 
 function positive(value: string): number {
@@ -81,6 +82,12 @@ function parseOptions(argv: string[]): Options {
     .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
     .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
     .option('--scale-timeout-minutes <n>', 'scale: give up after this long', positive, 30)
+    .option(
+      '--scale-sockets <n>',
+      "scale: sockets of the engine's AWS clients (the SDK's default is 50)",
+      positive,
+      1000,
+    )
     .parse(argv, { from: 'user' })
     .opts<Options>();
 }
@@ -169,6 +176,7 @@ async function main(options: Options): Promise<number> {
           stepMs: 20,
           approveMs: 500,
           timeoutMs: options.scaleTimeoutMinutes * 60_000,
+          sockets: options.scaleSockets,
           dataDir: ctx.dataDir,
           log,
           pids: ctx.pids,

@@ -52,19 +52,20 @@ export interface JobProfile {
 
 /**
  * checkout@1 (14 steps, one approval). From the benchmark's cost section (README): 34 state
- * transitions, 17 Lambda invocations and 42 ledger writes (21 job-item writes, each with an
- * entry, in one transaction) per job; the job item's size and the history length from the
- * scale section (`npm run bench -- --sections scale`).
+ * transitions and 17 Lambda invocations per job. From the load simulation
+ * (`npm run bench -- --sections scale`, 200 jobs): 26 writes of the job item (1.5 KB) and 23
+ * entries per job on the job's partition, 5 item writes on the tenant's capacity partition,
+ * history of 140-160 events (a few queued asks included).
  */
 export const CHECKOUT_PROFILE: JobProfile = {
   playbook: 'checkout@1',
   steps: 14,
   stateTransitions: 34,
-  historyEvents: 110,
+  historyEvents: 150,
   engineInvocations: 17,
-  jobItemWrites: 21,
-  entryWrites: 21,
-  jobItemKb: 3,
+  jobItemWrites: 26,
+  entryWrites: 23,
+  jobItemKb: 1.5,
   entryKb: 1,
   leaseItemWrites: 5,
   apiRequests: 3,

@@ -23,6 +23,7 @@ describe('Bench section: scale', () => {
       stepMs: 5,
       approveMs: 50,
       timeoutMs: 240_000,
+      sockets: 100,
       dataDir,
       log: () => undefined,
       pids,

@@ -28,9 +28,9 @@ describe('Function: demandOf', () => {
     ['tenantCap', r * 0.5 * 540],
     // Lambda: the steps' 240 s + (17 engine + 2 x 3 API/authorizer invocations) x 0.3 s.
     ['lambdaConcurrency', r * (240 + 23 * 0.3)],
-    // Transactions: 2 x (21 x 3 KB + 21 x 1 KB) + both GSIs 2 x 21 x 3 + leases 2 x 5.
-    ['ddbTable', r * 304],
-    ['ddbTenantGsi', r * 0.5 * 63],
+    // Transactions: 2 x (26 job-item writes x 2 units (1.5 KB) + 23 entries x 1) + both GSIs 2 x 26 x 2 + leases 2 x 5.
+    ['ddbTable', r * 264],
+    ['ddbTenantGsi', r * 0.5 * 52],
     ['ddbCapState', r * 0.5 * 2],
     ['apiStage', r * 3],
     ['apiKey', r * 0.5 * 3],

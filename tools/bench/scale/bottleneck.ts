@@ -30,8 +30,12 @@ export interface Baseline {
   dynamoP95Ms: number;
 }
 
+/** Whose limit a rule is: this machine's, the local stand-ins' (they are not AWS), or Belay's own design. */
+export type Scope = 'machine' | 'local' | 'belay';
+
 export interface BottleneckRule {
   id: string;
+  scope: Scope;
   /** What saturated, for people. */
   what: string;
   saturated(s: Sample, baseline: Baseline, cores: number): boolean;
@@ -43,12 +47,14 @@ export interface BottleneckRule {
 export const RULES: readonly BottleneckRule[] = [
   {
     id: 'machine-cpu',
+    scope: 'machine',
     what: 'the machine: every core busy (this process and DynamoDB Local together)',
     saturated: (s, _b, cores) => s.nodeCores + s.dynamoCores >= 0.9 * cores,
     evidence: (s) => `${(s.nodeCores + s.dynamoCores).toFixed(2)} cores busy`,
   },
   {
     id: 'node-thread',
+    scope: 'local',
     what: "this process's one JavaScript thread (the local Step Functions runner, every handler core and the API)",
     // CPU-bound: a long event-loop delay at low CPU is the machine starving the process, not its thread.
     saturated: (s) => s.nodeCores >= 0.8,
@@ -57,6 +63,7 @@ export const RULES: readonly BottleneckRule[] = [
   },
   {
     id: 'dynamodb-local',
+    scope: 'local',
     what: 'DynamoDB Local: its latency grew past 5 x its latency with one job alone',
     saturated: (s, b) => s.dynamoCalls > 0 && s.dynamoP95Ms >= 5 * Math.max(b.dynamoP95Ms, 1),
     evidence: (s, b) =>
@@ -64,12 +71,14 @@ export const RULES: readonly BottleneckRule[] = [
   },
   {
     id: 'queue-order',
+    scope: 'belay',
     what: "the tenant queue's strict order: jobs that could take a lease wait for the jobs submitted before them",
     saturated: (s) => s.queuedAsks >= 2 * Math.max(s.starts, 1),
     evidence: (s) => `${s.queuedAsks} asks left QUEUED for ${s.starts} jobs started`,
   },
   {
     id: 'lease-state-item',
+    scope: 'belay',
     what: "the tenant's capacity STATE item: lease transactions lose the version race",
     saturated: (s) => s.leaseConflicts >= Math.max(s.starts, 1),
     evidence: (s) => `${s.leaseConflicts} lease transactions cancelled for ${s.starts} leases taken`,
@@ -78,6 +87,7 @@ export const RULES: readonly BottleneckRule[] = [
 
 export interface Saturation {
   id: string;
+  scope: Scope;
   what: string;
   /** When it first held for `sustain` samples (seconds since submission), and what showed it. */
   at: number;
@@ -101,7 +111,13 @@ export function saturations(
       run = rule.saturated(s, baseline, options.cores) ? run + 1 : 0;
       if (run === sustain) {
         const first = samples[i - sustain + 1] as Sample;
-        out.push({ id: rule.id, what: rule.what, at: first.t, evidence: rule.evidence(s, baseline) });
+        out.push({
+          id: rule.id,
+          scope: rule.scope,
+          what: rule.what,
+          at: first.t,
+          evidence: rule.evidence(s, baseline),
+        });
         break;
       }
     }

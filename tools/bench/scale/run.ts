@@ -28,6 +28,8 @@ export interface ScaleOptions {
   approveMs: number;
   /** The whole run is given up after this long. */
   timeoutMs: number;
+  /** Sockets of the engine's DynamoDB and Step Functions clients (the SDK's default: 50). */
+  sockets: number;
   dataDir: string;
   log(line: string): void;
   /** PIDs the run started (DynamoDB Local), checked gone at the end. */
@@ -56,6 +58,8 @@ export interface ScaleSamples {
 }
 
 const CLK_TCK = 100;
+/** Submissions in flight at once. */
+const SUBMITTERS = 100;
 
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 function cpuSecondsOf(pid: number): number {
@@ -108,9 +112,50 @@ async function setUpTenants(stack: ScaleStack, count: number, runId: string): Pr
   return tenants;
 }
 
+/** What the API answered the driver, besides success: refusals it retried, as a client does. */
+interface ApiRefusals {
+  rateLimited: number;
+  unavailable: number;
+  /** Requests that got no answer (the connection refused or timed out). */
+  unanswered: number;
+}
+
+/**
+ * A request as a well-behaved client makes it: a 429 or 503 is retried after its `Retry-After`,
+ * a request that got no answer after a second or two (every request here is idempotent: a job
+ * id, a decision on a wait), at most 20 times; anything else is the answer.
+ */
+async function politely(
+  stack: ScaleStack,
+  refusals: ApiRefusals,
+  ...args: Parameters<typeof call> extends [ScaleStack, ...infer R] ? R : never
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  for (let attempt = 0; ; attempt++) {
+    let res: { status: number; body: Record<string, unknown> };
+    try {
+      res = await call(stack, ...args);
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      refusals.unanswered += 1;
+      await sleep(1000 + 1000 * Math.random());
+      continue;
+    }
+    if ((res.status !== 429 && res.status !== 503) || attempt >= 20) return res;
+    if (res.status === 429) refusals.rateLimited += 1;
+    else refusals.unavailable += 1;
+    const details = (res.body.error as { details?: { retryAfterSeconds?: number } } | undefined)?.details;
+    await sleep(1000 * (details?.retryAfterSeconds ?? 1) * (0.5 + Math.random()));
+  }
+}
+
 /** Submits one job; its execution's name, for waiting on it. */
-async function submit(stack: ScaleStack, tenant: Tenant, jobId: string): Promise<string> {
-  const res = await call(stack, tenant.apiKey, 'POST', '/jobs', {
+async function submit(
+  stack: ScaleStack,
+  refusals: ApiRefusals,
+  tenant: Tenant,
+  jobId: string,
+): Promise<string> {
+  const res = await politely(stack, refusals, tenant.apiKey, 'POST', '/jobs', {
     jobId,
     playbook: 'checkout@1',
     inputs: INPUTS,
@@ -141,24 +186,31 @@ export async function runScale(
   const loadStart = loadAverage();
   const tenantsByJob = new Map<string, Tenant>();
   let approvals = 0;
+  // The person answers once every job of the burst is in, so that all of them are open at once.
+  let gate: Promise<void> = Promise.resolve();
+  let openGate: () => void = () => undefined;
+  const refusals: ApiRefusals = { rateLimited: 0, unavailable: 0, unanswered: 0 };
   const stack = await startScaleStack({
     dataDir: options.dataDir,
     stepMs: options.stepMs,
     openSessionMs: 20,
     waitMs: 200,
+    sockets: options.sockets,
     // The person is told, and answers through the API after a while.
     onWaiting: (event) => {
       const tenant = tenantsByJob.get(event.jobId);
       if (!tenant || event.kind !== 'approval') return;
-      setTimeout(() => {
-        void call(stack, tenant.apiKey, 'POST', `/jobs/${event.jobId}/decisions`, {
-          step: event.step,
-          decision: 'approve',
-        }).then((r) => {
-          if (r.status < 300) approvals += 1;
-          else options.log(`approval of ${event.jobId} answered ${r.status}`);
-        });
-      }, options.approveMs);
+      void gate.then(() =>
+        setTimeout(() => {
+          void politely(stack, refusals, tenant.apiKey, 'POST', `/jobs/${event.jobId}/decisions`, {
+            step: event.step,
+            decision: 'approve',
+          }).then((r) => {
+            if (r.status < 300) approvals += 1;
+            else options.log(`approval of ${event.jobId} answered ${r.status}`);
+          });
+        }, options.approveMs),
+      );
     },
   });
   options.pids.add(stack.dynamodb.pid);
@@ -170,7 +222,7 @@ export async function runScale(
     // Baseline: one job alone, for the latencies an unloaded DynamoDB Local answers with.
     const warm = tenants[0] as Tenant;
     tenantsByJob.set(`scale-${runId}-warm`, warm);
-    const warmName = await submit(stack, warm, `scale-${runId}-warm`);
+    const warmName = await submit(stack, refusals, warm, `scale-${runId}-warm`);
     stack.probe.takeWindow();
     await closed(stack, new Set([warmName]), Date.now() + 120_000);
     const alone = stack.probe.takeWindow().latencies;
@@ -221,19 +273,38 @@ export async function runScale(
       last = { node, java, queued, ready, conflicts, at: now };
     }, 1000);
 
+    gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
     // Every job at once, spread over the tenants.
     const names = new Set<string>();
     const jobIds: string[] = [];
     options.log(`scale: submitting ${options.jobs} jobs over ${options.tenants} tenant(s)`);
+    // A client with SUBMITTERS requests in flight: a thousand connections at once overflow the
+    // local API server's accept backlog (and are no client's way to submit).
+    const refused: unknown[] = [];
+    let next = 0;
     await Promise.all(
-      Array.from({ length: options.jobs }, async (_, i) => {
-        const tenant = tenants[i % tenants.length] as Tenant;
-        const jobId = `scale-${runId}-${i}`;
-        tenantsByJob.set(jobId, tenant);
-        jobIds.push(jobId);
-        names.add(await submit(stack, tenant, jobId));
+      Array.from({ length: Math.min(SUBMITTERS, options.jobs) }, async () => {
+        for (let i = next++; i < options.jobs; i = next++) {
+          const tenant = tenants[i % tenants.length] as Tenant;
+          const jobId = `scale-${runId}-${i}`;
+          tenantsByJob.set(jobId, tenant);
+          jobIds.push(jobId);
+          try {
+            names.add(await submit(stack, refusals, tenant, jobId));
+          } catch (err) {
+            refused.push(err);
+          }
+        }
       }),
     );
+    openGate();
+    if (refused.length > 0)
+      violations.push(`${refused.length} submissions failed, e.g. ${String(refused[0])}`);
+    const openAtOnce = stack.sfn
+      .listExecutions({ statusFilter: 'RUNNING' })
+      .filter((e) => names.has(e.name)).length;
     const submittedSeconds = (performance.now() - t0) / 1000;
     options.log(
       `scale: ${options.jobs} jobs submitted in ${submittedSeconds.toFixed(1)} s; waiting for them`,
@@ -262,7 +333,17 @@ export async function runScale(
     const sizes: number[] = [];
     for (const jobId of jobIds) {
       const tenant = tenantsByJob.get(jobId) as Tenant;
-      const job = await stack.engine.ledger.getJob(tenant.tenantId, jobId);
+      const job = await stack.engine.ledger.getJob(tenant.tenantId, jobId).catch(() => undefined);
+      if (!job) {
+        jobs.push({
+          jobId,
+          tenantId: tenant.tenantId,
+          status: 'NOT SUBMITTED',
+          wallMs: Number.NaN,
+          historyEvents: 0,
+        });
+        continue;
+      }
       const item = await stack.deps.doc.send(
         new GetCommand({ TableName: stack.tableName, Key: jobKey(tenant.tenantId, jobId) }),
       );
@@ -353,7 +434,15 @@ export async function runScale(
         unit: 'jobs',
         statistic: 'value',
         runs: 1,
-        note: `${options.tenants} tenant(s), all submitted at once (in ${submittedSeconds.toFixed(1)} s)`,
+        note: `${options.tenants} tenant(s), submitted in ${submittedSeconds.toFixed(1)} s (${SUBMITTERS} requests in flight); approvals answered once all were in`,
+      },
+      {
+        label: 'jobs open at once (executions running)',
+        value: Math.max(openAtOnce, peakExecutions),
+        unit: 'jobs',
+        statistic: 'max',
+        runs: samples.length,
+        note: `${openAtOnce} when the last was submitted`,
       },
       { label: 'jobs succeeded', value: succeeded, unit: 'jobs', statistic: 'value', runs: 1 },
       {
@@ -436,6 +525,14 @@ export async function runScale(
         }`,
       },
       {
+        label: 'API requests retried (429, 503, no answer)',
+        value: refusals.rateLimited + refusals.unavailable + refusals.unanswered,
+        unit: 'requests',
+        statistic: 'value',
+        runs: 1,
+        note: `${refusals.rateLimited} rate limited, ${refusals.unavailable} unavailable, ${refusals.unanswered} unanswered (the local API server's accept backlog); each retried`,
+      },
+      {
         label: 'queued asks (Start left the job QUEUED)',
         value: stack.invocations.startOutcomes.queued ?? 0,
         unit: 'asks',
@@ -450,13 +547,6 @@ export async function runScale(
         statistic: 'max',
         runs: samples.length,
         note: `${stack.invocations.total.toLocaleString('en-US')} invocations`,
-      },
-      {
-        label: 'runner: executions open, peak',
-        value: peakExecutions,
-        unit: 'executions',
-        statistic: 'max',
-        runs: samples.length,
       },
       {
         label: 'runner: history events per execution, max',
@@ -502,10 +592,16 @@ export async function runScale(
       },
     ];
     const first = found[0];
+    const firstOwn = found.find((f) => f.scope === 'belay');
     const notes = [
       first
         ? `first bottleneck: ${first.what}, from ${first.at} s (${first.evidence})`
         : 'first bottleneck: none of the thresholds held for 3 s in a row',
+      ...(firstOwn && firstOwn !== first
+        ? [
+            `first bottleneck of Belay's own design (not of a local stand-in): ${firstOwn.what}, from ${firstOwn.at} s (${firstOwn.evidence})`,
+          ]
+        : []),
       ...found.slice(1).map((s) => `then: ${s.what}, from ${s.at} s (${s.evidence})`),
       `hot partitions (writes over the run): ${hotPartitions
         .slice(0, 5)
@@ -517,6 +613,7 @@ export async function runScale(
         .join('; ')}`,
       `metrics file ${lines.length} EMF lines: ${metric.jobsSucceeded} verified completions, ${metric.stepsCompleted} steps (the warm-up job included)`,
       `the machine's load average went from ${loadStart[0]} to ${loadAverage()[0]} on ${cpus().length} cores: other work shares them, and a thread that is runnable but not running shows as event-loop delay`,
+      `the engine's DynamoDB and Step Functions clients had ${options.sockets} sockets each (the SDK's default is 50; in AWS each Lambda environment has its own client)`,
       `${approvals} approvals by the scripted person (after ${options.approveMs} ms each); scripted steps of ${options.stepMs} ms; the machine's pauses (capacity polls, retry backoff) shortened to 200 ms`,
     ];
     const samplesOut: ScaleSamples = {

@@ -9,7 +9,9 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../lambdas/finish/finish.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
@@ -38,12 +40,7 @@ import { recordFailure } from '../../../lambdas/record-failure/record-failure.ts
 import { runStep } from '../../../lambdas/run-step/run-step.ts';
 import { start } from '../../../lambdas/start/start.ts';
 import { type LocalApi, startLocalApi } from '../../../local/api/server.ts';
-import {
-  createDocumentClient,
-  createDynamoDbClient,
-  type DynamoDbLocal,
-  startDynamoDbLocal,
-} from '../../../local/dynamodb.ts';
+import { createDynamoDbClient, type DynamoDbLocal, startDynamoDbLocal } from '../../../local/dynamodb.ts';
 import {
   createLocalStepFunctions,
   type LocalStepFunctions,
@@ -74,6 +71,8 @@ export interface ScaleStackOptions extends ScriptedWorldOptions {
   onWaiting(event: WaitEvent): void;
   /** Pause of `WaitForCapacity` and `RetryBackoff`, ms (the machine's own pauses, shortened). */
   waitMs: number;
+  /** Sockets of the process's one DynamoDB client (the SDK's default is 50). */
+  sockets: number;
 }
 
 /** Task invocations: how many ran, are running, and the most at once. */
@@ -121,7 +120,19 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
     const raw = createDynamoDbClient(dynamodb.endpoint);
     await createLedgerTable(raw, TABLE);
     raw.destroy();
-    const doc = createDocumentClient(dynamodb.endpoint);
+    // One client for every in-flight invocation of the process. In AWS each Lambda environment
+    // has its own client and runs one invocation at a time; the SDK's default of 50 sockets per
+    // client would queue the rest here (the first run of this simulation found 939 waiting).
+    const doc = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: dynamodb.endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        maxAttempts: 3,
+        requestHandler: { httpAgent: { maxSockets: options.sockets } },
+      }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
     cleanups.push(async () => doc.destroy());
     const probe = probeDynamo(doc);
     const world = createScriptedWorld(options);
@@ -204,6 +215,7 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
       endpoint: sfnServer.endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestHandler: { httpAgent: { maxSockets: options.sockets } },
     });
     cleanups.push(async () => client.destroy());
     const deps: ApiDeps = {
