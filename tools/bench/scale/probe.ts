@@ -84,6 +84,10 @@ export interface DynamoProbe {
   writesByPartition: Map<string, number>;
   /** Refused conditional writes (single or in a transaction) by the kind of partition of the item that failed. */
   conflictsByPartition: Map<string, number>;
+  /** Of them, single writes refused (ConditionalCheckFailedException), by kind of partition. */
+  refusedWrites: Map<string, number>;
+  /** Of them, cancelled transactions, by the kind of partition of the item that cancelled each. */
+  cancelledTransactions: Map<string, number>;
   /** Latencies (ms) since the last `takeWindow`, and the calls in flight right now. */
   takeWindow(): { latencies: number[]; inFlightPeak: number };
   inFlight(): number;
@@ -105,6 +109,8 @@ export function probeDynamo(doc: DynamoDBDocumentClient): DynamoProbe {
   };
   const writesByPartition = new Map<string, number>();
   const conflictsByPartition = new Map<string, number>();
+  const refusedWrites = new Map<string, number>();
+  const cancelledTransactions = new Map<string, number>();
   let latencies: number[] = [];
   let inFlight = 0;
   let inFlightPeak = 0;
@@ -150,13 +156,19 @@ export function probeDynamo(doc: DynamoDBDocumentClient): DynamoProbe {
         const name = err instanceof Error ? err.name : 'Error';
         if (name === 'ConditionalCheckFailedException') {
           totals.conditionalCheckFailed += 1;
-          if (keys[0]) bump(conflictsByPartition, partitionKind(keys[0].pk));
+          if (keys[0]) {
+            bump(conflictsByPartition, partitionKind(keys[0].pk));
+            bump(refusedWrites, partitionKind(keys[0].pk));
+          }
         } else if (name === 'TransactionCanceledException') {
           const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
           const index = reasons.findIndex((r) => r.Code && r.Code !== 'None');
           bump(totals.transactionsCancelled, reasons[index]?.Code ?? 'Unknown');
           const failed = keys[index];
-          if (failed) bump(conflictsByPartition, partitionKind(failed.pk));
+          if (failed) {
+            bump(conflictsByPartition, partitionKind(failed.pk));
+            bump(cancelledTransactions, partitionKind(failed.pk));
+          }
         } else bump(totals.errors, name);
         throw err;
       } finally {
@@ -171,6 +183,8 @@ export function probeDynamo(doc: DynamoDBDocumentClient): DynamoProbe {
     totals,
     writesByPartition,
     conflictsByPartition,
+    refusedWrites,
+    cancelledTransactions,
     takeWindow() {
       const out = { latencies, inFlightPeak };
       latencies = [];

@@ -8,6 +8,7 @@ import type { Baseline, Sample, Saturation } from './bottleneck.ts';
 import type { ApiRefusals } from './client.ts';
 import { SUBMITTERS } from './client.ts';
 import type { JobResult, MetricsFileSummary, PartitionWrites } from './collect.ts';
+import { conflictFigures } from './conflicts.ts';
 import type { ScaleOptions } from './options.ts';
 import type { ScaleStack } from './stack.ts';
 
@@ -43,13 +44,9 @@ export function scaleFigures(m: Measured): { figures: Figure[]; notes: string[] 
   const sizes = m.itemBytes;
   const hotPartitions = m.partitions.hot;
   const writesByKind = m.partitions.byKind;
-  const totals = stack.probe.totals;
   const succeeded = jobs.filter((j) => j.status === 'SUCCEEDED').length;
   const lines = { length: metric.lines };
   const wall = jobs.map((j) => j.wallMs).filter(Number.isFinite);
-  const conflictsByKind = Object.fromEntries(stack.probe.conflictsByPartition);
-  const staleCheckpoints = Object.values(metric.ledgerConflicts).reduce((a, b) => a + b, 0);
-  const cancelled = totals.transactionsCancelled;
   const sampleMax = (f: (s: Sample) => number): number => Math.max(0, ...samples.map(f));
   const throughputPerMin = (succeeded / runSeconds) * 60;
   const hottest = hotPartitions[0];
@@ -117,40 +114,7 @@ export function scaleFigures(m: Measured): { figures: Figure[]; notes: string[] 
       runs: 1,
       note: hottest ? `${hottest.partition}: ${hottest.writes.toLocaleString('en-US')} writes` : 'none',
     },
-    {
-      label: 'conflicts: StaleCheckpointError',
-      value: staleCheckpoints,
-      unit: 'writes',
-      statistic: 'value',
-      runs: 1,
-      note:
-        Object.entries(metric.ledgerConflicts)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ') || 'none',
-    },
-    {
-      label: 'conflicts: TransactionCanceled',
-      value: Object.values(cancelled).reduce((a, b) => a + b, 0),
-      unit: 'transactions',
-      statistic: 'value',
-      runs: 1,
-      note:
-        Object.entries(cancelled)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ') || 'none',
-    },
-    {
-      label: 'conflicts: ConditionalCheckFailed',
-      value: totals.conditionalCheckFailed,
-      unit: 'writes',
-      statistic: 'value',
-      runs: 1,
-      note: `by partition: ${
-        Object.entries(conflictsByKind)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ') || 'none'
-      }`,
-    },
+    ...conflictFigures(stack.probe, metric.ledgerConflicts),
     {
       label: 'API requests retried (429, 503, no answer)',
       value: refusals.rateLimited + refusals.unavailable + refusals.unanswered,
