@@ -24,6 +24,7 @@ import {
   type Ledger,
   TERMINAL_STATUSES,
 } from '../lambdas/lib/ledger/index.ts';
+import { processMetrics } from '../lambdas/lib/metrics/recorder.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -44,6 +45,7 @@ import {
   type LocalStepFunctions,
   startLocalSfnServer,
 } from './sfn/index.ts';
+import { startLocalWatchdog } from './watchdog.ts';
 
 /**
  * The local stack: the same state machine file and handler code as in AWS, on one machine.
@@ -81,11 +83,15 @@ export interface LocalStackOptions {
   onHistoryEvent?: (event: HistoryEvent) => void;
   /** Provisioned concurrency by function (warm mode), as `belay:provisionedRunSteps` deploys it for RunStep. */
   provisioned?: Partial<Record<StateMachineFunction, number>>;
+  /** How often the watchdog looks at every tenant's live jobs, ms (default 60 s; 0: never). */
+  watchdogIntervalMs?: number;
 }
 
 export interface LocalStack {
   dataDir: string;
   tableName: string;
+  /** Where every process of the stack appends its metrics, one EMF line each (`<dataDir>/metrics.jsonl`). */
+  metricsFile: string;
   doc: DynamoDBDocumentClient;
   ledger: Ledger;
   secrets: WritableSecretStore;
@@ -192,6 +198,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       BELAY_WEBHOOK_SIGNING_KEY: await persistentToken(join(dataDir, 'webhook-signing-key')),
       BELAY_WEBHOOK_ALLOW_LOOPBACK: 'true',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // Powertools' EMF lines, as CloudWatch would read them from the functions' logs.
+      BELAY_METRICS_FILE: join(dataDir, 'metrics.jsonl'),
       // Node 20 is supported here; the SDK's notice about its future releases is not news to a user.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...options.env,
@@ -284,6 +292,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
     );
 
+    if (options.watchdogIntervalMs !== 0) {
+      const watchdog = startLocalWatchdog({
+        doc,
+        tableName: LOCAL_TABLE,
+        env,
+        metrics: processMetrics(env),
+        intervalMs: options.watchdogIntervalMs ?? 60_000,
+      });
+      cleanups.push(async () => watchdog.stop());
+    }
+
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
       for (const job of await unfinishedJobs(doc)) {
@@ -297,6 +316,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       dataDir,
       tableName: LOCAL_TABLE,
+      metricsFile: env.BELAY_METRICS_FILE as string,
       doc,
       ledger,
       secrets,

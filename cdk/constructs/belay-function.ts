@@ -11,6 +11,7 @@ import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aw
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, PROVIDED_MODULES } from '../../lambdas/bundling.ts';
+import { TRACING_VARIABLE } from '../../lambdas/lib/observability/tracing.ts';
 import { RuntimeModuleError } from '../errors.ts';
 import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
 
@@ -72,8 +73,9 @@ export interface BelayFunctionProps {
 /**
  * A `NodejsFunction` with the house defaults: Node 22 on ARM64, one minified ESM bundle
  * with source maps (`NODE_OPTIONS=--enable-source-maps`), the AWS SDK v3 left to the
- * runtime, JSON logs to an explicit log group with retention, active X-Ray tracing, and
- * local esbuild bundling (no Docker).
+ * runtime, JSON logs to an explicit log group with retention, active X-Ray tracing (with
+ * `BELAY_TRACING=xray`, so the handler loads Powertools' Tracer), and local esbuild bundling
+ * (no Docker).
  *
  * The function gets its own role (`<id>Role`, a sibling) holding only what it needs:
  * writing to its own log group and X-Ray; grants from `bindTable`/`bindStateMachine` add
@@ -115,7 +117,8 @@ export class BelayFunction extends NodejsFunction {
       timeout: props.timeout,
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       description: props.description,
-      environment: { ...props.environment, NODE_OPTIONS: nodeOptions },
+      // The handler loads Powertools' Tracer (and the X-Ray SDK) only where this says tracing is on.
+      environment: { ...props.environment, NODE_OPTIONS: nodeOptions, [TRACING_VARIABLE]: 'xray' },
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

@@ -10,6 +10,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { runbookNote } from './operations-alarms.ts';
 
 /** Props of {@link JobAlarms}. */
 export interface JobAlarmsProps {
@@ -59,7 +60,7 @@ export class JobAlarms extends Construct {
     const machine = props.stateMachine;
     const watch = (name: string, metric: Metric, what: string): Alarm => {
       const alarm = new Alarm(this, name, {
-        alarmDescription: `Belay: ${what} in the last 5 minutes.`,
+        alarmDescription: `Belay: ${what} in the last 5 minutes. ${runbookNote('executions')}`,
         metric: metric.with({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -1,10 +1,11 @@
 /**
  * The Belay stack: the checkpoint ledger, one function per state machine task, the job state
  * machine from the ASL file, the HTTP API and what they share (secrets, the wait event bus,
- * alarms). Declarative: constructs and bindings; what each function may do is in
+ * alarms), and what it is operated with (the watchdog, the alarms with their runbook, the dashboard). Declarative: constructs and bindings; what each function may do is in
  * `cdk/engine-functions.ts`.
  */
 import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +32,7 @@ import { JobAlarms } from '../constructs/job-alarms.ts';
 import { JobApi } from '../constructs/job-api.ts';
 import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
+import { Operations } from '../constructs/operations.ts';
 import { bindScreenshots, ScreenshotBucket } from '../constructs/screenshot-bucket.ts';
 import {
   BROWSER_MEMORY_MB,
@@ -95,6 +97,10 @@ export class BelayStack extends Stack {
   readonly webhookSigningKey: Secret;
   /** Sends `Belay Job Waiting` events to tenants' webhooks. */
   readonly notifier: BelayFunction;
+  /** The watchdog: every five minutes, every tenant's live jobs and leases as metrics (read-only). */
+  readonly watchdog: BelayFunction;
+  /** The watchdog's schedule, the alarms that name their runbook, and the operations dashboard. */
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: BelayStackProps = {}) {
     super(scope, id, props);
@@ -290,6 +296,31 @@ export class BelayStack extends Stack {
     for (const fn of [this.apiHandler, engine.AwaitHuman, this.notifier])
       fn.addEnvironment('BELAY_API_URL', this.api.url);
 
+    // Read-only: the tenant directory and live statuses on gsi1, leases and tenant plans on the table.
+    this.watchdog = this.addFunction('Watchdog', {
+      entry: handlerEntry('watchdog'),
+      description: "Publishes every tenant's stuck jobs, queues, open waits and browser use as metrics.",
+      timeout: Duration.seconds(120),
+      memorySize: PLAIN_MEMORY_MB,
+      environment: { ...shared, [BROWSER_ACCESS_VARIABLE]: 'none' },
+    });
+    bindTable(this.watchdog, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+    });
+    this.operations = new Operations(this, 'Operations', {
+      watchdog: this.watchdog,
+      alarmAction: new SnsAction(this.alarms.topic),
+      otherAlarms: Object.values(this.alarms.alarms),
+      stateMachine: this.jobs.stateMachine,
+      functions: {
+        ...engine,
+        ApiHandler: this.apiHandler,
+        ApiAuthorizer: this.apiAuthorizer,
+        Watchdog: this.watchdog,
+      },
+    });
+
     this.outputs();
   }
 
@@ -338,7 +369,16 @@ export class BelayStack extends Stack {
       this.screenshots.bucket.bucketName,
       "Screenshots of jobs' pages (private; served through the API).",
     );
-    out('AlarmTopicArn', this.alarms.topic.topicArn, 'Subscribe to this SNS topic for job execution alarms.');
+    out(
+      'AlarmTopicArn',
+      this.alarms.topic.topicArn,
+      'Subscribe to this SNS topic for the alarms (each names its runbook section).',
+    );
+    out(
+      'OperationsDashboardName',
+      this.operations.dashboard.dashboard.dashboardName,
+      'The CloudWatch dashboard an on-call engineer starts from.',
+    );
     out(
       'WaitEventBusName',
       this.waitEvents.eventBusName,

@@ -3,6 +3,13 @@ import { authorizeEvent } from '../lib/api/auth.ts';
 import type { AuthorizerEvent, AuthorizerResult } from '../lib/api/events.ts';
 import type { ApiKeyStore } from '../lib/auth/api-keys.ts';
 import { apiKeyStoreFromEnv } from '../lib/auth/runtime.ts';
+import { processLogger } from '../lib/logger.ts';
+import { noMetrics } from '../lib/metrics/recorder.ts';
+import { observability } from '../lib/observability/middleware.ts';
+import { loadTracer } from '../lib/observability/tracing.ts';
+
+// Before the key store's DynamoDB client is built (at the first request), so that it is traced.
+const tracer = await loadTracer('belay-authorizer');
 
 let keys: ApiKeyStore | undefined;
 
@@ -11,7 +18,16 @@ let keys: ApiKeyStore | undefined;
  * -> allowed with context `{tenantId, roles, keyId}`, which the API handler reads from
  * `requestContext.authorizer.lambda`. The local server runs the same `authorizeEvent`.
  */
-export const handler = middy<AuthorizerEvent, AuthorizerResult>().handler(async (event) => {
-  keys ??= apiKeyStoreFromEnv();
-  return authorizeEvent(keys, event);
-});
+export const handler = middy<AuthorizerEvent, AuthorizerResult>()
+  .use(
+    observability<AuthorizerEvent, AuthorizerResult>({
+      log: processLogger('belay-authorizer'),
+      metrics: noMetrics,
+      tracer,
+      correlation: () => ({}),
+    }),
+  )
+  .handler(async (event) => {
+    keys ??= apiKeyStoreFromEnv();
+    return authorizeEvent(keys, event);
+  });

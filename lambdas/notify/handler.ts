@@ -1,6 +1,15 @@
 import middy from '@middy/core';
+import { processLogger } from '../lib/logger.ts';
+import { countWebhookFailures } from '../lib/metrics/notifier-metrics.ts';
+import { processMetrics } from '../lib/metrics/recorder.ts';
 import { type DeliverDeps, deliverWaitNotice, type WaitNotice } from '../lib/notifications/deliver.ts';
 import { deliverDepsFromEnv } from '../lib/notifications/runtime.ts';
+import { observability } from '../lib/observability/middleware.ts';
+import { loadTracer } from '../lib/observability/tracing.ts';
+
+const SERVICE = 'belay-notify';
+// Before any client is built, so that it is traced.
+const tracer = await loadTracer(SERVICE);
 
 let deps: Promise<DeliverDeps> | undefined;
 
@@ -10,7 +19,10 @@ let deps: Promise<DeliverDeps> | undefined;
  * each delivery. It runs apart from the job (asynchronously), so a slow or failing receiver
  * never holds a job back.
  */
-export const handler = middy(async (event: { detail?: WaitNotice } & Partial<WaitNotice>) => {
+type NotifyEvent = { detail?: WaitNotice } & Partial<WaitNotice>;
+type NotifyResult = { delivered: number; failed: number };
+
+export const handler = middy(async (event: NotifyEvent): Promise<NotifyResult> => {
   const notice = (event.detail ?? event) as WaitNotice;
   if (typeof notice.tenantId !== 'string' || typeof notice.jobId !== 'string')
     return { delivered: 0, failed: 0 };
@@ -23,4 +35,15 @@ export const handler = middy(async (event: { detail?: WaitNotice } & Partial<Wai
     delivered: deliveries.filter((d) => d.outcome === 'delivered').length,
     failed: deliveries.filter((d) => d.outcome === 'failed').length,
   };
-});
+}).use(
+  observability<NotifyEvent, NotifyResult>({
+    log: processLogger(SERVICE),
+    metrics: processMetrics(),
+    tracer,
+    correlation: (event) => {
+      const notice = (event.detail ?? event) as Partial<WaitNotice>;
+      return { tenantId: notice.tenantId, jobId: notice.jobId, step: notice.step };
+    },
+    ended: (_event, result) => countWebhookFailures(processMetrics(), result),
+  }),
+);

@@ -1,5 +1,6 @@
 /**
  * `npm run bench -- [--json] [--runs N] [--browser-runs N] [--sections recovery,overhead,cost,concurrency,browser]`
+ * `npm run bench -- --sections scale [--scale-jobs 1000] [--scale-tenants 10]`: the load simulation (`scale/run.ts`)
  *
  * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
  * crash in step 12, coordinator overhead per step (warm and cold), cost per job, 20 jobs
@@ -24,6 +25,7 @@ import { overheadSample, overheadSection, runColdOverhead } from './overhead.ts'
 import { runRecovery } from './recovery.ts';
 import {
   type BenchReport,
+  DEFAULT_SECTIONS,
   formatReport,
   loadAverage,
   newReport,
@@ -31,6 +33,7 @@ import {
   type SectionName,
   type SectionResult,
 } from './report.ts';
+import { runScale } from './scale/run.ts';
 
 interface Options {
   json: boolean;
@@ -38,6 +41,10 @@ interface Options {
   browserRuns: number;
   sections: SectionName[];
   verbose: boolean;
+  scaleJobs: number;
+  scaleTenants: number;
+  scaleTimeoutMinutes: number;
+  scaleSockets: number;
 }
 
 function positive(value: string): number {
@@ -66,9 +73,21 @@ function parseOptions(argv: string[]): Options {
     .option('--verbose', "also print every job's progress lines (stderr)", false)
     .option('--runs <n>', 'runs each job-level median is taken over', positive, 3)
     .option('--browser-runs <n>', 'runs of each browser-layer measurement', positive, 20)
-    .option('--sections <list>', `comma-separated, from ${SECTION_NAMES.join(',')}`, sectionList, [
-      ...SECTION_NAMES,
-    ])
+    .option(
+      '--sections <list>',
+      `comma-separated, from ${SECTION_NAMES.join(',')} (default: all but scale)`,
+      sectionList,
+      [...DEFAULT_SECTIONS],
+    )
+    .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
+    .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
+    .option('--scale-timeout-minutes <n>', 'scale: give up after this long', positive, 30)
+    .option(
+      '--scale-sockets <n>',
+      "scale: sockets of the engine's AWS clients (the SDK's default is 50)",
+      positive,
+      1000,
+    )
     .parse(argv, { from: 'user' })
     .opts<Options>();
 }
@@ -147,6 +166,25 @@ async function main(options: Options): Promise<number> {
       if (r) {
         results.set('concurrency', r.result);
         raw.concurrency = r.samples;
+      }
+    }
+    if (want('scale')) {
+      const r = await attempt(report, 'scale', () =>
+        runScale({
+          jobs: options.scaleJobs,
+          tenants: options.scaleTenants,
+          stepMs: 20,
+          approveMs: 500,
+          timeoutMs: options.scaleTimeoutMinutes * 60_000,
+          sockets: options.scaleSockets,
+          dataDir: ctx.dataDir,
+          log,
+          pids: ctx.pids,
+        }),
+      );
+      if (r) {
+        results.set('scale', r.result);
+        raw.scale = r.samples;
       }
     }
     await ctx.stopStack('warm');

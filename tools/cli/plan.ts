@@ -3,6 +3,9 @@
  * covers it, and how long jobs queue if it does not.
  *
  *   npm run plan -- --arrivals-per-min 60 --active-minutes 4 [--plan growth] [--burst 2] [--cap 300] [--json]
+ *   npm run plan -- --jobs-per-day 100000 [--peak 3] [--active-minutes 4] [--approval-minutes 5] [--tenant-share 0.5] [--plan enterprise]
+ *
+ * The second form prints the scale table: every quota that bounds one account (see `scale.ts`).
  *
  * Model (printed with every answer):
  * - Concurrent browsers needed = arrival rate x mean active time (Little's law) x burst headroom.
@@ -17,6 +20,10 @@
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlanName, type PlanCaps, type PlanName, planCaps } from '../../lambdas/lib/capacity/plans.ts';
+import { type Queueing, queueing } from './queueing.ts';
+import { DEFAULT_SCALE_INPUT, formatScaleTable, type ScaleResult, scalePlan } from './scale.ts';
+
+export { erlangC, type Queueing, queueing } from './queueing.ts';
 
 export interface PlanInput {
   arrivalsPerMinute: number;
@@ -29,22 +36,6 @@ export interface PlanInput {
   caps?: PlanCaps;
   /** A cap of its own instead of the plan's. */
   cap?: number;
-}
-
-/** Queueing at one arrival rate, M/M/c with c = the cap. */
-export interface Queueing {
-  arrivalsPerMinute: number;
-  /** a = lambda x S: the mean number of browsers busy (Erlangs). */
-  offeredLoad: number;
-  /** a / c. */
-  utilization: number;
-  stable: boolean;
-  /** Probability that a job has to wait for a browser (Erlang C); 1 when unstable. */
-  probabilityOfWaiting: number;
-  /** Mean wait for a browser in minutes (Wq); null when unstable (it grows without bound). */
-  meanWaitMinutes: number | null;
-  /** Unstable only: jobs the queue grows by per minute (lambda - c/S). */
-  backlogGrowthPerMinute: number;
 }
 
 export interface PlanResult {
@@ -60,38 +51,6 @@ export interface PlanResult {
   average: Queueing;
   peak: Queueing;
   assumptions: string[];
-}
-
-/**
- * Erlang C: the probability that an arriving job waits, with `c` servers and offered load
- * `a` Erlangs (a < c). Computed through the Erlang B recursion, stable for large c.
- *
- * @example
- * erlangC(2, 1.5); // 0.642857... (= 9/14)
- */
-export function erlangC(c: number, a: number): number {
-  if (!Number.isInteger(c) || c < 1) throw new RangeError('c must be a positive integer');
-  if (a < 0) throw new RangeError('a must be >= 0');
-  if (a >= c) return 1;
-  let b = 1;
-  for (let k = 1; k <= c; k++) b = (a * b) / (k + a * b);
-  return b / (1 - (a / c) * (1 - b));
-}
-
-/** M/M/c queueing at arrival rate `lambda` (per minute), mean service `s` minutes, `c` servers. */
-export function queueing(lambda: number, s: number, c: number): Queueing {
-  const a = lambda * s;
-  const stable = a < c;
-  const p = stable ? erlangC(c, a) : 1;
-  return {
-    arrivalsPerMinute: lambda,
-    offeredLoad: a,
-    utilization: a / c,
-    stable,
-    probabilityOfWaiting: p,
-    meanWaitMinutes: stable ? (p * s) / (c - a) : null,
-    backlogGrowthPerMinute: stable ? 0 : lambda - c / s,
-  };
 }
 
 /**
@@ -154,30 +113,97 @@ function positive(value: string): number {
   return n;
 }
 
-/** The CLI: parses `argv`, prints the plan. */
-export function main(argv: string[], env: NodeJS.ProcessEnv = process.env): PlanResult {
+function share(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError('must be a number in (0, 1]');
+  return n;
+}
+
+/** The volumes the scale table always shows, with the one asked for. */
+export const STANDARD_VOLUMES: readonly number[] = [1000, 10_000, 100_000];
+
+/**
+ * The CLI: parses `argv`, prints the plan. Two modes:
+ * - `--arrivals-per-min N --active-minutes M`: the browsers a workload needs and its queueing;
+ * - `--jobs-per-day N`: the scale table (`scale.ts`) at 1,000, 10,000 and 100,000 jobs a day
+ *   (and N): every quota that bounds Belay, its load, where it binds and what raises it.
+ */
+export function main(argv: string[], env: NodeJS.ProcessEnv = process.env): PlanResult | ScaleResult {
   const program = new Command('plan')
-    .description('Concurrent browsers a workload needs, and the queueing if the plan does not cover it')
-    .requiredOption('--arrivals-per-min <n>', 'jobs submitted per minute', positive)
-    .requiredOption('--active-minutes <n>', 'mean minutes a job holds a browser', positive)
+    .description(
+      'Concurrent browsers a workload needs and its queueing (--arrivals-per-min), or how far one account scales (--jobs-per-day)',
+    )
+    .option('--arrivals-per-min <n>', 'jobs submitted per minute', positive)
+    .option('--active-minutes <n>', 'mean minutes a job holds a browser (its steps)', positive)
     .option('--plan <name>', 'free, starter, growth or enterprise', env.BELAY_DEFAULT_PLAN ?? 'free')
     .option('--burst <x>', 'burst headroom: peak rate / mean rate', positive, 1)
     .option('--cap <n>', "a cap of your own instead of the plan's", positive)
+    .option(
+      '--jobs-per-day <n>',
+      'the scale table, at 1,000 / 10,000 / 100,000 jobs a day and this volume',
+      positive,
+    )
+    .option(
+      '--peak <x>',
+      "scale table: peak-hour rate / the day's mean rate",
+      positive,
+      DEFAULT_SCALE_INPUT.peakFactor,
+    )
+    .option(
+      '--approval-minutes <n>',
+      'scale table: how long a person takes to approve',
+      positive,
+      DEFAULT_SCALE_INPUT.approvalMinutes,
+    )
+    .option(
+      '--tenant-share <x>',
+      "scale table: the hottest tenant's share of the jobs",
+      share,
+      DEFAULT_SCALE_INPUT.tenantShare,
+    )
     .option('--json', 'print JSON')
     .parse(argv, { from: 'user' });
   const o = program.opts<{
-    arrivalsPerMin: number;
-    activeMinutes: number;
+    arrivalsPerMin?: number;
+    activeMinutes?: number;
     plan: string;
     burst: number;
     cap?: number;
+    jobsPerDay?: number;
+    peak: number;
+    approvalMinutes: number;
+    tenantShare: number;
     json?: boolean;
   }>();
   if (!isPlanName(o.plan)) program.error(`unknown plan ${o.plan}: use free, starter, growth or enterprise`);
   const caps = planCaps(env.BELAY_PLAN_CAPS ? JSON.parse(env.BELAY_PLAN_CAPS) : {});
+  if (o.jobsPerDay !== undefined) {
+    // One account's reach is a question about the biggest plan, unless one is asked for.
+    const plan: PlanName =
+      program.getOptionValueSource('plan') === 'cli' ? (o.plan as PlanName) : 'enterprise';
+    const cap = o.cap !== undefined ? Math.floor(o.cap) : caps[plan];
+    const result = scalePlan({
+      ...DEFAULT_SCALE_INPUT,
+      jobsPerDay: [...new Set([...STANDARD_VOLUMES, Math.round(o.jobsPerDay)])].sort((a, b) => a - b),
+      peakFactor: o.peak,
+      approvalMinutes: o.approvalMinutes,
+      tenantShare: o.tenantShare,
+      anchorCap: cap,
+      tenantCap: cap,
+      ...(o.activeMinutes !== undefined ? { activeMinutes: o.activeMinutes } : {}),
+    });
+    process.stdout.write(
+      o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatScaleTable(result).join('\n')}\n`,
+    );
+    return result;
+  }
+  const { arrivalsPerMin, activeMinutes } = o;
+  if (arrivalsPerMin === undefined || activeMinutes === undefined) {
+    return program.error('give --arrivals-per-min and --active-minutes, or --jobs-per-day');
+  }
   const result = planCapacity({
-    arrivalsPerMinute: o.arrivalsPerMin,
-    activeMinutes: o.activeMinutes,
+    arrivalsPerMinute: arrivalsPerMin,
+    activeMinutes,
     plan: o.plan as PlanName,
     burst: o.burst,
     caps,

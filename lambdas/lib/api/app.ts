@@ -1,6 +1,9 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
-import type { BelayLogger } from '../logger.ts';
+import { type BelayLogger, processLogger } from '../logger.ts';
+import { processMetrics } from '../metrics/recorder.ts';
+import { observability } from '../observability/middleware.ts';
+import { activeTracer } from '../observability/tracing.ts';
 import { requestTenant } from './auth.ts';
 import type { ApiDeps } from './deps.ts';
 import { errorBody } from './errors.ts';
@@ -40,9 +43,17 @@ export function errorEnvelope(
   };
 }
 
+/** The `service` of the API's log lines. */
+export const API_SERVICE = 'belay-api';
+
+/** A job id in the request path (`/jobs/{jobId}...`), for the log lines of the request. */
+const JOB_PATH = /^\/jobs\/([A-Za-z0-9_-]{1,64})(?:\/|$)/;
+
 /**
  * The API's Lambda handler (one function for every HTTP API route), over dependencies that
- * are built once per process (cold start) by `deps`.
+ * are built once per process (cold start) by `deps`. Its log lines carry the Lambda context,
+ * the caller's tenant and the job in the path; its metrics (the ledger writes it makes:
+ * submissions, decisions, cancellations) are flushed after each request.
  *
  * @example
  * export const handler = createApiHandler(() => apiDeps());
@@ -52,6 +63,17 @@ export function createApiHandler(
 ): middy.MiddyfiedHandler<HttpApiEvent, HttpApiResult> {
   let resolved: ApiDeps | undefined;
   return middy<HttpApiEvent, HttpApiResult>()
+    .use(
+      observability<HttpApiEvent, HttpApiResult>({
+        log: processLogger(API_SERVICE),
+        metrics: processMetrics(),
+        tracer: activeTracer(),
+        correlation: (event) => ({
+          tenantId: requestTenant(event) || undefined,
+          jobId: JOB_PATH.exec(event?.rawPath ?? '')?.[1],
+        }),
+      }),
+    )
     .use(httpErrorHandler({ logger: false }))
     .use(errorEnvelope(() => resolved?.engine.log))
     .handler(async (event) => {

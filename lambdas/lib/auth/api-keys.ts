@@ -7,6 +7,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { queryPrefix } from '../dynamo/query-prefix.ts';
+import { TENANT_DIRECTORY_PK } from '../ledger/schema.ts';
 import { ApiKeyNotFoundError, InvalidRoleError, InvalidTenantError } from './errors.ts';
 
 /**
@@ -18,7 +19,7 @@ import { ApiKeyNotFoundError, InvalidRoleError, InvalidTenantError } from './err
  * |----------------|--------------------|------------------|------------------------------------------------|
  * | key (lookup)   | `APIKEY#<sha256>`  | `APIKEY`         | tenantId, roles, keyId, createdAt, revokedAt?  |
  * | key (listing)  | `T#<tenant>`       | `APIKEY#<keyId>` | keyHash, roles, label?, createdAt, revokedAt?  |
- * | tenant         | `T#<tenant>`       | `TENANT`         | tenantId, plan, createdAt                      |
+ * | tenant         | `T#<tenant>`       | `TENANT`         | tenantId, plan, createdAt; gsi1 `TENANTS`      |
  *
  * A key is 256 bits of randomness, so a fast hash is the right tool (no password stretching
  * needed) and the lookup by hash leaks nothing about the secret through timing.
@@ -136,7 +137,16 @@ export function createApiKeyStore(deps: {
         .send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: `T#${tenantId}`, sk: 'TENANT', tenantId, plan: options.plan ?? 'free', createdAt },
+            Item: {
+              pk: `T#${tenantId}`,
+              sk: 'TENANT',
+              tenantId,
+              plan: options.plan ?? 'free',
+              createdAt,
+              // Listed in the tenant directory (gsi1 `TENANTS`), which the watchdog reads.
+              gsi1pk: TENANT_DIRECTORY_PK,
+              gsi1sk: tenantId,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         )

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../observability/tracing.ts';
 import { clientConfigFromEnv } from './endpoint.ts';
 
 /**
@@ -7,6 +8,6 @@ import { clientConfigFromEnv } from './endpoint.ts';
  * Built once at the edge (cold start) and handed to every store that needs the table.
  */
 export function documentClientFromEnv(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
-  const client = new DynamoDBClient(clientConfigFromEnv('DYNAMODB_ENDPOINT', env));
+  const client = traced(new DynamoDBClient(clientConfigFromEnv('DYNAMODB_ENDPOINT', env)));
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

@@ -1,6 +1,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { traced } from '../observability/tracing.ts';
 
 /** An EventBridge client (the wait events people are told of). */
 export function eventBridgeClient(): EventBridgeClient {
-  return new EventBridgeClient({});
+  return traced(new EventBridgeClient({}));
 }

@@ -1,10 +1,15 @@
 import middy from '@middy/core';
 import { preloadBrowserLibraries } from '../browser/adapter.ts';
 import { BROWSER_ACCESS_VARIABLE } from '../browser/secret-key.ts';
+import { processLogger } from '../logger.ts';
+import { boundedValue } from '../metrics/names.ts';
+import { processMetrics } from '../metrics/recorder.ts';
+import { observability } from '../observability/middleware.ts';
+import { loadTracer } from '../observability/tracing.ts';
 import { withTenantScope } from '../redact.ts';
 import type { StateMachineFunction } from './functions.ts';
 import { meterInvocation } from './metering.ts';
-import { engineDeps } from './runtime.ts';
+import { ENGINE_SERVICE, engineDeps } from './runtime.ts';
 import type { EngineDeps, JobRef } from './types.ts';
 
 /**
@@ -21,12 +26,26 @@ export async function warmUpAtInit(env: NodeJS.ProcessEnv = process.env): Promis
   return true;
 }
 
+// Before any AWS client is built (the warm-up builds them), so that they are traced.
+const tracer = await loadTracer(ENGINE_SERVICE);
 await warmUpAtInit();
+
+/** What an engine event says about the work it is for (Start's carries the execution, AwaitHuman's the step). */
+type EngineEvent = JobRef & { step?: unknown; executionName?: unknown };
+
+/** How an invocation ended, for `TaskOutcomes`: its result's `outcome`, or `error`. */
+function outcomeOf(result: unknown, error: unknown): string {
+  if (error !== undefined) return 'error';
+  const outcome = (result as { outcome?: unknown } | null | undefined)?.outcome;
+  return typeof outcome === 'string' ? outcome : 'done';
+}
 
 /**
  * The Lambda entry point of a state machine task: a thin middy wrapper over its core (pure,
  * takes its dependencies), with the process's dependencies built once per container and the
  * invocation recorded in the job's ledger (`meterInvocation`), in the scope of the job's tenant.
+ * Its log lines carry the Lambda context and the job's correlation fields, its metrics are
+ * flushed when it ends (`TaskOutcomes` among them), and it is traced where tracing is on.
  *
  * @example
  * export const handler = engineHandler('RunStep', runStep);
@@ -35,11 +54,32 @@ export function engineHandler<E extends JobRef, R>(
   fn: StateMachineFunction,
   core: (deps: EngineDeps, event: E) => Promise<R>,
 ) {
+  const metrics = processMetrics();
   return middy(async (event: E) => {
     const deps = await engineDeps();
     // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
     return withTenantScope(String(event?.tenantId ?? ''), () =>
       meterInvocation(deps, fn, event, (d) => core(d, event)),
     );
-  });
+  }).use(
+    observability<E, R>({
+      log: processLogger(ENGINE_SERVICE),
+      metrics,
+      tracer,
+      correlation: (event) => {
+        const e = (event ?? {}) as EngineEvent;
+        return {
+          tenantId: typeof e.tenantId === 'string' ? e.tenantId : undefined,
+          jobId: typeof e.jobId === 'string' ? e.jobId : undefined,
+          step: typeof e.step === 'string' ? e.step : undefined,
+          execution: typeof e.executionName === 'string' ? e.executionName : undefined,
+        };
+      },
+      ended: (_event, result, error) =>
+        metrics.add('TaskOutcomes', 1, {
+          Function: fn,
+          Outcome: boundedValue('Outcome', outcomeOf(result, error)),
+        }),
+    }),
+  );
 }

@@ -20,7 +20,10 @@ import {
 import { screenshotStoreFromEnv } from '../evidence/runtime.ts';
 import { faultPoint } from '../fault.ts';
 import { createLedger } from '../ledger/index.ts';
-import { createLogger } from '../logger.ts';
+import { processLogger } from '../logger.ts';
+import { observeLedger } from '../metrics/ledger-metrics.ts';
+import { observeNotifier } from '../metrics/notifier-metrics.ts';
+import { processMetrics } from '../metrics/recorder.ts';
 import { getPlaybook } from '../playbooks/registry.ts';
 import { eventBridgeNotifier, localNotifier } from './notifiers.ts';
 import { recordSessionOwner } from './session-owners.ts';
@@ -115,6 +118,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
   };
 }
 
+/** The `service` of the engine's log lines. */
+export const ENGINE_SERVICE = 'belay-engine';
+
 /**
  * What the engine shares with the API in one process: the table and its one client, the
  * connected accounts and the credential store. Built once (`sharedPartsFromEnv`) and handed
@@ -150,7 +156,8 @@ export async function engineDepsFromEnv(
   shared?: SharedParts,
 ): Promise<EngineDeps> {
   const { doc, tableName, accounts, secrets } = shared ?? (await sharedPartsFromEnv(env));
-  const log = createLogger({ service: 'belay-engine' });
+  const log = processLogger(ENGINE_SERVICE);
+  const metrics = processMetrics(env);
   const defaultPlan = getOptionalStringFromEnv('BELAY_DEFAULT_PLAN', env) ?? 'free';
   if (!isPlanName(defaultPlan))
     throw new ConfigError('BELAY_DEFAULT_PLAN', 'must be free, starter, growth or enterprise');
@@ -158,7 +165,11 @@ export async function engineDepsFromEnv(
   const apiBaseUrl = getOptionalStringFromEnv('BELAY_API_URL', env);
   const settings = settingsFromEnv(env);
   return {
-    ledger: createLedger({ doc, tableName }),
+    // Its writes are the business metrics; the step, attempt and session they name correlate the log lines after them.
+    ledger: observeLedger(createLedger({ doc, tableName }), metrics, {
+      onWrite: (entry) =>
+        log.correlate({ step: entry.step, attempt: entry.attempt, sessionId: entry.sessionId }),
+    }),
     browser: await browserAdapterFromDeployedEnv(env),
     playbooks: { get: getPlaybook },
     accounts,
@@ -174,7 +185,7 @@ export async function engineDepsFromEnv(
     }),
     applications: applicationsFromEnv(env),
     notifier: busName
-      ? eventBridgeNotifier(eventBridgeClient(), busName, apiBaseUrl)
+      ? observeNotifier(eventBridgeNotifier(eventBridgeClient(), busName, apiBaseUrl), metrics, 'eventbridge')
       : localNotifier(log, {
           apiBaseUrl,
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),

@@ -70,8 +70,10 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
 });
 
 describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
-  // The one test that bundles the whole stack: 11 esbuild runs and a copy of playwright-core
-  // for each function that drives a browser (the API and the engine's browser handlers).
+  // The one test that bundles the whole stack: 12 esbuild runs (the notifier and the watchdog among them) and a
+  // copy of playwright-core for each function that drives a browser (the API and the engine's
+  // browser handlers). Each bundle is loaded as deployed: with tracing off, and with
+  // BELAY_TRACING=xray in Lambda, where its init loads Powertools' Tracer (bundled) first.
   it('bundles every function into an ESM file that loads, shipping playwright-core to those that drive a browser', async () => {
     const app = apps.app(cdkJsonContext(), { bundling: true });
     const stack = configureApp(app, {});
@@ -84,7 +86,7 @@ describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
         .filter(([name]) => ENGINE_FUNCTIONS[name as StateMachineFunction].browser)
         .map(([, fn]) => idOf(fn)),
     ]);
-    expect(Object.keys(functions)).toHaveLength(11);
+    expect(Object.keys(functions)).toHaveLength(12);
     const dirs: string[] = [];
     for (const [id, fn] of Object.entries(functions)) {
       const dir = join(app.outdir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
@@ -106,10 +108,13 @@ describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
       `const urls = ${JSON.stringify(urls)};` +
       'Promise.all(urls.map((u) => import(u).then((m) => typeof m.handler)))' +
       '.then((types) => console.log(JSON.stringify(types)));';
-    const { stdout } = await promisify(execFile)(process.execPath, ['--enable-source-maps', '-e', script], {
-      cwd: app.outdir,
-      timeout: 120_000,
-    });
-    expect(JSON.parse(stdout.trim())).toEqual(urls.map(() => 'function'));
+    for (const tracing of [{}, { BELAY_TRACING: 'xray', AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' }]) {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--enable-source-maps', '-e', script], {
+        cwd: app.outdir,
+        timeout: 120_000,
+        env: { ...process.env, ...tracing },
+      });
+      expect(JSON.parse(stdout.trim()), JSON.stringify(tracing)).toEqual(urls.map(() => 'function'));
+    }
   }, 600_000);
 });

@@ -36,6 +36,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['ApiHandler', 29, 1024, true],
   ['ApiAuthorizer', 10, 256, false],
   ['Notifier', 90, 256, false],
+  ['Watchdog', 120, 256, false],
 ];
 const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
 /** The engine functions that sign accounts in, so read their credentials. */
@@ -61,10 +62,10 @@ describe('Stack: BelayStack', () => {
   const { stack, template } = synth();
   const fnId = (name: string): string => logicalId(stack, stack.node.findChild(name));
 
-  it('holds the ledger, 8 engine functions + API + authorizer + notifier, one machine, one API, three secrets, one bus and its rule, the screenshot bucket', () => {
+  it('holds the ledger, 8 engine functions + API + authorizer + notifier + watchdog, one machine, one API, three secrets, one bus and its rule, the screenshot bucket', () => {
     expect(stack.stackName).toBe(STACK_NAME);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 11);
+    template.resourceCountIs('AWS::Lambda::Function', 12);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
@@ -140,7 +141,7 @@ describe('Stack: BelayStack', () => {
     const authorizerVars =
       template.findResources('AWS::Lambda::Function')[fnId('ApiAuthorizer')]?.Properties.Environment
         .Variables;
-    expect(Object.keys(authorizerVars).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    expect(Object.keys(authorizerVars).sort()).toEqual(['BELAY_TRACING', 'NODE_OPTIONS', 'TABLE_NAME']);
   });
 
   it('deploys the ASL file unchanged, with exactly its placeholders substituted by the task functions', () => {
@@ -212,7 +213,8 @@ describe('Stack: BelayStack', () => {
     'alarms on %s > 0 in 5 minutes, to the alarm topic',
     (metric) => {
       const topic = { Ref: logicalId(stack, stack.alarms.topic) };
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+      // And the five of the operations alarms (test/unit/cdk/operations.test.ts).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/States',
         MetricName: metric,
@@ -255,6 +257,7 @@ describe('Stack: BelayStack', () => {
         'ConsoleUrl',
         'ScreenshotBucketName',
         'LedgerTableName',
+        'OperationsDashboardName',
         'StateMachineArn',
         'WaitEventBusName',
       ].sort(),
@@ -339,7 +342,7 @@ describe('Stack: BelayStack configuration', () => {
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(13); // 11 functions, the machine, the API's access logs
+    expect(logGroups).toHaveLength(14); // 12 functions, the machine, the API's access logs
     for (const group of logGroups) {
       expect(group).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
     }

@@ -93,6 +93,8 @@ const EXPECTED: Record<string, Expected> = {
   },
   Notifier: { table: [], keyed: { actions: [P, Q], leadingKeys: ['T#*'] }, signingKey: true },
   ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
+  // Read-only: the tenant directory and live statuses (gsi1), leases and tenant plans.
+  Watchdog: { table: [G, Q] },
 };
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.ledger), 'Arn'] });

@@ -28,7 +28,7 @@ const ENGINE = [
   'Finish',
   'RecordFailure',
 ];
-const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Notifier'];
+const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Notifier', 'Watchdog'];
 const CREDENTIALS =
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:belay/*]';
 
