@@ -32,7 +32,14 @@ import {
   type DynamoDbLocal,
   startDynamoDbLocal,
 } from './dynamodb.ts';
-import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
+import {
+  type EnforcementSpec,
+  onRefused,
+  type StackPolicies,
+  stackPolicies,
+  synthesizedTemplate,
+} from './iam/index.ts';
+import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
@@ -79,6 +86,11 @@ export interface LocalStackOptions {
   onHistoryEvent?: (event: HistoryEvent) => void;
   /** Provisioned concurrency by function (warm mode), as `belay:provisionedRunSteps` deploys it for RunStep. */
   provisioned?: Partial<Record<StateMachineFunction, number>>;
+  /**
+   * The synthesized CloudFormation template whose IAM policies every function is held to
+   * (default: this repository's app, synthesized when `cdk/` changed; see `local/iam/synth.ts`).
+   */
+  template?: string;
 }
 
 export interface LocalStack {
@@ -102,6 +114,8 @@ export interface LocalStack {
   demoApiKey: string;
   /** Jobs resumed on start, with the execution that resumed each. */
   resumed: { tenantId: string; jobId: string; executionName: string }[];
+  /** The IAM policies the functions are held to, and every call refused so far. */
+  iam: { template: string; policies: StackPolicies; refusals: IamRefusedEvent[] };
   /** Starts a new execution for a job (submission or resume). */
   startJobExecution(tenantId: string, jobId: string, generation: number): Promise<string>;
   /** Stops everything this stack started. Browser sessions live on for a restart unless `endSessions`. */
@@ -111,11 +125,27 @@ export interface LocalStack {
 export const LOCAL_TABLE = 'belay-local';
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
+const STACK_NAME = 'Belay';
+const STATE_MACHINE_ARN = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:belay-local`;
+
+/** The local name of a state machine function (`belay-run-step`). */
+function localFunctionName(name: StateMachineFunction): string {
+  return `belay-${STATE_MACHINE_FUNCTIONS[name]}`;
+}
 
 /** The ARN the local stack gives a state machine function (the runner maps it back to its handler). */
 export function localFunctionArn(name: StateMachineFunction): string {
-  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:belay-${STATE_MACHINE_FUNCTIONS[name]}`;
+  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${localFunctionName(name)}`;
 }
+
+/** The template's functions the local stack runs: construct id -> local function name. */
+const LOCAL_FUNCTIONS: Record<string, string> = {
+  ...Object.fromEntries(
+    (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [n, localFunctionName(n)]),
+  ),
+  ApiHandler: 'belay-api',
+  ApiAuthorizer: 'belay-authorizer',
+};
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -130,6 +160,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const ports = { anchor: 8790, shop: 8801, crm: 8802, billing: 8803, dynamodb: 0, sfn: 0, ...options.ports };
   const cleanups: (() => Promise<void>)[] = [];
   try {
+    // Every function is held to its IAM policy in the template, as AWS holds it.
+    const template = options.template ? resolve(options.template) : await synthesizedTemplate({ log });
+    const policies = stackPolicies(template, {
+      region: REGION,
+      account: ACCOUNT,
+      stackName: STACK_NAME,
+      tableName: LOCAL_TABLE,
+      stateMachineArn: STATE_MACHINE_ARN,
+      functions: LOCAL_FUNCTIONS,
+    });
+    const specOf = (constructId: string): EnforcementSpec => {
+      const spec = policies.specs[constructId];
+      if (!spec) throw new Error(`the template ${template} has no policy for ${constructId}`);
+      return spec;
+    };
+
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
     const dynamodb = await startDynamoDbLocal({ port: ports.dynamodb, dbPath: join(dataDir, 'dynamodb') });
@@ -191,6 +237,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           timeoutMs: TASK_FUNCTION_FACTS[name].timeoutSeconds * 1000,
           ...(TASK_FUNCTION_FACTS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
           provisioned: options.provisioned?.[name] ?? 0,
+          iam: specOf(name),
         },
       ]),
     );
@@ -201,6 +248,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       output: options.workerOutput ?? 'ignore',
     });
     cleanups.push(() => lambdas.stop());
+    const refusals: IamRefusedEvent[] = [];
+    lambdas.events.on('iam-refused', (e) => {
+      refusals.push(e);
+      log(`IAM refused ${e.functionName}: ${e.message}`);
+    });
+    const stopListening = onRefused((r) => {
+      const e = {
+        functionName: r.functionName,
+        pid: process.pid,
+        action: r.request.action,
+        resource: r.request.resource,
+        message: r.message,
+      };
+      refusals.push(e);
+      log(`IAM refused ${e.functionName}: ${e.message}`);
+    });
+    cleanups.push(async () => stopListening());
 
     const substitutions = Object.fromEntries(
       (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [
@@ -210,6 +274,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     const sfn = createLocalStepFunctions({
       definition: readFileSync(new URL('../statemachine/job.asl.json', import.meta.url), 'utf8'),
+      stateMachineArn: STATE_MACHINE_ARN,
       substitutions,
       invoke: lambdas.invoke,
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
@@ -240,7 +305,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
-      const api = await startLocalApi({ port: options.apiPort ?? 0, deps: await apiDepsFromEnv(apiEnv) });
+      const api = await startLocalApi({
+        port: options.apiPort ?? 0,
+        deps: await apiDepsFromEnv(apiEnv),
+        iam: { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') },
+      });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
       env.BELAY_API_URL = api.url;
@@ -282,6 +351,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiUrl,
       demoApiKey,
       resumed,
+      iam: { template, policies, refusals },
       startJobExecution,
       async stop(stopOptions = {}) {
         endSessions = stopOptions.endSessions ?? false;

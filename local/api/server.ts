@@ -5,8 +5,10 @@ import { createApiHandler } from '../../lambdas/lib/api/app.ts';
 import { authorizeHeaders } from '../../lambdas/lib/api/auth.ts';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { errorBody, PayloadTooLargeError, UnauthorizedError } from '../../lambdas/lib/api/errors.ts';
-import type { AuthorizerContext, HttpApiResult } from '../../lambdas/lib/api/events.ts';
+import type { AuthorizerContext, HttpApiEvent, HttpApiResult } from '../../lambdas/lib/api/events.ts';
 import { matchRoute } from '../../lambdas/lib/api/router.ts';
+import { runAs } from '../iam/enforce.ts';
+import type { EnforcementSpec } from '../iam/policies.ts';
 import { headersOf, toHttpApiEvent } from './events.ts';
 
 /**
@@ -20,6 +22,11 @@ export interface LocalApiOptions {
   /** Port on 127.0.0.1 (default 3000; 0 picks a free one). */
   port?: number;
   deps: ApiDeps;
+  /**
+   * Hold the AWS calls of the authorizer and of the handler to their IAM policies (from the
+   * synthesized template), as the two functions are held in AWS. Unchecked without.
+   */
+  iam?: { handler: EnforcementSpec; authorizer: EnforcementSpec };
 }
 
 export interface LocalApi {
@@ -94,8 +101,14 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
  * await api.stop();
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
-  const { deps } = options;
-  const handler = createApiHandler(async () => deps);
+  const { deps, iam } = options;
+  const apiHandler = createApiHandler(async () => deps);
+  const handler = (event: HttpApiEvent, context: { awsRequestId: string; functionName: string }) =>
+    iam ? runAs(iam.handler, () => apiHandler(event, context as never)) : apiHandler(event, context as never);
+  const authorize = (headers: Record<string, string>): ReturnType<typeof authorizeHeaders> =>
+    iam
+      ? runAs(iam.authorizer, () => authorizeHeaders(deps.keys, headers))
+      : authorizeHeaders(deps.keys, headers);
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -107,7 +120,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       let authorizer: AuthorizerContext | undefined;
       if (match.route?.auth) {
         // API Gateway runs the authorizer before the route's function; so does this server.
-        const decision = await authorizeHeaders(deps.keys, headersOf(req));
+        const decision = await authorize(headersOf(req));
         if (!decision.isAuthorized || !decision.context) {
           sendError(res, new UnauthorizedError());
           return;

@@ -34,6 +34,12 @@ import { recordFailure } from '../../../../lambdas/record-failure/record-failure
 import { runStep } from '../../../../lambdas/run-step/run-step.ts';
 import { start } from '../../../../lambdas/start/start.ts';
 import { type LocalApi, startLocalApi } from '../../../../local/api/server.ts';
+import {
+  type EnforcementSpec,
+  runAs,
+  stackPolicies,
+  synthesizedTemplate,
+} from '../../../../local/iam/index.ts';
 import { type LocalSfnServer, startLocalSfnServer } from '../../../../local/sfn/http.ts';
 import { createLocalStepFunctions, type LocalStepFunctions } from '../../../../local/sfn/runner.ts';
 import { type DynamoDbHandle, useDynamoDb } from '../../../support/dynamodb.ts';
@@ -96,6 +102,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
   let deps: ApiDeps | undefined;
   let world: FakeWorld | undefined;
   const extra: LocalApi[] = [];
+  let apiIam: { handler: EnforcementSpec; authorizer: EnforcementSpec } | undefined;
   const keys = new Map<string, string>();
 
   beforeAll(async () => {
@@ -126,16 +133,36 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       'utf8',
     );
     const names = Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[];
-    const byArn = new Map(names.map((n) => [arnOf(n), CORES[n]]));
+    const stateMachineArn = `arn:aws:states:us-east-1:${ACCOUNT}:stateMachine:belay-api-test`;
+    // Each core and the API are held to their IAM policies in the synthesized template, as in AWS.
+    const iam = stackPolicies(await synthesizedTemplate(), {
+      region: 'us-east-1',
+      account: ACCOUNT,
+      stackName: 'Belay',
+      tableName,
+      stateMachineArn,
+      functions: {
+        ...Object.fromEntries(names.map((n) => [n, `test-${STATE_MACHINE_FUNCTIONS[n]}`])),
+        ApiHandler: 'test-api',
+        ApiAuthorizer: 'test-authorizer',
+      },
+    });
+    const specOf = (id: string): EnforcementSpec => {
+      const spec = iam.specs[id];
+      if (!spec) throw new Error(`no policy for ${id}`);
+      return spec;
+    };
+    apiIam = { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') };
+    const byArn = new Map(names.map((n) => [arnOf(n), { core: CORES[n], spec: specOf(n) }]));
     sfn = createLocalStepFunctions({
       definition,
       substitutions: Object.fromEntries(names.map((n) => [substitutionKey(n), arnOf(n)])),
-      stateMachineArn: `arn:aws:states:us-east-1:${ACCOUNT}:stateMachine:belay-api-test`,
+      stateMachineArn,
       invoke: async (arn, payload) => {
-        const core = byArn.get(arn);
-        if (!core)
+        const fn = byArn.get(arn);
+        if (!fn)
           throw Object.assign(new Error(`no function ${arn}`), { name: 'Lambda.ResourceNotFoundException' });
-        return core(engine, payload as never);
+        return runAs(fn.spec, () => fn.core(engine, payload as never));
       },
       retryIntervalMs: 10,
       waitTimeOverrides: { WaitForCapacity: 50, RetryBackoff: 10 },
@@ -163,7 +190,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       baseUrl: '',
       maxBodyBytes: MAX_BODY_BYTES,
     };
-    api = await startLocalApi({ port: 0, deps });
+    api = await startLocalApi({ port: 0, deps, iam: apiIam });
 
     const make = async (name: string, tenant: string, roles: Role[]): Promise<void> => {
       keys.set(name, (await keyStore.create(tenant, roles, { label: name, plan: 'enterprise' })).apiKey);
@@ -228,6 +255,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       const base = need(deps, 'API deps');
       const other = await startLocalApi({
         port: 0,
+        ...(apiIam ? { iam: apiIam } : {}),
         deps: {
           ...base,
           rateLimiter: createDynamoRateLimiter({ doc: base.doc, tableName: base.tableName, limits }),
