@@ -59,7 +59,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   OpenSession: { table: [G, P, U], anchorKey: true },
   RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true },
-  Reauthenticate: { table: [G, P, C], credentials: READ, anchorKey: true },
+  Reauthenticate: { table: [G, P, U, C], credentials: READ, anchorKey: true },
   Reconcile: { table: [G, Q, P, U, C], anchorKey: true },
   AwaitHuman: {
     table: [G, Q, P, U],
