@@ -11,9 +11,12 @@ import {
   InvalidExecutionInputError,
   InvalidNameError,
   StateMachineDoesNotExistError,
+  ValidationError,
 } from './errors.ts';
 import { Execution, type ExecutionSettings } from './execution.ts';
 import { StateMachine, timeoutErrorFactory } from './interpreter.ts';
+import { MAX_PAYLOAD_BYTES } from './limits.ts';
+import { openRegistry } from './registry.ts';
 import { TaskTokens } from './tokens.ts';
 import type {
   ExecutionDescription,
@@ -50,6 +53,11 @@ export interface LocalStepFunctionsOptions {
   retryIntervalOverrides?: Record<string, number | number[]>;
   /** Retry pause in ms for every state with a Retry not in `retryIntervalOverrides` (tests, demo). */
   retryIntervalMs?: number;
+  /**
+   * Where the runner remembers execution names (taken for 90 days) and the task tokens it
+   * issued, across its own restarts (a JSON-lines file). Default: in memory only.
+   */
+  stateFile?: string;
 }
 
 /** Start of an execution, as `StartExecution` answers. */
@@ -140,7 +148,8 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
   }
   Object.assign(retryIntervalOverrides, options.retryIntervalOverrides);
 
-  const tokens = new TaskTokens();
+  const registry = openRegistry(options.stateFile);
+  const tokens = new TaskTokens(registry);
   const executions = new Map<string, Execution>();
   const byName = new Map<string, Execution>();
   const timeoutError = timeoutErrorFactory();
@@ -161,6 +170,11 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
       const name = req.name ?? randomUUID();
       if (!validName(name)) throw new InvalidNameError(name);
       const input = req.input ?? '{}';
+      if (Buffer.byteLength(input, 'utf8') > MAX_PAYLOAD_BYTES) {
+        throw new ValidationError(
+          `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES}`,
+        );
+      }
       const normalized = normalizeJson(input);
       const makeTimeoutError = await timeoutError;
       // From here on synchronous: no other start can interleave between the name check and the insert.
@@ -171,6 +185,8 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
         }
         throw new ExecutionAlreadyExistsError(name);
       }
+      // Taken by an execution of an earlier run of the runner (names live 90 days, not one process).
+      if (registry.nameTaken(name, Date.now())) throw new ExecutionAlreadyExistsError(name);
       const settings: ExecutionSettings = {
         machine,
         prepared,
@@ -188,6 +204,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
       const execution = new Execution(executionArn, name, input, settings);
       executions.set(executionArn, execution);
       byName.set(name, execution);
+      registry.recordName(name, execution.startDate.getTime());
       execution.start();
       return { executionArn, startDate: execution.startDate };
     },
