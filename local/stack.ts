@@ -17,6 +17,7 @@ import {
   substitutionKey,
   TASK_FUNCTION_FACTS,
 } from '../lambdas/lib/engine/functions.ts';
+import type { JobIdentity } from '../lambdas/lib/engine/job-identity.ts';
 import {
   createLedger,
   createLedgerTable,
@@ -44,6 +45,7 @@ import { killRecorded, recordPid } from './pids.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
+  ExecutionAlreadyExistsError,
   type HistoryEvent,
   type LocalSfnServer,
   type LocalStepFunctions,
@@ -116,8 +118,8 @@ export interface LocalStack {
   resumed: { tenantId: string; jobId: string; executionName: string }[];
   /** The IAM policies the functions are held to, and every call refused so far. */
   iam: { template: string; policies: StackPolicies; refusals: IamRefusedEvent[] };
-  /** Starts a new execution for a job (submission or resume). */
-  startJobExecution(tenantId: string, jobId: string, generation: number): Promise<string>;
+  /** Starts a new execution for a job (submission or resume), at `generation` or the next free one. */
+  startJobExecution(job: JobIdentity, generation: number): Promise<string>;
   /** Stops everything this stack started. Browser sessions live on for a restart unless `endSessions`. */
   stop(options?: { endSessions?: boolean }): Promise<void>;
 }
@@ -275,6 +277,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sfn = createLocalStepFunctions({
       definition: readFileSync(new URL('../statemachine/job.asl.json', import.meta.url), 'utf8'),
       stateMachineArn: STATE_MACHINE_ARN,
+      // Execution names stay taken for 90 days and old task tokens stay dead, across restarts.
+      stateFile: join(dataDir, 'sfn', 'state.jsonl'),
       substitutions,
       invoke: lambdas.invoke,
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
@@ -285,14 +289,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sfnServer = await startLocalSfnServer(sfn, { port: ports.sfn });
     cleanups.push(() => sfnServer.stop());
 
-    const startJobExecution = async (
-      tenantId: string,
-      jobId: string,
-      generation: number,
-    ): Promise<string> => {
-      const name = executionName(tenantId, jobId, generation);
-      await sfn.startExecution({ name, input: JSON.stringify({ tenantId, jobId }) });
-      return name;
+    const startJobExecution = async (job: JobIdentity, generation: number): Promise<string> => {
+      const input = JSON.stringify({ tenantId: job.tenantId, jobId: job.jobId });
+      // A name is taken for 90 days: one an execution took before the job could record it
+      // (the stack died in between) is skipped, as the engine's recovery skips it.
+      for (let g = generation; ; g++) {
+        const name = executionName(job, g);
+        try {
+          await sfn.startExecution({ name, input });
+          return name;
+        } catch (err) {
+          if (!(err instanceof ExecutionAlreadyExistsError) || g >= generation + 20) throw err;
+        }
+      }
     };
 
     const demoApiKey = await demoKey(doc, join(dataDir, 'demo-api-key'));
@@ -328,7 +337,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.resume !== false) {
       for (const job of await unfinishedJobs(doc)) {
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
-        const name = await startJobExecution(job.tenantId, job.jobId, Math.max(generation, 0));
+        const name = await startJobExecution(job, Math.max(generation, 0));
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
       }
       if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);

@@ -7,10 +7,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
 import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
+import { DEMO_TENANT } from '../../local/seed.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
 import { usernameOf } from './inputs.ts';
-import { describeFault, type FaultKind, type JobSpec, type PlannedFault, type SiteName } from './plan.ts';
+import {
+  describeFault,
+  type FaultKind,
+  type JobSpec,
+  keyed,
+  type PlannedFault,
+  type SiteName,
+} from './plan.ts';
 import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
 /** The layout check of a job: no POST reached the site between the switch and the review. */
@@ -83,7 +91,10 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
   let progress = { mark: '', at: Date.now() };
   for (;;) {
     try {
-      if (!submitted) await stack('submit', (h) => h.api.submit(spec.body));
+      if (!submitted) {
+        const created = await stack('submit', (h) => h.api.submit(spec.body));
+        keyed(spec, DEMO_TENANT, created.createdAt);
+      }
       submitted = true;
       view = await stack('status', (h) => h.api.job(spec.jobId));
       if (TERMINAL.has(view.status)) break;

@@ -172,7 +172,7 @@ export interface LedgerEntry {
   attempt?: number;
   sessionId?: string;
   identityId?: string;
-  /** The step's idempotency key (`jobId:stepId`) on intents and completions of writes. */
+  /** The step's idempotency key (`idempotencyKeyOf`: job id, step id, tenant and incarnation) on intents and completions of writes. */
   idempotencyKey?: string;
   evidence?: Evidence;
   /** Set instead of `evidence` when the evidence was too large to store inline. */

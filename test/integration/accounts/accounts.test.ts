@@ -378,7 +378,7 @@ describe.concurrent('Accounts on the real stack', () => {
     const tenant = `${RIVAL}4`;
     await tenantKey(s, tenant);
     const jobId = 'rival-smuggled-account';
-    await s.ledger.createJob(
+    const { job: created } = await s.ledger.createJob(
       tenant,
       jobId,
       {
@@ -390,7 +390,7 @@ describe.concurrent('Accounts on the real stack', () => {
       },
       14,
     );
-    await s.stack.startJobExecution(tenant, jobId, 0);
+    await s.stack.startJobExecution(created, 0);
     const job = await waitForStatus(s, tenant, jobId, 'FAILED');
     expect(job.failure?.reason).toBe('account-revoked');
     expect(job.sessions).toEqual({});

@@ -21,6 +21,7 @@ import {
 import {
   completedSteps,
   executionsPerStep,
+  keyOf,
   ofType,
   reExecutedAfterCompletion,
 } from '../../support/records.ts';
@@ -114,7 +115,7 @@ describe.concurrent('Engine: expired sign-in mid-job', () => {
     expect(reauth.map((r) => r.step)).toEqual(['open-cart']);
     expect(ofType(view.entries, 'mfa-requested')).toEqual([]);
 
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);
@@ -164,7 +165,7 @@ describe.concurrent('Engine: expired sign-in mid-job', () => {
     expect(ledgerText).not.toContain(code1);
     expect(ledgerText).not.toContain(code2);
 
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);

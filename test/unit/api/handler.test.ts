@@ -108,6 +108,7 @@ describe('Function: createApiHandler', () => {
 
 describe('Function: startJobExecution', () => {
   it('treats an existing execution of the job as started, and throttling as 503', async () => {
+    const JOB = { tenantId: 'acme', jobId: 'j1', createdAt: '2026-01-01T00:00:00.000Z' };
     const sfn = mockClient(SFNClient);
     sfn
       .on(StartExecutionCommand)
@@ -115,19 +116,17 @@ describe('Function: startJobExecution', () => {
       .rejectsOnce(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }))
       .resolvesOnce({ executionArn: 'a' });
     const client = new SFNClient({ region: 'us-east-1', maxAttempts: 1 });
-    expect(
-      await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1'),
-    ).toMatchObject({
+    expect(await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB)).toMatchObject({
       started: false,
     });
     await expect(
-      startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1'),
+      startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB),
     ).rejects.toMatchObject({
       statusCode: 503,
     });
-    await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1');
+    await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB);
     const input = sfn.commandCalls(StartExecutionCommand).at(-1)?.args[0].input;
-    expect(input).toMatchObject({ name: expect.stringMatching(/^j1-[0-9a-f]{16}-g0$/) });
+    expect(input).toMatchObject({ name: expect.stringMatching(/^j1-[0-9a-f]{16}-[0-9a-f]{8}-g0$/) });
     expect(JSON.parse(input?.input ?? '')).toEqual({ tenantId: 'acme', jobId: 'j1' });
     sfn.restore();
   });
