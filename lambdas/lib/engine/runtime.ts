@@ -163,7 +163,7 @@ export async function engineDepsFromEnv(
     }),
     applications: applicationsFromEnv(env),
     notifier: busName
-      ? eventBridgeNotifier(eventBridgeClient(), busName, apiBaseUrl)
+      ? eventBridgeNotifier(eventBridgeClient(env), busName, apiBaseUrl, { log })
       : localNotifier(log, {
           apiBaseUrl,
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),
