@@ -1,30 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type StartedSites, startSites } from '../demo/sites/index.ts';
 import {
   createFileSecretStore,
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
-import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
 import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
   STATE_MACHINE_FUNCTIONS,
   type StateMachineFunction,
   substitutionKey,
-  TASK_FUNCTION_FACTS,
 } from '../lambdas/lib/engine/functions.ts';
 import type { JobIdentity } from '../lambdas/lib/engine/job-identity.ts';
-import {
-  createLedger,
-  createLedgerTable,
-  type Job,
-  type Ledger,
-  TERMINAL_STATUSES,
-} from '../lambdas/lib/ledger/index.ts';
+import { createLedger, createLedgerTable, type Ledger } from '../lambdas/lib/ledger/index.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -33,13 +24,9 @@ import {
   type DynamoDbLocal,
   startDynamoDbLocal,
 } from './dynamodb.ts';
-import {
-  type EnforcementSpec,
-  onRefused,
-  type StackPolicies,
-  stackPolicies,
-  synthesizedTemplate,
-} from './iam/index.ts';
+import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
+import { startLocalEventsServer } from './events/http.ts';
+import { type EnforcementSpec, onRefused, type StackPolicies } from './iam/index.ts';
 import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
@@ -51,6 +38,16 @@ import {
   type LocalStepFunctions,
   startLocalSfnServer,
 } from './sfn/index.ts';
+import { demoKey, persistentToken, unfinishedJobs } from './stack-data.ts';
+import { putStatusChange, waitSubscriber } from './stack-events.ts';
+import {
+  LOCAL_AWS,
+  LOCAL_FUNCTIONS,
+  LOCAL_TABLE,
+  localFunctionArn,
+  localFunctions,
+} from './stack-functions.ts';
+import { wireTemplate } from './template-wiring.ts';
 
 /**
  * The local stack: the same state machine file and handler code as in AWS, on one machine.
@@ -89,10 +86,16 @@ export interface LocalStackOptions {
   /** Provisioned concurrency by function (warm mode), as `belay:provisionedRunSteps` deploys it for RunStep. */
   provisioned?: Partial<Record<StateMachineFunction, number>>;
   /**
-   * The synthesized CloudFormation template whose IAM policies every function is held to
-   * (default: this repository's app, synthesized when `cdk/` changed; see `local/iam/synth.ts`).
+   * The synthesized CloudFormation template whose IAM policies every function is held to,
+   * and whose event rules run on the local bus (default: this repository's app, synthesized
+   * when `cdk/` changed; see `local/iam/synth.ts`).
    */
   template?: string;
+  /**
+   * Run the template's scheduled rules (the recovery sweep) every this many ms instead of
+   * their own rate, or not at all (`false`: tests fire them with `events.triggerSchedule`).
+   */
+  scheduleEveryMs?: number | false;
 }
 
 export interface LocalStack {
@@ -118,36 +121,20 @@ export interface LocalStack {
   resumed: { tenantId: string; jobId: string; executionName: string }[];
   /** The IAM policies the functions are held to, and every call refused so far. */
   iam: { template: string; policies: StackPolicies; refusals: IamRefusedEvent[] };
+  /**
+   * The local event bus (EventBridge): the template's rules (the recovery function on the
+   * machine's dead executions, the sweep's schedule), the wait events, failure injection.
+   */
+  events: LocalEventBridge;
   /** Starts a new execution for a job (submission or resume), at `generation` or the next free one. */
   startJobExecution(job: JobIdentity, generation: number): Promise<string>;
   /** Stops everything this stack started. Browser sessions live on for a restart unless `endSessions`. */
   stop(options?: { endSessions?: boolean }): Promise<void>;
 }
 
-export const LOCAL_TABLE = 'belay-local';
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
-const STACK_NAME = 'Belay';
-const STATE_MACHINE_ARN = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:belay-local`;
+export { LOCAL_TABLE, localFunctionArn, RECOVERY_FUNCTION } from './stack-functions.ts';
 
-/** The local name of a state machine function (`belay-run-step`). */
-function localFunctionName(name: StateMachineFunction): string {
-  return `belay-${STATE_MACHINE_FUNCTIONS[name]}`;
-}
-
-/** The ARN the local stack gives a state machine function (the runner maps it back to its handler). */
-export function localFunctionArn(name: StateMachineFunction): string {
-  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${localFunctionName(name)}`;
-}
-
-/** The template's functions the local stack runs: construct id -> local function name. */
-const LOCAL_FUNCTIONS: Record<string, string> = {
-  ...Object.fromEntries(
-    (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [n, localFunctionName(n)]),
-  ),
-  ApiHandler: 'belay-api',
-  ApiAuthorizer: 'belay-authorizer',
-};
+const { REGION, ACCOUNT, STACK_NAME, STATE_MACHINE_ARN } = LOCAL_AWS;
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -162,9 +149,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const ports = { anchor: 8790, shop: 8801, crm: 8802, billing: 8803, dynamodb: 0, sfn: 0, ...options.ports };
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    // Every function is held to its IAM policy in the template, as AWS holds it.
-    const template = options.template ? resolve(options.template) : await synthesizedTemplate({ log });
-    const policies = stackPolicies(template, {
+    // Every function is held to its IAM policy in the template, as AWS holds it, and the
+    // template's event rules run on the local bus.
+    const wiring = await wireTemplate(options.template ? { template: options.template, log } : { log }, {
       region: REGION,
       account: ACCOUNT,
       stackName: STACK_NAME,
@@ -172,11 +159,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateMachineArn: STATE_MACHINE_ARN,
       functions: LOCAL_FUNCTIONS,
     });
-    const specOf = (constructId: string): EnforcementSpec => {
-      const spec = policies.specs[constructId];
-      if (!spec) throw new Error(`the template ${template} has no policy for ${constructId}`);
-      return spec;
-    };
+    const specOf = (constructId: string): EnforcementSpec => wiring.spec(constructId);
 
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
@@ -230,26 +213,33 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
     };
 
-    const functions = Object.fromEntries(
-      (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((name) => [
-        localFunctionArn(name),
-        {
-          entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
-          // As the CDK stack deploys it: its timeout, and credentials only where it signs in.
-          timeoutMs: TASK_FUNCTION_FACTS[name].timeoutSeconds * 1000,
-          ...(TASK_FUNCTION_FACTS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
-          provisioned: options.provisioned?.[name] ?? 0,
-          iam: specOf(name),
-        },
-      ]),
-    );
-    const lambdas = createLambdaRunner({
+    // EventBridge: its API for the workers, its rules' targets in the Lambda runner (made next).
+    let lambdas: LambdaRunner | undefined;
+    const events = createLocalEventBridge({
+      region: REGION,
+      account: ACCOUNT,
+      buses: wiring.buses,
+      invoke: (arn: string, payload: unknown) => {
+        if (!lambdas) throw new Error('the local Lambda runner is not started');
+        return lambdas.invoke(arn, payload, { timeoutMs: 300_000, signal: new AbortController().signal });
+      },
+      schedules: options.scheduleEveryMs !== false,
+      log,
+    });
+    cleanups.push(() => events.stop());
+    const eventsServer = await startLocalEventsServer(events);
+    cleanups.push(() => eventsServer.stop());
+    env.EVENTBRIDGE_ENDPOINT = eventsServer.endpoint;
+
+    const functions = localFunctions(wiring, options.provisioned ?? {});
+    lambdas = createLambdaRunner({
       functions,
       mode: options.lambdaMode ?? 'warm',
       env,
       output: options.workerOutput ?? 'ignore',
     });
-    cleanups.push(() => lambdas.stop());
+    const runner = lambdas;
+    cleanups.push(() => runner.stop());
     const refusals: IamRefusedEvent[] = [];
     lambdas.events.on('iam-refused', (e) => {
       refusals.push(e);
@@ -281,6 +271,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateFile: join(dataDir, 'sfn', 'state.jsonl'),
       substitutions,
       invoke: lambdas.invoke,
+      // As Step Functions reports them to EventBridge's default bus.
+      onStatusChange: (d) => putStatusChange(events, d),
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
       ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
       ...(options.waitTimeOverrides ? { waitTimeOverrides: options.waitTimeOverrides } : {}),
@@ -288,6 +280,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => sfn.shutdown());
     const sfnServer = await startLocalSfnServer(sfn, { port: ports.sfn });
     cleanups.push(() => sfnServer.stop());
+    // The recovery function starts and looks up executions.
+    env.SFN_ENDPOINT = sfnServer.endpoint;
+    env.STATE_MACHINE_ARN = sfn.stateMachineArn;
+
+    const warnings: string[] = [];
+    for (const rule of wiring.rules(new Set(Object.keys(functions)), warnings)) {
+      events.addRule(
+        rule.everyMs && typeof options.scheduleEveryMs === 'number'
+          ? { ...rule, everyMs: options.scheduleEveryMs }
+          : rule,
+      );
+    }
+    for (const w of warnings) log(`event rules: ${w}`);
+    events.addRule(waitSubscriber(wiring.variables('AwaitHuman').EVENT_BUS_NAME, env.BELAY_WAIT_WEBHOOK_URL));
 
     const startJobExecution = async (job: JobIdentity, generation: number): Promise<string> => {
       const input = JSON.stringify({ tenantId: job.tenantId, jobId: job.jobId });
@@ -304,7 +310,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     };
 
-    const demoApiKey = await demoKey(doc, join(dataDir, 'demo-api-key'));
+    const demoApiKey = await demoKey(doc, LOCAL_TABLE, join(dataDir, 'demo-api-key'));
     let apiUrl: string | undefined;
     if (options.apiPort !== false) {
       const apiEnv = {
@@ -335,7 +341,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
-      for (const job of await unfinishedJobs(doc)) {
+      for (const job of await unfinishedJobs(doc, LOCAL_TABLE)) {
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
         const name = await startJobExecution(job, Math.max(generation, 0));
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
@@ -360,7 +366,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiUrl,
       demoApiKey,
       resumed,
-      iam: { template, policies, refusals },
+      iam: { template: wiring.file, policies: wiring.policies, refusals },
+      events,
       startJobExecution,
       async stop(stopOptions = {}) {
         endSessions = stopOptions.endSessions ?? false;
@@ -377,53 +384,5 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) {
     await cleanup().catch(() => undefined);
-  }
-}
-
-/** Every job item not in a terminal state (a local-only scan: the local stack resumes them all). */
-async function unfinishedJobs(doc: DynamoDBDocumentClient): Promise<Job[]> {
-  const jobs: Job[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await doc.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE,
-        FilterExpression: 'sk = :job',
-        ExpressionAttributeValues: { ':job': 'JOB' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of res.Items ?? []) {
-      const job = item as unknown as Job;
-      if (!TERMINAL_STATUSES.includes(job.status)) jobs.push(job);
-    }
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
-  return jobs;
-}
-
-/** The demo tenant's key: reused from the data directory while it is valid, else created (and kept there). */
-async function demoKey(doc: DynamoDBDocumentClient, file: string): Promise<string> {
-  const keys = createApiKeyStore({ doc, tableName: LOCAL_TABLE });
-  const existing = await readFile(file, 'utf8').then(
-    (k) => k.trim(),
-    () => undefined,
-  );
-  if (existing && (await keys.verify(existing))) return existing;
-  const created = await keys.create(DEMO_TENANT, ['submitter', 'approver', 'admin'], {
-    label: 'demo',
-    plan: 'free',
-  });
-  await writeFile(file, created.apiKey, { mode: 0o600 });
-  return created.apiKey;
-}
-
-async function persistentToken(file: string): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    const token = (await import('node:crypto')).randomBytes(18).toString('base64url');
-    await writeFile(file, token, { mode: 0o600 });
-    return token;
   }
 }

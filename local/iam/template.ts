@@ -85,12 +85,10 @@ export function createResolver(template: CfnTemplate, binding: LocalBinding): (v
     return found;
   };
   const ref = (name: string): string => pseudo[name] ?? local(name).ref;
-  const getAtt = (logicalId: string, attribute: string): string => {
-    const value = local(logicalId).attributes[attribute];
-    if (value === undefined)
-      throw new TemplateError(`the local stack has no value for ${logicalId}.${attribute} (Fn::GetAtt)`);
-    return value;
-  };
+  // An attribute the local stack has no stand-in for (an API's endpoint) gets a made-up value
+  // of its own, which no local call names.
+  const getAtt = (logicalId: string, attribute: string): string =>
+    local(logicalId).attributes[attribute] ?? `local:${logicalId}.${attribute}`;
 
   const resolve = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(resolve);

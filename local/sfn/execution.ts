@@ -26,6 +26,8 @@ export interface ExecutionSettings {
   timeoutError(message: string): Error;
   overrides?: RunOptions['overrides'];
   onEvent?: (e: HistoryEvent) => void;
+  /** Told when the execution closes (SUCCEEDED, FAILED, TIMED_OUT, ABORTED), as EventBridge is. */
+  onClose?: (e: ExecutionDescription) => void;
 }
 
 /** A running or finished execution. */
@@ -150,6 +152,11 @@ export class Execution {
     Object.assign(this, fields);
     this.settings.tokens.closeExecution(this.executionArn);
     this.controller.abort();
+    try {
+      this.settings.onClose?.(this.describe());
+    } catch (err) {
+      console.error('local Step Functions: onClose listener threw', err);
+    }
   }
 
   private async consume(logs: AsyncGenerator<EventLog>): Promise<void> {

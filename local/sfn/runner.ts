@@ -54,6 +54,13 @@ export interface LocalStepFunctionsOptions {
   /** Retry pause in ms for every state with a Retry not in `retryIntervalOverrides` (tests, demo). */
   retryIntervalMs?: number;
   /**
+   * Told of every execution's status changes, as Step Functions tells EventBridge
+   * ("Step Functions Execution Status Change"): RUNNING when it starts, then how it closed.
+   * Not told of the executions `shutdown` stops (the runner going away is no status change
+   * AWS would report; a restarted stack finds those jobs with no running execution).
+   */
+  onStatusChange?: (e: ExecutionDescription) => void;
+  /**
    * Where the runner remembers execution names (taken for 90 days) and the task tokens it
    * issued, across its own restarts (a JSON-lines file). Default: in memory only.
    */
@@ -153,6 +160,15 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
   const executions = new Map<string, Execution>();
   const byName = new Map<string, Execution>();
   const timeoutError = timeoutErrorFactory();
+  let shuttingDown = false;
+  const statusChanged = (e: ExecutionDescription): void => {
+    if (shuttingDown) return;
+    try {
+      options.onStatusChange?.(e);
+    } catch (err) {
+      console.error('local Step Functions: onStatusChange listener threw', err);
+    }
+  };
 
   const get = (executionArn: string): Execution => {
     const e = executions.get(executionArn);
@@ -199,6 +215,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
         timeoutError: makeTimeoutError,
         overrides: { waitTimeOverrides: options.waitTimeOverrides, retryIntervalOverrides },
         onEvent: options.onEvent,
+        onClose: statusChanged,
       };
       const executionArn = `arn:aws:states:${region}:${account}:execution:${machineName}:${name}`;
       const execution = new Execution(executionArn, name, input, settings);
@@ -206,6 +223,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
       byName.set(name, execution);
       registry.recordName(name, execution.startDate.getTime());
       execution.start();
+      statusChanged(execution.describe());
       return { executionArn, startDate: execution.startDate };
     },
 
@@ -248,6 +266,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
     },
 
     async shutdown() {
+      shuttingDown = true;
       const running = [...executions.values()].filter((e) => e.status === 'RUNNING');
       for (const e of running) e.stop({ error: 'RunnerShutdown', cause: 'The local runner was stopped' });
       await Promise.all(running.map((e) => e.done));

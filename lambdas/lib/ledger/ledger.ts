@@ -5,7 +5,7 @@ import type { EvidenceStore } from './evidence-store.ts';
 import { type CompleteStepInput, completeStep, type JobUpdate, updateJob } from './job-writes.ts';
 import { append, createJob, readJob } from './jobs.ts';
 import { assertId, createEntryIdFactory } from './keys.ts';
-import { type JobPage, type ListJobsOptions, listJobs } from './list.ts';
+import { type JobPage, type ListJobsOptions, listJobs, listOpenJobs, type OpenJobRef } from './list.ts';
 import type { WaitingStatus } from './status.ts';
 import { getLiveJob, type LedgerContext } from './store.ts';
 import {
@@ -68,6 +68,11 @@ export interface Ledger {
   clearWait(tenantId: string, jobId: string, options?: ClearWaitOptions): Promise<PendingWait | null>;
   /** The tenant's jobs, newest first, optionally by status; cursor-paginated. */
   listJobs(tenantId: string, options?: ListJobsOptions): Promise<JobPage>;
+  /** Unfinished jobs of every tenant, by shard of gsi3 (the engine's sweep only). */
+  listOpenJobs(
+    shard: number,
+    options?: { limit?: number; cursor?: Record<string, unknown> },
+  ): Promise<{ jobs: OpenJobRef[]; next?: Record<string, unknown> }>;
   /** An entry's evidence, inline or loaded from the evidence store. */
   getEvidence(entry: LedgerEntry): Promise<Evidence | undefined>;
 }
@@ -114,6 +119,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     setWait: (tenantId, jobId, wait, status, entry) => setWait(ctx, tenantId, jobId, wait, status, entry),
     clearWait: (tenantId, jobId, options) => clearWait(ctx, tenantId, jobId, options),
     listJobs: (tenantId, options) => listJobs(ctx, tenantId, options),
+    listOpenJobs: (shard, options) => listOpenJobs(ctx, shard, options),
     getEvidence: (entry) => loadEvidence(ctx, entry),
   };
 }

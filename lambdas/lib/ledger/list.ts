@@ -119,3 +119,50 @@ function decodeCursor(cursor: string, tenantId: string, status: JobStatus | null
   }
   return k as StartKey;
 }
+
+/** An unfinished job as the index of unfinished jobs (gsi3) has it. */
+export interface OpenJobRef {
+  tenantId: string;
+  jobId: string;
+  status: JobStatus;
+  executionName?: string;
+}
+
+/**
+ * One page of the unfinished jobs of one shard of gsi3 (every tenant's: for the engine's
+ * sweep, never for an API path), oldest first. `cursor` is the previous page's `next`. The
+ * index is eventually consistent: read the job itself before acting on what a row says.
+ */
+export async function listOpenJobs(
+  ctx: LedgerContext,
+  shard: number,
+  options: { limit?: number; cursor?: Record<string, unknown> } = {},
+): Promise<{ jobs: OpenJobRef[]; next?: Record<string, unknown> }> {
+  const { gsi3 } = TABLE_KEYS;
+  if (!Number.isInteger(shard) || shard < 0 || shard >= gsi3.shards) {
+    throw new InvalidInputError('shard', `must be an integer from 0 to ${gsi3.shards - 1}`);
+  }
+  let out: QueryCommandOutput;
+  try {
+    out = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.tableName,
+        IndexName: gsi3.name,
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': gsi3.partitionKey },
+        ExpressionAttributeValues: { ':p': `OPEN#${shard}` },
+        Limit: options.limit ?? 200,
+        ...(options.cursor ? { ExclusiveStartKey: options.cursor } : {}),
+      }),
+    );
+  } catch (err) {
+    throw translateError(err, { operation: 'listOpenJobs' });
+  }
+  const jobs = (out.Items ?? []).map((item) => ({
+    tenantId: String(item.tenantId),
+    jobId: String(item.jobId),
+    status: item.status as JobStatus,
+    ...(typeof item.executionName === 'string' ? { executionName: item.executionName } : {}),
+  }));
+  return { jobs, ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
+}

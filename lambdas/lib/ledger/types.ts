@@ -155,6 +155,8 @@ export const LEDGER_ENTRY_TYPES = [
   'succeeded',
   /** An engine invocation that wrote no entry of its own: which function ran, how it ended, its cost. */
   'invocation',
+  /** The job's execution died outside its handlers; the recovery function started the next one. */
+  'recovered',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

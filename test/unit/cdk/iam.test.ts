@@ -86,6 +86,13 @@ const EXPECTED: Record<string, Expected> = {
     webhookSecret: true,
   },
   ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
+  // readJob, getJob, the index of unfinished jobs (Query); sessions ended, the failure or the
+  // recovery recorded (UpdateItem, PutItem); leases released (DeleteItem on T#*#CAP only).
+  RecoverJobs: {
+    table: [G, Q, P, U],
+    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
+    anchorKey: true,
+  },
 };
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.ledger), 'Arn'] });
@@ -185,14 +192,26 @@ describe('IAM: per function', () => {
 describe('IAM: Step Functions access', () => {
   const machine = logicalId(stack, stack.jobs.stateMachine);
 
-  it('only the API may start executions and answer task tokens, on this machine only', () => {
+  it('only the API and the recovery function may start executions, only the API answer task tokens, on this machine only', () => {
     const states = allPermissions().filter((p) => p.action.startsWith('states:'));
     const apiRole = JSON.stringify(
       template.findResources('AWS::Lambda::Function')[id('ApiHandler')]?.Properties.Role,
     );
     expect(apiRole).toContain('ApiHandlerRole');
     const api = permissionsOf(template, id('ApiHandler')).filter((p) => p.action.startsWith('states:'));
-    expect(states).toEqual(api);
+    const recovery = permissionsOf(template, id('RecoverJobs')).filter((p) => p.action.startsWith('states:'));
+    expect(sorted(states.map((p) => JSON.stringify(p)))).toEqual(
+      sorted([...api, ...recovery].map((p) => JSON.stringify(p))),
+    );
+    expect(
+      recovery
+        .filter((p) => p.resource === JSON.stringify({ Ref: machine }))
+        .map((p) => p.action)
+        .sort(),
+    ).toEqual(['states:ListExecutions', 'states:StartExecution']);
+    const recoveryOnExecutions = recovery.filter((p) => p.resource !== JSON.stringify({ Ref: machine }));
+    expect(recoveryOnExecutions.map((p) => p.action)).toEqual(['states:DescribeExecution']);
+    expect(recoveryOnExecutions[0]?.resource).toContain(machine);
     const onMachine = api.filter((p) => p.resource === JSON.stringify({ Ref: machine }));
     expect(sorted(onMachine.map((p) => p.action))).toEqual([
       'states:SendTaskFailure',
