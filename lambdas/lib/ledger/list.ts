@@ -2,6 +2,9 @@ import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from './errors.ts';
 import { fromJobItem } from './items.ts';
 import { assertId, isExpired, JOB_SK, statusPk, tenantPk } from './keys.ts';
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 import { TABLE_KEYS } from './schema.ts';
 import { assertStatus } from './status.ts';
 import type { LedgerContext } from './store.ts';
@@ -110,10 +113,21 @@ function decodeCursor(cursor: string, tenantId: string, status: JobStatus | null
     k === null ||
     typeof k !== 'object' ||
     Object.keys(k).length !== expected.length ||
-    !expected.every((name) => typeof k[name] === 'string') ||
+    // DynamoDB refuses an empty key value (a 500 if it got there).
+    !expected.every((name) => typeof k[name] === 'string' && (k[name] as string).length > 0) ||
     k[index.partitionKey] !== partition ||
     k[TABLE_KEYS.sortKey] !== JOB_SK ||
     !(k[TABLE_KEYS.partitionKey] as string).startsWith(`T#${tenantId}#J#`)
+  ) {
+    throw invalid('not a cursor of this listing');
+  }
+  // The index's sort key is the job's `<createdAt>#<jobId>`, of the job the table key names.
+  const jobId = (k[TABLE_KEYS.partitionKey] as string).slice(`T#${tenantId}#J#`.length);
+  const sortKey = k[index.sortKey] as string;
+  if (
+    !ID_PATTERN.test(jobId) ||
+    !sortKey.endsWith(`#${jobId}`) ||
+    Number.isNaN(Date.parse(sortKey.slice(0, -jobId.length - 1)))
   ) {
     throw invalid('not a cursor of this listing');
   }
