@@ -320,13 +320,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
+      const apiDeps = await apiDepsFromEnv(apiEnv);
       const api = await startLocalApi({
         port: options.apiPort ?? 0,
-        deps: await apiDepsFromEnv(apiEnv),
+        deps: apiDeps,
         iam: { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') },
       });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
+      // Links the API builds name its own address (as BELAY_API_URL does in AWS), and AwaitHuman's too.
+      apiDeps.baseUrl ||= api.url;
       env.BELAY_API_URL = api.url;
     }
     await writeFile(

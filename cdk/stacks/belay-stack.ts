@@ -229,6 +229,12 @@ export class BelayStack extends Stack {
       actions: ['dynamodb:GetItem'],
       leadingKeys: ['APIKEY#*'],
     });
+    // Refused keys counted per source address (`RATE#ip:<address>` buckets), nothing else.
+    bindTable(this.apiAuthorizer, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:UpdateItem'],
+      leadingKeys: ['RATE#ip:*'],
+    });
 
     this.api = new JobApi(this, 'Api', {
       handler: this.apiHandler,

@@ -31,7 +31,10 @@ export interface ApiDeps {
   /** Where the accounts routes store (and delete) credentials: the engine's secret store. */
   credentials: WritableSecretStore;
   keys: ApiKeyStore;
+  /** Per API key. */
   rateLimiter: RateLimiter;
+  /** Per source address, for requests with no valid key (public routes, refused keys). */
+  anonymousRateLimiter: RateLimiter;
   sfn: SFNClient;
   stateMachineArn: string;
   /** The ledger table (webhook dedupe and session owners live there too). */

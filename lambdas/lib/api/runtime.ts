@@ -4,7 +4,7 @@ import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
 import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
-import { createDynamoRateLimiter } from './rate-limit.ts';
+import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-limit.ts';
 
 /**
  * The API's dependencies from the environment (read once, at cold start). Besides the
@@ -15,6 +15,8 @@ import { createDynamoRateLimiter } from './rate-limit.ts';
  * - `ANCHOR_WEBHOOK_TOLERANCE_SECONDS` (default 300): freshness window of a delivery;
  * - `BELAY_API_URL`: base URL for links (default: relative links);
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
+ * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
+ *   per source address, for requests with no valid key;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
@@ -36,6 +38,7 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
         burst: getIntFromEnv('BELAY_API_BURST', 20, { min: 1 }, env),
       },
     }),
+    anonymousRateLimiter: anonymousRateLimiterFromEnv(doc, tableName, env),
     sfn: sfnClientFromEnv(env),
     stateMachineArn,
     doc,

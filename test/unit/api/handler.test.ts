@@ -49,6 +49,7 @@ function depsWith(getJob: () => Promise<never>): ApiDeps {
       clock: () => new Date(),
     },
     rateLimiter: unlimited,
+    anonymousRateLimiter: unlimited,
     maxBodyBytes: 1024,
     baseUrl: '',
     logged: lines,
@@ -149,6 +150,26 @@ describe('Function: authorizeEvent', () => {
     const result = await authorizeEvent(keys, input);
     expect(result.isAuthorized).toBe(allowed);
     if (allowed) expect(result.context).toEqual({ tenantId: 'acme', roles: 'approver', keyId: 'blk_1' });
+  });
+
+  it("counts refused keys against the request's source address, and answers only isAuthorized", async () => {
+    const keys = { verify: async () => null } as unknown as ApiKeyStore;
+    const taken: string[] = [];
+    const limiter = {
+      take: async (bucket: string) => {
+        taken.push(bucket);
+        return taken.length > 1
+          ? { allowed: false as const, retryAfterSeconds: 3 }
+          : { allowed: true as const };
+      },
+    };
+    const input = {
+      headers: { authorization: 'Bearer blk_000000000000_nope' },
+      requestContext: { http: { sourceIp: '203.0.113.9' } },
+    };
+    expect(await authorizeEvent(keys, input, limiter)).toEqual({ isAuthorized: false });
+    expect(await authorizeEvent(keys, input, limiter)).toEqual({ isAuthorized: false });
+    expect(taken).toEqual(['ip:203.0.113.9', 'ip:203.0.113.9']);
   });
 
   it('parses roles strictly; admin holds every role', () => {

@@ -43,6 +43,8 @@ interface Expected {
   table: string[];
   /** Actions allowed only on items whose partition key matches these patterns. */
   keyed?: { actions: string[]; leadingKeys: string[] };
+  /** More actions allowed on other partitions only. */
+  keyedToo?: { actions: string[]; leadingKeys: string[] };
   /** Actions on `belay/*` secrets (connected accounts' credentials). */
   credentials?: string[];
   anchorKey?: boolean;
@@ -85,7 +87,12 @@ const EXPECTED: Record<string, Expected> = {
     anchorKey: true,
     webhookSecret: true,
   },
-  ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
+  // Key lookups, and refused keys counted per source address.
+  ApiAuthorizer: {
+    table: [],
+    keyed: { actions: [G], leadingKeys: ['APIKEY#*'] },
+    keyedToo: { actions: [U], leadingKeys: ['RATE#ip:*'] },
+  },
   // readJob, getJob, the index of unfinished jobs (Query); sessions ended, the failure or the
   // recovery recorded (UpdateItem, PutItem); leases released (DeleteItem on T#*#CAP only).
   RecoverJobs: {
@@ -142,11 +149,13 @@ describe('IAM: per function', () => {
     expect(open).toHaveLength(expected.table.length * 2);
 
     const keyed = dynamo.filter((p) => p.condition);
-    expect(sorted(keyed.map((p) => p.action))).toEqual(expected.keyed?.actions ?? []);
+    const groups = [expected.keyed, expected.keyedToo].filter((g) => g !== undefined);
+    expect(sorted(keyed.map((p) => p.action))).toEqual(sorted(groups.flatMap((g) => g.actions)));
     for (const p of keyed) {
+      const group = groups.find((g) => g.actions.includes(p.action));
       expect(p.resource).toBe(tableArn);
       expect(p.condition).toEqual({
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expected.keyed?.leadingKeys },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': group?.leadingKeys },
       });
     }
   });

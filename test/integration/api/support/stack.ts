@@ -79,8 +79,8 @@ export interface ApiStack {
   ddb: DynamoDbHandle;
   /** Keys by name: `a` (acme, submitter+approver), `aApprover`, `aSubmitter`, `b` (globex, submitter+approver). */
   key(name: 'a' | 'aApprover' | 'aSubmitter' | 'b'): string;
-  /** Another API server on the same stack with these rate limits. */
-  startApi(limits: RateLimitOptions): Promise<LocalApi>;
+  /** Another API server on the same stack with these rate limits (per key, and per address without a key). */
+  startApi(limits: RateLimitOptions, anonymous?: RateLimitOptions): Promise<LocalApi>;
 }
 
 export interface ApiStackOptions {
@@ -90,6 +90,8 @@ export interface ApiStackOptions {
   unlimited?: boolean;
   /** Engine settings over the stack's (no retry backoff, 1 s capacity polls). */
   settings?: Partial<EngineSettings>;
+  /** Limits per source address of requests with no valid key (default: generous, like the per-key ones). */
+  anonymousLimits?: RateLimitOptions;
 }
 
 /** Registers beforeAll/afterAll hooks that start (and stop, by their own handles) the whole stack. */
@@ -182,6 +184,11 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       rateLimiter: options.unlimited
         ? unlimited
         : createDynamoRateLimiter({ doc, tableName, limits: { ratePerSecond: 1000, burst: 100_000 } }),
+      anonymousRateLimiter: options.anonymousLimits
+        ? createDynamoRateLimiter({ doc, tableName, limits: options.anonymousLimits })
+        : options.unlimited
+          ? unlimited
+          : createDynamoRateLimiter({ doc, tableName, limits: { ratePerSecond: 1000, burst: 100_000 } }),
       sfn: client,
       stateMachineArn: sfn.stateMachineArn,
       doc,
@@ -251,7 +258,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
     sfn: () => need(sfn, 'Step Functions runner'),
     ddb,
     key: (name) => need(keys.get(name), `key ${name}`),
-    async startApi(limits) {
+    async startApi(limits, anonymous) {
       const base = need(deps, 'API deps');
       const other = await startLocalApi({
         port: 0,
@@ -259,6 +266,15 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
         deps: {
           ...base,
           rateLimiter: createDynamoRateLimiter({ doc: base.doc, tableName: base.tableName, limits }),
+          ...(anonymous
+            ? {
+                anonymousRateLimiter: createDynamoRateLimiter({
+                  doc: base.doc,
+                  tableName: base.tableName,
+                  limits: anonymous,
+                }),
+              }
+            : {}),
         },
       });
       extra.push(other);
