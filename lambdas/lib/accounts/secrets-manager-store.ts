@@ -32,7 +32,6 @@ export function createSecretsManagerStore(
       }
     },
     async putCredentials(tenantId, accountId, credentials) {
-      registered(tenantId, credentials);
       const SecretString = JSON.stringify(credentials);
       try {
         await client.send(new PutSecretValueCommand({ SecretId: name(tenantId, accountId), SecretString }));
@@ -40,6 +39,8 @@ export function createSecretsManagerStore(
         if (!(err instanceof ResourceNotFoundException)) throw err;
         await client.send(new CreateSecretCommand({ Name: name(tenantId, accountId), SecretString }));
       }
+      // Stored: masked from now on.
+      registered(tenantId, credentials);
     },
     async deleteCredentials(tenantId, accountId) {
       try {

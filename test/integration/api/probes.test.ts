@@ -6,8 +6,9 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../../lambdas/lib/auth/api-keys.ts';
+import { REDACTED, redactText } from '../../../lambdas/lib/redact.ts';
 import { call, order } from './support/http.ts';
-import { TENANT_A, useApiStack } from './support/stack.ts';
+import { TENANT_A, TENANT_B, useApiStack } from './support/stack.ts';
 
 const stack = useApiStack({ unlimited: true });
 
@@ -123,5 +124,48 @@ describe('API: links name the API, not the Host header', () => {
       req.end(body);
     });
     expect(location).toBe(`${stack.url()}/jobs/probe-host`);
+  });
+});
+
+describe('API: what a refused request sends is never registered for redaction', () => {
+  it("registers nothing of a refused POST /accounts, and 1,100 of them from one tenant leave another's password masked", async () => {
+    const keys = createApiKeyStore({ doc: stack.deps().doc, tableName: stack.deps().tableName });
+    const adminA = await admin();
+    const adminB = (await keys.create(TENANT_B, ['admin'])).apiKey;
+    const password = 'Acme-shop-pw-5f0e2a';
+    const connected = await call(stack.url(), 'POST', '/accounts', {
+      key: adminA,
+      body: { application: 'shop', label: 'Shop', credentials: { username: 'ada@acme.example', password } },
+    });
+    expect(connected.status).toBe(201);
+    expect(redactText(`x ${password}`, { tenantId: TENANT_A })).toBe(`x ${REDACTED}`);
+
+    const refused = await call(stack.url(), 'POST', '/accounts', {
+      key: adminB,
+      body: {
+        application: 'nowhere',
+        label: 'x',
+        credentials: { username: 'u', password: 'request failed' },
+      },
+    });
+    expect(refused.status).toBe(422);
+    expect(redactText('request failed')).toBe('request failed');
+
+    for (let i = 0; i < 1_100; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          call(stack.url(), 'POST', '/accounts', {
+            key: adminB,
+            body: {
+              application: 'nowhere',
+              label: 'x',
+              credentials: { username: 'u', password: `flood-${i + j}-pw` },
+            },
+          }),
+        ),
+      );
+    }
+    expect(redactText(`x ${password}`, { tenantId: TENANT_A })).toBe(`x ${REDACTED}`);
+    expect(redactText('flood-7-pw')).toBe('flood-7-pw');
   });
 });
