@@ -48,7 +48,18 @@ export function eventBridgeNotifier(
   const delay = options.retryDelayMs ?? 200;
   return {
     async waiting(event) {
-      const detail = waitEventDetail(event, apiBaseUrl ? `${apiBaseUrl}/jobs/${event.jobId}` : undefined);
+      const link = apiBaseUrl ? `${apiBaseUrl}/jobs/${event.jobId}` : undefined;
+      const detail = waitEventDetail(event, link);
+      const fields = {
+        event: 'job-waiting',
+        tenantId: event.tenantId,
+        jobId: event.jobId,
+        kind: event.kind,
+        step: event.step,
+        reason: event.reason,
+        expiresAt: event.expiresAt,
+        link,
+      };
       const entry = {
         EventBusName: busName,
         Source: 'belay',
@@ -60,18 +71,18 @@ export function eventBridgeNotifier(
         if (attempt > 1) await new Promise((r) => setTimeout(r, delay * 2 ** (attempt - 2)));
         try {
           const res = await client.send(new PutEventsCommand({ Entries: [entry] }));
-          if (!res.FailedEntryCount) return;
+          if (!res.FailedEntryCount) {
+            options.log?.info(`job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`, fields);
+            return;
+          }
           problem = `${res.Entries?.[0]?.ErrorCode ?? 'refused'}: ${res.Entries?.[0]?.ErrorMessage ?? ''}`;
         } catch (err) {
           problem = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
         }
       }
       options.log?.error('could not tell people the job waits (EventBridge); the wait stands', {
+        ...fields,
         event: 'wait-notification-failed',
-        tenantId: event.tenantId,
-        jobId: event.jobId,
-        kind: event.kind,
-        step: event.step,
         attempts: NOTIFY_ATTEMPTS,
         error: problem,
       });

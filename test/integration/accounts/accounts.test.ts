@@ -10,7 +10,7 @@ import { DEMO_ACCOUNTS } from '../../../demo/accounts.ts';
 import type { FaultPointEvent } from '../../../local/lambda/events.ts';
 import { CHECKOUT_INPUTS } from '../../support/fixtures.ts';
 import { diagnose, waitForJob } from '../../support/jobs.ts';
-import { ofType, runStepPoints } from '../../support/records.ts';
+import { keyOf, ofType, runStepPoints } from '../../support/records.ts';
 import { call } from '../api/support/http.ts';
 import {
   api,
@@ -71,7 +71,7 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(Math.max(...ofType(entries, 'step-completed').map((c) => c.stepIndex ?? 0))).toBeLessThanOrEqual(
       REVOKE_AT + 1,
     );
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')] ?? 0).toBe(0);
 
     // Session ended, lease released, credentials deleted.
     await expect
@@ -116,7 +116,7 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(job.wait).toBeUndefined();
     expect(ofType(entries, 'step-started')).toEqual([]);
     expect(ofType(entries, 'approval-recorded')).toEqual([]);
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')] ?? 0).toBe(0);
     await expect
       .poll(() => runningSessions(s).filter((r) => r.jobId === jobId), { timeout: 15_000 })
       .toEqual([]);

@@ -227,8 +227,9 @@ describe('Engine: sign-in expired before Finish verifies', () => {
       expect(entered.filter((n) => n === 'Finish')).toHaveLength(2);
       expect(completedSteps(view.entries)).toEqual([...CHECKOUT_STEPS]);
       const writes = await e.shop.writes();
-      expect(writes.countsByKey[`${jobId}:place-order`]).toBe(1);
-      expect(writes.attemptsByKey[`${jobId}:place-order`]).toBe(1);
+      const key = await keyOf(e, jobId, 'place-order');
+      expect(writes.countsByKey[key]).toBe(1);
+      expect(writes.attemptsByKey[key]).toBe(1);
     } finally {
       e.stack.lambdas.events.off('fault-point', onPoint);
     }
