@@ -72,7 +72,10 @@ export function eventBridgeNotifier(
         try {
           const res = await client.send(new PutEventsCommand({ Entries: [entry] }));
           if (!res.FailedEntryCount) {
-            options.log?.info(`job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`, fields);
+            options.log?.info(
+              `job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`,
+              fields,
+            );
             return;
           }
           problem = `${res.Entries?.[0]?.ErrorCode ?? 'refused'}: ${res.Entries?.[0]?.ErrorMessage ?? ''}`;
