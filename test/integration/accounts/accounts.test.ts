@@ -192,6 +192,19 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(res.json.account).toMatchObject({ connectedWith: 'identity', identityId: 'ident_1234abcd' });
   });
 
+  it("refuses another tenant's Anchor identity with 409, naming no tenant", async ({ expect }) => {
+    const s = stack();
+    const identity = `ident_${randomUUID().slice(0, 8)}`;
+    const body = { application: 'crm', label: 'CRM', anchorIdentityId: identity };
+    expect((await api(s, 'POST', '/accounts', s.demoKey, body)).status).toBe(201);
+    const rival = await tenantKey(s, `${RIVAL}-identity`);
+    const refused = await api(s, 'POST', '/accounts', rival, body);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('identity_unavailable');
+    expect(refused.text).not.toContain('demo');
+    expect((await api(s, 'GET', '/accounts', rival)).json.accounts).toEqual([]);
+  });
+
   it('refuses a malformed body without quoting it (it may hold a password)', async ({ expect }) => {
     const s = stack();
     const raw =

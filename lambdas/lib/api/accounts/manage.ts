@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { IdentityOfAnotherTenantError } from '../../accounts/errors.ts';
 import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
 import { IllegalTransitionError } from '../../ledger/errors.ts';
 import type { JobStatus } from '../../ledger/types.ts';
 import type { ApiDeps } from '../deps.ts';
-import { BadRequestError, NotFoundError, UnprocessableError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
 import { sendTaskFailure } from '../step-functions.ts';
 import { type AccountView, type ConnectAccountBody, ConnectAccountBodySchema } from './schemas.ts';
@@ -63,6 +64,16 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
     // No mapping, no credentials: nothing is left behind for an account that does not exist.
     if (input.credentials)
       await deps.credentials.deleteCredentials(principal.tenantId, accountId).catch(() => {});
+    if (err instanceof IdentityOfAnotherTenantError) {
+      // An identity is the tenant's that connected it first (one Anchor organization serves all).
+      throw new ConflictError(
+        'identity_unavailable',
+        'this Anchor identity cannot be connected by this tenant',
+        {
+          details: [{ field: 'anchorIdentityId', message: 'connect an identity this tenant created' }],
+        },
+      );
+    }
     throw err;
   }
 }
