@@ -7,6 +7,8 @@
  * | ledger entry  | `T#<tenant>#J#<jobId>`  | `E#<entryId>`      | -                                   | -                       |
  *
  * The tenant is part of every key, so no query or key lookup can reach another tenant's items.
+ * A finished job's item and its entries carry the same TTL (`expiresAt`): the job's when it
+ * finishes, copied onto its entries then (`entry-ttl.ts`).
  *
  * gsi3 (unfinished jobs) is the one index across tenants, for the engine's sweep of jobs whose
  * execution is gone: a job item has `gsi3pk = OPEN#<shard>` (16 shards by tenant and job id)
