@@ -119,14 +119,14 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
     putsEvents: false,
-    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem), then the job's TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
+    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
   },
   RecordFailure: {
     description: 'Records why a job failed, ends its sessions and releases its leases.',
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
     putsEvents: false,
-    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job's TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
   },
 });
 
