@@ -102,6 +102,7 @@ function noBrowserAccess(): BrowserAdapter {
     endSession: refuse,
     isAlive: refuse,
     usage: refuse,
+    runningSessions: refuse,
   };
 }
 

@@ -75,6 +75,11 @@ export function createFakeWorld(): FakeWorld {
       const s = sessions.get(sessionId);
       if (s) s.ended = true;
     },
+    async runningSessions(tags) {
+      return [...sessions.values()]
+        .filter((s) => !s.ended && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
+        .map((s) => s.sessionId);
+    },
     async isAlive(sessionId) {
       const s = sessions.get(sessionId);
       return s !== undefined && !s.ended;
