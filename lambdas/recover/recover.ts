@@ -30,7 +30,7 @@ export interface RecoverySettings {
   maxRecoveries: number;
   /** The sweep leaves a job alone that changed this recently (its execution may be just starting). */
   graceSeconds: number;
-  /** The sweep fails a job older than this (its ledger entries expire after it: `ENTRY_RETENTION_DAYS`). */
+  /** The sweep fails a job older than this instead of resuming it. */
   maxJobDays: number;
   /** Jobs the sweep recovers at most in one invocation (the rest wait for the next). */
   maxPerSweep: number;
