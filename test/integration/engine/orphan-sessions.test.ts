@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createBrowserAdapter } from '../../../lambdas/lib/browser/adapter.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { TENANT } from '../../support/fixtures.ts';
-import { runToSuccess, submitCheckout } from '../../support/jobs.ts';
+import { runToSuccess, submitCheckout, waitForJob, waitingAt } from '../../support/jobs.ts';
 
 const engine = useEngineStack();
 
@@ -39,5 +39,24 @@ describe('Orphaned sessions', () => {
     expect(await browser.isAlive(orphan.sessionId)).toBe(false);
     expect(await browser.isAlive(other.sessionId)).toBe(true);
     await browser.endSession(other.sessionId);
+  });
+
+  it('are ended when the job finishes, when one appeared after its last opening', {
+    timeout: 300_000,
+  }, async () => {
+    const e = engine();
+    const { anchor } = e.stack;
+    const browser = createBrowserAdapter({ apiKey: anchor.apiKey, baseUrl: anchor.baseUrl });
+    const jobId = 'orphaned-late';
+    await submitCheckout(e, { jobId });
+    await waitForJob(e, jobId, waitingAt('approval', 'place-order'), { timeoutMs: 150_000 });
+    const orphan = await browser.openSession({
+      idleTimeoutMinutes: 30,
+      maxDurationMinutes: 60,
+      tags: { tenantId: TENANT, jobId, application: 'shop', attempt: '99' },
+    });
+    const view = await runToSuccess(e, jobId);
+    expect(view.job.status).toBe('SUCCEEDED');
+    expect(await browser.isAlive(orphan.sessionId)).toBe(false);
   });
 });
