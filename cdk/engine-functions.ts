@@ -9,7 +9,8 @@
  * - `ledger.getJob`: GetItem. `ledger.readJob`: Query (job + entries in one partition).
  * - `ledger.updateJob`/`transition`/`setWait`/`clearWait`/`completeStep`: UpdateItem of the job
  *   item, PutItem of the entry when there is one, then a consistent GetItem.
- * - `ledger.append`: ConditionCheckItem on the job item + PutItem of the entry.
+ * - `ledger.append`: PutItem of the entry + UpdateItem of the job item's cost totals (an entry
+ *   with a cost; every engine entry has one), or ConditionCheckItem on it (an entry of no cost).
  * - `accounts.get`: GetItem. Credentials: `secrets.getCredentials`, GetSecretValue on `belay/*`.
  * - `capacity.acquire`: GetItem (tenant plan), Query (leases; gsi1 for the queue), PutItem
  *   (lease) + UpdateItem (version) in a transaction, UpdateItem (renewal).
@@ -93,10 +94,10 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
   },
   Reauthenticate: {
     description: "Signs the job's account in again in its session.",
-    table: [GET, PUT, CHECK],
+    table: [GET, PUT, UPDATE, CHECK],
     releasesLeases: false,
     putsEvents: false,
-    why: 'getJob, accounts.get (GetItem); the reauth entry via append (ConditionCheckItem, PutItem). Signs in: reads credentials.',
+    why: "getJob, accounts.get (GetItem); the reauth entry via append: PutItem of the entry and, as the entry has a cost, UpdateItem of the job's totals in the same transaction (ConditionCheckItem when an entry costs nothing). Signs in: reads credentials.",
   },
   Reconcile: {
     description: 'Probes the application for a write whose outcome is unknown.',
@@ -118,14 +119,14 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
     putsEvents: false,
-    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
+    why: 'getJob (GetItem); SUCCEEDED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). Signs in again when the site signed out before the outcome is verified: reads credentials.',
   },
   RecordFailure: {
     description: 'Records why a job failed, ends its sessions and releases its leases.',
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
     putsEvents: false,
-    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
   },
 });
 

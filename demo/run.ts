@@ -5,9 +5,11 @@
  * worker is SIGKILLed in the middle of step N; the job resumes at step N in the same browser
  * session. The orders count comes from the shop's own server-side record.
  */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { idempotencyKeyOf } from '../lambdas/lib/engine/job-identity.ts';
 import type { LedgerEntry } from '../lambdas/lib/ledger/types.ts';
 import { getPlaybook } from '../lambdas/lib/playbooks/registry.ts';
 import { createProgressTracker } from '../local/progress.ts';
@@ -152,7 +154,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const summary: DemoSummary = {
       jobId,
       status: String(job?.status ?? 'UNKNOWN'),
-      ordersPlaced: writes.countsByKey[`${jobId}:place-order`] ?? 0,
+      ordersPlaced:
+        writes.countsByKey[
+          idempotencyKeyOf(
+            { tenantId: stack.demoTenant, jobId, createdAt: String(job?.createdAt ?? '') },
+            'place-order',
+          )
+        ] ?? 0,
       steps: playbook.steps.map((s) => ({
         id: s.id,
         attempts: Math.max(1, entries.filter((e) => e.step === s.id && e.type === 'step-started').length),

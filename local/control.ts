@@ -21,7 +21,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { executionName } from '../lambdas/lib/engine/executions.ts';
+import { executionNamePrefix } from '../lambdas/lib/engine/executions.ts';
 import { ControlRequestError } from './errors.ts';
 import type { FaultPointEvent } from './lambda/events.ts';
 import type { LocalStack } from './stack.ts';
@@ -226,7 +226,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 }
 
 function executionsOf(stack: LocalStack, tenantId: string, jobId: string): ControlExecution[] {
-  const prefix = executionName(tenantId, jobId, 0).replace(/-g0$/, '-g');
+  const prefix = executionNamePrefix(tenantId, jobId);
   return stack.sfn
     .listExecutions()
     .filter((e) => e.name.startsWith(prefix))

@@ -24,6 +24,10 @@ const program = new Command()
     parsePort,
   )
   .option(
+    '--template <file>',
+    'hold every function to the IAM policies of this synthesized template (default: synthesize the app when cdk/ changed)',
+  )
+  .option(
     '--end-sessions',
     'end the browser sessions on exit (default: they live on for the next start)',
     false,
@@ -37,6 +41,7 @@ const opts = program.opts<{
   endSessions: boolean;
   ports?: LocalStackOptions['ports'];
   controlPort?: number;
+  template?: string;
 }>();
 
 function parsePort(value: string): number {
@@ -71,6 +76,7 @@ try {
     apiPort: opts.port,
     ...(opts.ports ? { ports: opts.ports } : {}),
     lambdaMode: opts.cold ? 'cold' : 'warm',
+    ...(opts.template ? { template: opts.template } : {}),
     log: (line) => console.log(`  ${line}`),
     onHistoryEvent: (event) => {
       const line = track(event);

@@ -1,30 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type StartedSites, startSites } from '../demo/sites/index.ts';
 import {
   createFileSecretStore,
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
-import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
 import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
   STATE_MACHINE_FUNCTIONS,
   type StateMachineFunction,
   substitutionKey,
-  TASK_FUNCTION_FACTS,
 } from '../lambdas/lib/engine/functions.ts';
-import {
-  createLedger,
-  createLedgerTable,
-  type Job,
-  type Ledger,
-  TERMINAL_STATUSES,
-} from '../lambdas/lib/ledger/index.ts';
-import { processMetrics } from '../lambdas/lib/metrics/recorder.ts';
+import type { JobIdentity } from '../lambdas/lib/engine/job-identity.ts';
+import { createLedger, createLedgerTable, type Ledger } from '../lambdas/lib/ledger/index.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -33,19 +24,33 @@ import {
   type DynamoDbLocal,
   startDynamoDbLocal,
 } from './dynamodb.ts';
-import { type LocalEventRule, startLocalEventRule } from './events.ts';
-import { createLambdaRunner, type LambdaRunner } from './lambda/index.ts';
+import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
+import { startLocalEventsServer } from './events/http.ts';
+import { functionArn } from './iam/binding.ts';
+import { type EnforcementSpec, onRefused, type StackPolicies } from './iam/index.ts';
+import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
-import { type LocalS3, startLocalS3 } from './s3.ts';
+import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
   createLocalStepFunctions,
+  ExecutionAlreadyExistsError,
   type HistoryEvent,
   type LocalSfnServer,
   type LocalStepFunctions,
   startLocalSfnServer,
 } from './sfn/index.ts';
-import { startLocalWatchdog } from './watchdog.ts';
+import { demoKey, persistentToken, unfinishedJobs } from './stack-data.ts';
+import { putStatusChange, waitSubscriber } from './stack-events.ts';
+import {
+  LOCAL_AWS,
+  LOCAL_FUNCTIONS,
+  LOCAL_TABLE,
+  localFunctionArn,
+  localFunctions,
+  WATCHDOG_FUNCTION,
+} from './stack-functions.ts';
+import { wireTemplate } from './template-wiring.ts';
 
 /**
  * The local stack: the same state machine file and handler code as in AWS, on one machine.
@@ -85,6 +90,17 @@ export interface LocalStackOptions {
   provisioned?: Partial<Record<StateMachineFunction, number>>;
   /** How often the watchdog looks at every tenant's live jobs, ms (default 60 s; 0: never). */
   watchdogIntervalMs?: number;
+  /**
+   * The synthesized CloudFormation template whose IAM policies every function is held to,
+   * and whose event rules run on the local bus (default: this repository's app, synthesized
+   * when `cdk/` changed; see `local/iam/synth.ts`).
+   */
+  template?: string;
+  /**
+   * Run the template's scheduled rules (the recovery sweep) every this many ms instead of
+   * their own rate, or not at all (`false`: tests fire them with `events.triggerSchedule`).
+   */
+  scheduleEveryMs?: number | false;
 }
 
 export interface LocalStack {
@@ -100,8 +116,6 @@ export interface LocalStack {
   sites: StartedSites;
   /** The S3-compatible server holding screenshots. */
   s3: LocalS3;
-  /** The stand-in for the rule that sends wait events to the notifier (tenants' webhooks). */
-  waitEvents: LocalEventRule;
   lambdas: LambdaRunner;
   sfn: LocalStepFunctions;
   sfnServer: LocalSfnServer;
@@ -114,22 +128,22 @@ export interface LocalStack {
   demoApiKey: string;
   /** Jobs resumed on start, with the execution that resumed each. */
   resumed: { tenantId: string; jobId: string; executionName: string }[];
-  /** Starts a new execution for a job (submission or resume). */
-  startJobExecution(tenantId: string, jobId: string, generation: number): Promise<string>;
+  /** The IAM policies the functions are held to, and every call refused so far. */
+  iam: { template: string; policies: StackPolicies; refusals: IamRefusedEvent[] };
+  /**
+   * The local event bus (EventBridge): the template's rules (the recovery function on the
+   * machine's dead executions, the sweep's schedule), the wait events, failure injection.
+   */
+  events: LocalEventBridge;
+  /** Starts a new execution for a job (submission or resume), at `generation` or the next free one. */
+  startJobExecution(job: JobIdentity, generation: number): Promise<string>;
   /** Stops everything this stack started. Browser sessions live on for a restart unless `endSessions`. */
   stop(options?: { endSessions?: boolean }): Promise<void>;
 }
 
-export const LOCAL_TABLE = 'belay-local';
-/** The notifier function (tenants' webhooks), as the local Lambda runner knows it. */
-const NOTIFY_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:belay-notify';
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
+export { LOCAL_TABLE, localFunctionArn, RECOVERY_FUNCTION } from './stack-functions.ts';
 
-/** The ARN the local stack gives a state machine function (the runner maps it back to its handler). */
-export function localFunctionArn(name: StateMachineFunction): string {
-  return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:belay-${STATE_MACHINE_FUNCTIONS[name]}`;
-}
+const { REGION, ACCOUNT, STACK_NAME, STATE_MACHINE_ARN } = LOCAL_AWS;
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -144,6 +158,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const ports = { anchor: 8790, shop: 8801, crm: 8802, billing: 8803, dynamodb: 0, sfn: 0, ...options.ports };
   const cleanups: (() => Promise<void>)[] = [];
   try {
+    // Every function is held to its IAM policy in the template, as AWS holds it, and the
+    // template's event rules run on the local bus.
+    const wiring = await wireTemplate(options.template ? { template: options.template, log } : { log }, {
+      region: REGION,
+      account: ACCOUNT,
+      stackName: STACK_NAME,
+      tableName: LOCAL_TABLE,
+      stateMachineArn: STATE_MACHINE_ARN,
+      functions: LOCAL_FUNCTIONS,
+      bucketName: LOCAL_SCREENSHOT_BUCKET,
+    });
+    const specOf = (constructId: string): EnforcementSpec => wiring.spec(constructId);
+
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
     const dynamodb = await startDynamoDbLocal({ port: ports.dynamodb, dbPath: join(dataDir, 'dynamodb') });
@@ -205,39 +232,50 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
     };
 
-    const functions = Object.fromEntries(
-      (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((name) => [
-        localFunctionArn(name),
-        {
-          entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
-          // As the CDK stack deploys it: its timeout, and credentials only where it signs in.
-          timeoutMs: TASK_FUNCTION_FACTS[name].timeoutSeconds * 1000,
-          ...(TASK_FUNCTION_FACTS[name].readsCredentials ? {} : { env: { BELAY_SECRETS: 'none' } }),
-          provisioned: options.provisioned?.[name] ?? 0,
-        },
-      ]),
-    );
-    // Not a state machine task: the target of the wait-event rule (tenants' webhooks).
-    functions[NOTIFY_ARN] = {
-      entry: 'lambdas/notify/handler.ts',
-      timeoutMs: 60_000,
-      env: { BELAY_SECRETS: 'none' },
-      provisioned: 0,
-    };
-    const lambdas = createLambdaRunner({
+    // EventBridge: its API for the workers, its rules' targets in the Lambda runner (made next).
+    let lambdas: LambdaRunner | undefined;
+    const events = createLocalEventBridge({
+      region: REGION,
+      account: ACCOUNT,
+      buses: wiring.buses,
+      invoke: (arn: string, payload: unknown) => {
+        if (!lambdas) throw new Error('the local Lambda runner is not started');
+        return lambdas.invoke(arn, payload, { timeoutMs: 300_000, signal: new AbortController().signal });
+      },
+      schedules: options.scheduleEveryMs !== false,
+      log,
+    });
+    cleanups.push(() => events.stop());
+    const eventsServer = await startLocalEventsServer(events);
+    cleanups.push(() => eventsServer.stop());
+    env.EVENTBRIDGE_ENDPOINT = eventsServer.endpoint;
+
+    const functions = localFunctions(wiring, options.provisioned ?? {});
+    lambdas = createLambdaRunner({
       functions,
       mode: options.lambdaMode ?? 'warm',
       env,
       output: options.workerOutput ?? 'ignore',
     });
-    cleanups.push(() => lambdas.stop());
-    const waitEvents = await startLocalEventRule({
-      invoke: (payload) =>
-        lambdas.invoke(NOTIFY_ARN, payload, { timeoutMs: 60_000, signal: AbortSignal.timeout(60_000) }),
-      log,
+    const runner = lambdas;
+    cleanups.push(() => runner.stop());
+    const refusals: IamRefusedEvent[] = [];
+    lambdas.events.on('iam-refused', (e) => {
+      refusals.push(e);
+      log(`IAM refused ${e.functionName}: ${e.message}`);
     });
-    cleanups.push(() => waitEvents.stop());
-    env.BELAY_WAIT_WEBHOOK_URL ??= waitEvents.url;
+    const stopListening = onRefused((r) => {
+      const e = {
+        functionName: r.functionName,
+        pid: process.pid,
+        action: r.request.action,
+        resource: r.request.resource,
+        message: r.message,
+      };
+      refusals.push(e);
+      log(`IAM refused ${e.functionName}: ${e.message}`);
+    });
+    cleanups.push(async () => stopListening());
 
     const substitutions = Object.fromEntries(
       (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [
@@ -247,8 +285,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     const sfn = createLocalStepFunctions({
       definition: readFileSync(new URL('../statemachine/job.asl.json', import.meta.url), 'utf8'),
+      stateMachineArn: STATE_MACHINE_ARN,
+      // Execution names stay taken for 90 days and old task tokens stay dead, across restarts.
+      stateFile: join(dataDir, 'sfn', 'state.jsonl'),
       substitutions,
       invoke: lambdas.invoke,
+      // As Step Functions reports them to EventBridge's default bus.
+      onStatusChange: (d) => putStatusChange(events, d),
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
       ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
       ...(options.waitTimeOverrides ? { waitTimeOverrides: options.waitTimeOverrides } : {}),
@@ -256,18 +299,45 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => sfn.shutdown());
     const sfnServer = await startLocalSfnServer(sfn, { port: ports.sfn });
     cleanups.push(() => sfnServer.stop());
+    // The recovery function starts and looks up executions.
+    env.SFN_ENDPOINT = sfnServer.endpoint;
+    env.STATE_MACHINE_ARN = sfn.stateMachineArn;
 
-    const startJobExecution = async (
-      tenantId: string,
-      jobId: string,
-      generation: number,
-    ): Promise<string> => {
-      const name = executionName(tenantId, jobId, generation);
-      await sfn.startExecution({ name, input: JSON.stringify({ tenantId, jobId }) });
-      return name;
+    const warnings: string[] = [];
+    const watchdogArn = functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, WATCHDOG_FUNCTION);
+    for (const rule of wiring.rules(new Set(Object.keys(functions)), warnings)) {
+      const isWatchdog = rule.targets.some((t) => t.kind === 'lambda' && t.functionArn === watchdogArn);
+      if (isWatchdog) {
+        // Its own interval locally (a look a minute by default, not five); 0 turns it off.
+        const everyMs = options.watchdogIntervalMs ?? 60_000;
+        events.addRule({ ...rule, everyMs: everyMs || rule.everyMs, enabled: everyMs !== 0 && rule.enabled });
+        continue;
+      }
+      events.addRule(
+        rule.everyMs && typeof options.scheduleEveryMs === 'number'
+          ? { ...rule, everyMs: options.scheduleEveryMs }
+          : rule,
+      );
+    }
+    for (const w of warnings) log(`event rules: ${w}`);
+    events.addRule(waitSubscriber(wiring.variables('AwaitHuman').EVENT_BUS_NAME, env.BELAY_WAIT_WEBHOOK_URL));
+
+    const startJobExecution = async (job: JobIdentity, generation: number): Promise<string> => {
+      const input = JSON.stringify({ tenantId: job.tenantId, jobId: job.jobId });
+      // A name is taken for 90 days: one an execution took before the job could record it
+      // (the stack died in between) is skipped, as the engine's recovery skips it.
+      for (let g = generation; ; g++) {
+        const name = executionName(job, g);
+        try {
+          await sfn.startExecution({ name, input });
+          return name;
+        } catch (err) {
+          if (!(err instanceof ExecutionAlreadyExistsError) || g >= generation + 20) throw err;
+        }
+      }
     };
 
-    const demoApiKey = await demoKey(doc, join(dataDir, 'demo-api-key'));
+    const demoApiKey = await demoKey(doc, LOCAL_TABLE, join(dataDir, 'demo-api-key'));
     let apiUrl: string | undefined;
     if (options.apiPort !== false) {
       const apiEnv = {
@@ -277,9 +347,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
-      const api = await startLocalApi({ port: options.apiPort ?? 0, deps: await apiDepsFromEnv(apiEnv) });
+      const apiDeps = await apiDepsFromEnv(apiEnv);
+      const api = await startLocalApi({
+        port: options.apiPort ?? 0,
+        deps: apiDeps,
+        iam: { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') },
+      });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
+      // Links the API builds name its own address (as BELAY_API_URL does in AWS), and AwaitHuman's too.
+      apiDeps.baseUrl ||= api.url;
       env.BELAY_API_URL = api.url;
     }
     await writeFile(
@@ -292,22 +369,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
     );
 
-    if (options.watchdogIntervalMs !== 0) {
-      const watchdog = startLocalWatchdog({
-        doc,
-        tableName: LOCAL_TABLE,
-        env,
-        metrics: processMetrics(env),
-        intervalMs: options.watchdogIntervalMs ?? 60_000,
-      });
-      cleanups.push(async () => watchdog.stop());
-    }
-
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
-      for (const job of await unfinishedJobs(doc)) {
+      for (const job of await unfinishedJobs(doc, LOCAL_TABLE)) {
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
-        const name = await startJobExecution(job.tenantId, job.jobId, Math.max(generation, 0));
+        const name = await startJobExecution(job, Math.max(generation, 0));
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
       }
       if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);
@@ -324,7 +390,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       anchor,
       sites,
       s3,
-      waitEvents,
       lambdas,
       sfn,
       sfnServer,
@@ -333,6 +398,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiUrl,
       demoApiKey,
       resumed,
+      iam: { template: wiring.file, policies: wiring.policies, refusals },
+      events,
       startJobExecution,
       async stop(stopOptions = {}) {
         endSessions = stopOptions.endSessions ?? false;
@@ -349,53 +416,5 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) {
     await cleanup().catch(() => undefined);
-  }
-}
-
-/** Every job item not in a terminal state (a local-only scan: the local stack resumes them all). */
-async function unfinishedJobs(doc: DynamoDBDocumentClient): Promise<Job[]> {
-  const jobs: Job[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await doc.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE,
-        FilterExpression: 'sk = :job',
-        ExpressionAttributeValues: { ':job': 'JOB' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of res.Items ?? []) {
-      const job = item as unknown as Job;
-      if (!TERMINAL_STATUSES.includes(job.status)) jobs.push(job);
-    }
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
-  return jobs;
-}
-
-/** The demo tenant's key: reused from the data directory while it is valid, else created (and kept there). */
-async function demoKey(doc: DynamoDBDocumentClient, file: string): Promise<string> {
-  const keys = createApiKeyStore({ doc, tableName: LOCAL_TABLE });
-  const existing = await readFile(file, 'utf8').then(
-    (k) => k.trim(),
-    () => undefined,
-  );
-  if (existing && (await keys.verify(existing))) return existing;
-  const created = await keys.create(DEMO_TENANT, ['submitter', 'approver', 'admin'], {
-    label: 'demo',
-    plan: 'free',
-  });
-  await writeFile(file, created.apiKey, { mode: 0o600 });
-  return created.apiKey;
-}
-
-async function persistentToken(file: string): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    const token = (await import('node:crypto')).randomBytes(18).toString('base64url');
-    await writeFile(file, token, { mode: 0o600 });
-    return token;
   }
 }

@@ -20,7 +20,8 @@ export interface LedgerTableProps {
 
 /**
  * The ledger table: `pk`/`sk` string keys, on-demand capacity, GSIs `gsi1` (jobs of a
- * tenant by status) and `gsi2` (jobs of a tenant by time) projecting all attributes, TTL on
+ * tenant by status) and `gsi2` (jobs of a tenant by time) projecting all attributes, `gsi3`
+ * (unfinished jobs, sparse, for the recovery sweep) projecting a few, TTL on
  * `expiresAt`, point-in-time recovery, encrypted with a KMS key.
  *
  * Encryption uses the AWS managed key (`aws/dynamodb`), not a customer managed key. It is
@@ -56,5 +57,14 @@ export class LedgerTable extends Table {
         projectionType: ProjectionType.ALL,
       });
     }
+    // Unfinished jobs of every tenant (sparse): what the recovery sweep reads.
+    const { gsi3 } = TABLE_KEYS;
+    this.addGlobalSecondaryIndex({
+      indexName: gsi3.name,
+      partitionKey: { name: gsi3.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: gsi3.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...gsi3.projected],
+    });
   }
 }

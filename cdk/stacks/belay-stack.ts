@@ -30,6 +30,7 @@ import {
 import { bindSecret, bindSecretStore, SECRET_MANAGE, SECRET_READ } from '../constructs/bind-secrets.ts';
 import { JobAlarms } from '../constructs/job-alarms.ts';
 import { JobApi } from '../constructs/job-api.ts';
+import { JobRecovery } from '../constructs/job-recovery.ts';
 import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
 import { Operations } from '../constructs/operations.ts';
@@ -79,6 +80,10 @@ export class BelayStack extends Stack {
   readonly jobs: JobStateMachine;
   /** Alarms on failed, timed-out, aborted and throttled executions. */
   readonly alarms: JobAlarms;
+  /** The recovery function: resumes (or fails) a job whose execution died outside its handlers. */
+  readonly recoverJobs: BelayFunction;
+  /** Its rule on the machine's dead executions and its scheduled sweep. */
+  readonly recovery: JobRecovery;
   /** The function behind every API route. */
   readonly apiHandler: BelayFunction;
   /** The API's Lambda authorizer. */
@@ -205,6 +210,12 @@ export class BelayStack extends Stack {
       keyRemovalPolicy: config.removalPolicy,
     });
 
+    this.recoverJobs = this.addRecovery(shared, browserEnv);
+    this.recovery = new JobRecovery(this, 'Recovery', {
+      handler: this.recoverJobs,
+      stateMachine: this.jobs.stateMachine,
+    });
+
     // API Gateway gives an integration at most 30 s; the MFA route drives the job's browser.
     this.apiHandler = this.addFunction('ApiHandler', {
       entry: handlerEntry('api'),
@@ -284,6 +295,12 @@ export class BelayStack extends Stack {
       actions: ['dynamodb:GetItem'],
       leadingKeys: ['APIKEY#*'],
     });
+    // Refused keys counted per source address (`RATE#ip:<address>` buckets), nothing else.
+    bindTable(this.apiAuthorizer, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:UpdateItem'],
+      leadingKeys: ['RATE#ip:*'],
+    });
 
     this.api = new JobApi(this, 'Api', {
       handler: this.apiHandler,
@@ -334,6 +351,41 @@ export class BelayStack extends Stack {
       logRemovalPolicy: this.config.removalPolicy,
       ...props,
     });
+  }
+
+  /**
+   * The recovery function (`lambdas/recover/`): for a job whose execution died it reads the
+   * ledger (Query, GetItem), ends the job's sessions (the Anchor key; a `session-ended` entry
+   * each: UpdateItem, PutItem) and releases its lease (Query, DeleteItem on lease partitions,
+   * UpdateItem), then records a `recovered` entry and starts the next execution
+   * (states:StartExecution), or fails the job (UpdateItem, PutItem); the sweep reads the index
+   * of unfinished jobs (Query on gsi3), lists running executions (states:ListExecutions) and
+   * looks one up (states:DescribeExecution). It never signs in: no credentials.
+   */
+  private addRecovery(shared: Record<string, string>, browserEnv: Record<string, string>): BelayFunction {
+    const fn = this.addFunction('RecoverJobs', {
+      entry: handlerEntry('recover'),
+      description:
+        'Resumes from its checkpoint (or fails) a job whose execution died; sweeps for jobs with no execution.',
+      timeout: Duration.minutes(5),
+      memorySize: PLAIN_MEMORY_MB,
+      environment: { ...shared, ...browserEnv, BELAY_SECRETS: 'none' },
+    });
+    bindTable(fn, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    });
+    bindTable(fn, this.ledger, {
+      env: 'TABLE_NAME',
+      actions: ['dynamodb:DeleteItem'],
+      leadingKeys: LEASE_PARTITIONS,
+    });
+    bindSecret(fn, this.anchorApiKey, { env: SECRET_ARN_VARIABLES.ANCHORBROWSER_API_KEY });
+    bindStateMachine(fn, this.jobs.stateMachine, {
+      env: 'STATE_MACHINE_ARN',
+      actions: [...STATE_MACHINE_START, 'states:ListExecutions', 'states:DescribeExecution'],
+    });
+    return fn;
   }
 
   /** A secret whose value a provider issues: created with a random placeholder, put by an operator. */

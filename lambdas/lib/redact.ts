@@ -29,11 +29,25 @@ const API_KEY = /\bblk_[A-Za-z0-9_-]{16,}\b/g;
 export const ALL_TENANTS = 'all-tenants';
 export type SecretScope = { tenantId: string } | typeof ALL_TENANTS;
 
-/** Secret values this process has handled (credentials it read or stored), with the tenants they belong to. */
-const KNOWN_SECRETS = new Map<string, Set<string>>();
-const MAX_KNOWN_SECRETS = 1000;
+/**
+ * Secret values this process has handled (credentials a store read or stored), by tenant.
+ * Bounded per tenant, so that one tenant's values never push out another's (a tenant that
+ * stores more loses its own oldest), and bounded in bytes overall, so the registry never grows
+ * with what callers send: only credentials that a store actually holds are registered, each
+ * at most as long as a stored credential may be.
+ */
+const KNOWN_SECRETS = new Map<string, Map<string, number>>();
+/** Values kept per tenant (its newest). */
+export const MAX_SECRETS_PER_TENANT = 200;
+/** Bytes kept per tenant. */
+export const MAX_SECRET_BYTES_PER_TENANT = 64 * 1024;
+/** Bytes kept in all (then the tenant that holds the most gives up its oldest). */
+export const MAX_SECRET_BYTES = 8 * 1024 * 1024;
+/** Longest value registered: the longest credential a store accepts (a password, 1,024 characters). */
+export const MAX_KNOWN_SECRET_LENGTH = 1024;
 /** Shorter values would mask ordinary words and numbers. */
 export const MIN_KNOWN_SECRET_LENGTH = 6;
+let knownBytes = 0;
 
 const currentTenant = new AsyncLocalStorage<string>();
 
@@ -52,24 +66,55 @@ function currentScope(): SecretScope {
   return tenantId === undefined ? ALL_TENANTS : { tenantId };
 }
 
+function forget(tenantId: string, values: Map<string, number>, value: string): void {
+  knownBytes -= values.get(value) ?? 0;
+  values.delete(value);
+  if (values.size === 0) KNOWN_SECRETS.delete(tenantId);
+}
+
+function bytesOf(values: Map<string, number>): number {
+  let sum = 0;
+  for (const n of values.values()) sum += n;
+  return sum;
+}
+
 /**
  * Remembers a secret value (a password, a TOTP seed) of a tenant's account, so that
  * `redactText` masks it in free text later, where no key name says it is secret (an error
- * message quoting a form field, a page's text). Called by the secret stores whenever
- * credentials pass through them.
+ * message quoting a form field, a page's text). Called by the secret stores whenever stored
+ * credentials pass through them (read, or written), never with what a request merely sent.
  */
 export function registerSecret(tenantId: string, value: string | undefined): void {
   if (typeof value !== 'string' || value.length < MIN_KNOWN_SECRET_LENGTH) return;
-  const tenants = KNOWN_SECRETS.get(value);
-  if (tenants) {
-    tenants.add(tenantId);
-    return;
+  if (value.length > MAX_KNOWN_SECRET_LENGTH) return;
+  const bytes = Buffer.byteLength(value, 'utf8');
+  let values = KNOWN_SECRETS.get(tenantId);
+  if (!values) {
+    values = new Map();
+    KNOWN_SECRETS.set(tenantId, values);
   }
-  if (KNOWN_SECRETS.size >= MAX_KNOWN_SECRETS) {
-    const oldest = KNOWN_SECRETS.keys().next().value;
-    if (oldest !== undefined) KNOWN_SECRETS.delete(oldest);
+  // Newest last: a value seen again moves to the end.
+  if (values.has(value)) forget(tenantId, values, value);
+  if (!KNOWN_SECRETS.has(tenantId)) KNOWN_SECRETS.set(tenantId, values);
+  values.set(value, bytes);
+  knownBytes += bytes;
+  while (values.size > MAX_SECRETS_PER_TENANT || bytesOf(values) > MAX_SECRET_BYTES_PER_TENANT) {
+    forget(tenantId, values, values.keys().next().value as string);
   }
-  KNOWN_SECRETS.set(value, new Set([tenantId]));
+  while (knownBytes > MAX_SECRET_BYTES) {
+    let largest: [string, Map<string, number>] | undefined;
+    for (const entry of KNOWN_SECRETS)
+      if (!largest || bytesOf(entry[1]) > bytesOf(largest[1])) largest = entry;
+    if (!largest) break;
+    forget(largest[0], largest[1], largest[1].keys().next().value as string);
+  }
+}
+
+/** How many values and bytes the registry holds (diagnostics and tests). */
+export function registeredSecretsSize(): { values: number; bytes: number; tenants: number } {
+  let values = 0;
+  for (const v of KNOWN_SECRETS.values()) values += v.size;
+  return { values, bytes: knownBytes, tenants: KNOWN_SECRETS.size };
 }
 
 /**
@@ -85,9 +130,11 @@ export function redactText(text: string, scope: SecretScope = currentScope()): s
     })
     .replace(BEARER, `$1${REDACTED}`)
     .replace(API_KEY, REDACTED);
-  for (const [secret, tenants] of KNOWN_SECRETS) {
-    if (scope !== ALL_TENANTS && !tenants.has(scope.tenantId)) continue;
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  const tenants = scope === ALL_TENANTS ? [...KNOWN_SECRETS.values()] : [KNOWN_SECRETS.get(scope.tenantId)];
+  for (const values of tenants) {
+    for (const secret of values?.keys() ?? []) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
   }
   return out;
 }

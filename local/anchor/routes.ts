@@ -113,9 +113,17 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
       });
     }
     case 'GET /v1/sessions/all/status': {
+      // As Anchor: `?tags=a,b` keeps the sessions that carry all of them.
+      const wanted = (url.searchParams.get('tags') ?? '').split(',').filter((t) => t !== '');
       const items = ctx.sessions
         .running()
-        .map((r) => ({ session_id: r.id, status: r.status, created_at: r.createdAt }));
+        .filter((r) => wanted.every((t) => Array.isArray(r.tags) && r.tags.includes(t)))
+        .map((r) => ({
+          session_id: r.id,
+          status: r.status,
+          tags: Array.isArray(r.tags) ? r.tags : [],
+          created_at: r.createdAt,
+        }));
       return send(res, 200, { data: { count: items.length, items } });
     }
     case 'DELETE /v1/sessions/all':

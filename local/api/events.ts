@@ -20,6 +20,11 @@ export function headersOf(req: IncomingMessage): Record<string, string> {
 export function toHttpApiEvent(input: {
   req: IncomingMessage;
   body: Buffer;
+  /**
+   * The API's own host (`127.0.0.1:3000`), as API Gateway puts its own domain there: never the
+   * request's `Host` header, which the caller chooses (links built from it would point anywhere).
+   */
+  domainName: string;
   routeKey: string;
   pathParameters?: Record<string, string>;
   authorizer?: AuthorizerContext;
@@ -53,7 +58,7 @@ export function toHttpApiEvent(input: {
       routeKey: input.routeKey,
       stage: '$default',
       timeEpoch: now,
-      domainName: headers.host ?? '127.0.0.1',
+      domainName: input.domainName,
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
         path: url.pathname,

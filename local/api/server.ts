@@ -4,9 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { createApiHandler } from '../../lambdas/lib/api/app.ts';
 import { authorizeHeaders } from '../../lambdas/lib/api/auth.ts';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
-import { errorBody, PayloadTooLargeError, UnauthorizedError } from '../../lambdas/lib/api/errors.ts';
-import type { AuthorizerContext, HttpApiResult } from '../../lambdas/lib/api/events.ts';
+import {
+  errorBody,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
+} from '../../lambdas/lib/api/errors.ts';
+import type { AuthorizerContext, HttpApiEvent, HttpApiResult } from '../../lambdas/lib/api/events.ts';
 import { matchRoute } from '../../lambdas/lib/api/router.ts';
+import { runAs } from '../iam/enforce.ts';
+import type { EnforcementSpec } from '../iam/policies.ts';
 import { headersOf, toHttpApiEvent } from './events.ts';
 
 /**
@@ -20,6 +27,11 @@ export interface LocalApiOptions {
   /** Port on 127.0.0.1 (default 3000; 0 picks a free one). */
   port?: number;
   deps: ApiDeps;
+  /**
+   * Hold the AWS calls of the authorizer and of the handler to their IAM policies (from the
+   * synthesized template), as the two functions are held in AWS. Unchecked without.
+   */
+  iam?: { handler: EnforcementSpec; authorizer: EnforcementSpec };
 }
 
 export interface LocalApi {
@@ -95,9 +107,19 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
  * await api.stop();
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
-  const { deps } = options;
-  const handler = createApiHandler(async () => deps);
+  const { deps, iam } = options;
+  const apiHandler = createApiHandler(async () => deps);
+  const handler = (event: HttpApiEvent, context: { awsRequestId: string; functionName: string }) =>
+    iam ? runAs(iam.handler, () => apiHandler(event, context as never)) : apiHandler(event, context as never);
+  // Refused keys count against their address, as the authorizer counts them in AWS.
+  const authorize = (headers: Record<string, string>, sourceIp: string | undefined) => {
+    const refusals = { limiter: deps.anonymousRateLimiter, sourceIp };
+    return iam
+      ? runAs(iam.authorizer, () => authorizeHeaders(deps.keys, headers, refusals))
+      : authorizeHeaders(deps.keys, headers, refusals);
+  };
 
+  let ownHost = '127.0.0.1';
   const server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req, res, deps.maxBodyBytes);
@@ -108,9 +130,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       let authorizer: AuthorizerContext | undefined;
       if (match.route?.auth) {
         // API Gateway runs the authorizer before the route's function; so does this server.
-        const decision = await authorizeHeaders(deps.keys, headersOf(req));
+        const decision = await authorize(headersOf(req), req.socket.remoteAddress);
         if (!decision.isAuthorized || !decision.context) {
-          sendError(res, new UnauthorizedError());
+          sendError(
+            res,
+            decision.retryAfterSeconds === undefined
+              ? new UnauthorizedError()
+              : new RateLimitedError(decision.retryAfterSeconds),
+          );
           return;
         }
         authorizer = decision.context as unknown as AuthorizerContext;
@@ -118,6 +145,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       const event = toHttpApiEvent({
         req,
         body,
+        domainName: ownHost,
         routeKey: match.route ? `${match.route.method} ${match.route.path}` : '$default',
         ...(match.route ? { pathParameters: match.params } : {}),
         ...(authorizer ? { authorizer } : {}),
@@ -141,6 +169,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     });
   });
   const { port } = server.address() as AddressInfo;
+  ownHost = `127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     stop: () =>

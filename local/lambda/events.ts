@@ -52,6 +52,16 @@ export interface WorkerExitedEvent {
   reason: ExitReason;
 }
 
+/** IAM refused an AWS call of a worker's handler (the call failed with `AccessDeniedException`). */
+export interface IamRefusedEvent {
+  functionName: string;
+  pid: number;
+  requestId?: string;
+  action: string;
+  resource: string;
+  message: string;
+}
+
 /** Event map of the runner's EventEmitter. */
 export interface LambdaRunnerEvents {
   'invocation-started': [InvocationStartedEvent];
@@ -60,4 +70,5 @@ export interface LambdaRunnerEvents {
   'fault-fired': [FaultPointEvent];
   'worker-spawned': [WorkerSpawnedEvent];
   'worker-exited': [WorkerExitedEvent];
+  'iam-refused': [IamRefusedEvent];
 }

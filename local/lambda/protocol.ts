@@ -50,5 +50,16 @@ export interface ErrorMessage {
   trace: string[];
 }
 
+/** Worker -> runner: IAM refused one of the handler's AWS calls (what a CloudTrail denial would show). */
+export interface IamRefusedMessage {
+  type: 'iam-refused';
+  action: string;
+  resource: string;
+  message: string;
+}
+
+/** The environment variable a worker reads its IAM policy from (JSON `EnforcementSpec`), then unsets. */
+export const LOCAL_IAM_ENV = 'BELAY_LOCAL_IAM_POLICY';
+
 export type ToWorker = InvokeMessage | ShutdownMessage | FaultAckMessage;
-export type FromWorker = ReadyMessage | ResultMessage | ErrorMessage | FaultPointMessage;
+export type FromWorker = ReadyMessage | ResultMessage | ErrorMessage | FaultPointMessage | IamRefusedMessage;

@@ -19,6 +19,7 @@ import {
 } from './errors.ts';
 import type { LambdaRunnerEvents } from './events.ts';
 import { matchFault } from './faults.ts';
+import { LOCAL_IAM_ENV } from './protocol.ts';
 import type { ArmedFault, LambdaFunctionConfig, LambdaRunner, LambdaRunnerOptions } from './types.ts';
 import {
   REPO_ROOT,
@@ -124,6 +125,19 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       worker.kill('fault');
       events.emit('fault-fired', detail);
     },
+    onIamRefused(
+      worker: WorkerProcess,
+      message: { action: string; resource: string; message: string },
+    ): void {
+      events.emit('iam-refused', {
+        functionName: worker.spec.functionName,
+        pid: worker.pid,
+        requestId: worker.requestId,
+        action: message.action,
+        resource: message.resource,
+        message: message.message,
+      });
+    },
     onExit(worker: WorkerProcess, exit: WorkerExit): void {
       all.delete(worker);
       const fn = functions.get(worker.spec.functionName);
@@ -176,7 +190,14 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       AWS_REGION: options.env?.AWS_REGION ?? process.env.AWS_REGION ?? region,
       // As Lambda sets it: handlers may do more at init in a provisioned environment.
       AWS_LAMBDA_INITIALIZATION_TYPE: initialization,
+      // Lambda hands every function its role's credentials; here throwaway ones, so that no
+      // call can reach a real AWS account with a developer's credentials by mistake.
+      AWS_ACCESS_KEY_ID: 'ASIALOCALLAMBDA00000',
+      AWS_SECRET_ACCESS_KEY: 'local-lambda-secret-access-key',
+      AWS_SESSION_TOKEN: 'local-lambda-session-token',
     };
+    if (fn.config.iam) env[LOCAL_IAM_ENV] = JSON.stringify(fn.config.iam);
+    else delete env[LOCAL_IAM_ENV];
     if (options.faultHooks ?? true) env[FAULT_HOOKS_ENV] = '1';
     else delete env[FAULT_HOOKS_ENV];
     const worker = new WorkerProcess(

@@ -1,8 +1,10 @@
 /**
  * Options and interface of the local Lambda runner.
  */
+
 import type { EventEmitter } from 'node:events';
 import type { FaultPoint, FaultPointInfo } from '../../lambdas/lib/fault.ts';
+import type { EnforcementSpec } from '../iam/policies.ts';
 import type { InvokeFn } from '../sfn/types.ts';
 import type { LambdaRunnerEvents } from './events.ts';
 
@@ -24,6 +26,12 @@ export interface LambdaFunctionConfig {
    * `provisioned-concurrency` in them), and one that dies is replaced at once, as Lambda does.
    */
   provisioned?: number;
+  /**
+   * Hold every AWS SDK call of the function to this IAM policy (from the synthesized
+   * template; see `local/iam/`): a call the policy does not allow is refused with AWS's
+   * `AccessDeniedException`. Without it the function's calls are not checked.
+   */
+  iam?: EnforcementSpec;
 }
 
 /** Options of `createLambdaRunner`. */

@@ -5,7 +5,14 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FaultPointMessage } from '../../lambdas/lib/fault.ts';
 import type { ExitReason } from './errors.ts';
-import type { ErrorMessage, FromWorker, InvokeMessage, ResultMessage, ToWorker } from './protocol.ts';
+import type {
+  ErrorMessage,
+  FromWorker,
+  IamRefusedMessage,
+  InvokeMessage,
+  ResultMessage,
+  ToWorker,
+} from './protocol.ts';
 
 /** The repository root: workers run from it so `--import tsx` resolves. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,6 +57,7 @@ export interface WorkerExit {
 /** Hooks the runner gives each worker. */
 export interface WorkerHooks {
   onFaultPoint(worker: WorkerProcess, message: FaultPointMessage): void;
+  onIamRefused(worker: WorkerProcess, message: IamRefusedMessage): void;
   onExit(worker: WorkerProcess, exit: WorkerExit): void;
 }
 
@@ -123,6 +131,8 @@ export class WorkerProcess {
         p.resolve(message);
       } else if (message.type === 'fault-point') {
         this.hooks.onFaultPoint(this, message);
+      } else if (message.type === 'iam-refused') {
+        this.hooks.onIamRefused(this, message);
       }
     });
   }

@@ -8,7 +8,15 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ErrorMessage, FromWorker, InvokeMessage, ToWorker } from './protocol.ts';
+import { enforceForProcess, onRefused } from '../iam/enforce.ts';
+import type { EnforcementSpec } from '../iam/policies.ts';
+import {
+  type ErrorMessage,
+  type FromWorker,
+  type InvokeMessage,
+  LOCAL_IAM_ENV,
+  type ToWorker,
+} from './protocol.ts';
 
 type Handler = (event: unknown, context: unknown) => unknown;
 
@@ -48,6 +56,22 @@ let handler: Handler | undefined;
 let initError: { errorType: string; err: unknown } | undefined;
 const started = performance.now();
 try {
+  // The function's IAM policy holds every AWS SDK call the handler makes, from its init on: the
+  // SDK's one Client class (shared with the bundle, which leaves @aws-sdk/* out) is wrapped
+  // before the handler's module loads. The variable is gone before the handler can read it.
+  const policy = process.env[LOCAL_IAM_ENV];
+  delete process.env[LOCAL_IAM_ENV];
+  if (policy) {
+    enforceForProcess(JSON.parse(policy) as EnforcementSpec);
+    onRefused((refusal) =>
+      send({
+        type: 'iam-refused',
+        action: refusal.request.action,
+        resource: refusal.request.resource,
+        message: refusal.message,
+      }),
+    );
+  }
   if (!entry) throw new Error('--entry is required');
   const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   const candidate = mod[exportName];

@@ -156,6 +156,20 @@ export class StatesRuntimeError extends Error {
   }
 }
 
+/**
+ * `States.DataLimitExceeded`: a state's input, output or a task's result is over 256 KiB. A
+ * terminal error: `States.ALL` neither retries nor catches it (AWS lets a Catch that names it
+ * explicitly catch it; the interpreter cannot tell the two apart, so locally nothing does).
+ */
+export class DataLimitExceededError extends Error {
+  readonly isRetryable = false;
+  readonly isCatchable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = 'States.DataLimitExceeded';
+  }
+}
+
 /** Unblocks a task of a stopped execution; neither retried nor caught, so the interpreter unwinds. */
 export class ExecutionStoppedError extends Error {
   readonly isRetryable = false;

@@ -5,6 +5,7 @@
 import type { StateMachine } from 'aws-local-stepfunctions';
 import type { PreparedDefinition } from './definition.ts';
 import { ExecutionHistory, stateEventType } from './history.ts';
+import { HISTORY_LIMIT_CAUSE, MAX_PAYLOAD_BYTES, payloadBytes } from './limits.ts';
 import { runTaskAttempt, type TaskContext } from './task.ts';
 import type { TaskTokens } from './tokens.ts';
 import type { ExecutionDescription, ExecutionStatus, HistoryEvent, InvokeFn, StateType } from './types.ts';
@@ -25,6 +26,8 @@ export interface ExecutionSettings {
   timeoutError(message: string): Error;
   overrides?: RunOptions['overrides'];
   onEvent?: (e: HistoryEvent) => void;
+  /** Told when the execution closes (SUCCEEDED, FAILED, TIMED_OUT, ABORTED), as EventBridge is. */
+  onClose?: (e: ExecutionDescription) => void;
 }
 
 /** A running or finished execution. */
@@ -42,6 +45,8 @@ export class Execution {
   private readonly controller = new AbortController();
   private abortRun: () => void = () => {};
   private stopDetails?: { error?: string; cause?: string };
+  /** Set when the runner failed the execution itself (a quota): its ExecutionFailed, not an abort. */
+  private failDetails?: { error: string; cause: string };
   private markDone: () => void = () => {};
 
   constructor(
@@ -50,7 +55,9 @@ export class Execution {
     readonly input: string,
     private readonly settings: ExecutionSettings,
   ) {
-    this.history = new ExecutionHistory(executionArn, settings.onEvent);
+    this.history = new ExecutionHistory(executionArn, settings.onEvent, () =>
+      this.fail('States.Runtime', HISTORY_LIMIT_CAUSE),
+    );
     this.done = new Promise((resolve) => {
       this.markDone = resolve;
     });
@@ -107,6 +114,18 @@ export class Execution {
     this.close('ABORTED', details);
   }
 
+  /**
+   * Fails the running execution from outside the interpreter, as AWS fails one that broke a
+   * quota (its history full, a state's output over 256 KiB): ExecutionFailed with `error`.
+   */
+  fail(error: string, cause: string): void {
+    if (this.status !== 'RUNNING') return;
+    this.failDetails = { error, cause };
+    this.close('FAILED', { error, cause });
+    this.history.append('ExecutionFailed', { executionFailedEventDetails: { error, cause } });
+    this.abortRun();
+  }
+
   /** `DescribeExecution`'s view. */
   describe(): ExecutionDescription {
     return {
@@ -133,6 +152,11 @@ export class Execution {
     Object.assign(this, fields);
     this.settings.tokens.closeExecution(this.executionArn);
     this.controller.abort();
+    try {
+      this.settings.onClose?.(this.describe());
+    } catch (err) {
+      console.error('local Step Functions: onClose listener threw', err);
+    }
   }
 
   private async consume(logs: AsyncGenerator<EventLog>): Promise<void> {
@@ -171,6 +195,13 @@ export class Execution {
         );
         break;
       case 'StateExited':
+        if (payloadBytes(e.state.output ?? null) > MAX_PAYLOAD_BYTES) {
+          this.fail(
+            'States.DataLimitExceeded',
+            `The state/task '${e.state.name}' returned a result with a size exceeding the maximum number of bytes service limit.`,
+          );
+          break;
+        }
         h.append(
           stateEventType(e.state.type as StateType, 'Exited'),
           { stateExitedEventDetails: { name: e.state.name, output: JSON.stringify(e.state.output ?? null) } },
@@ -191,6 +222,8 @@ export class Execution {
         break;
       }
       case 'ExecutionAborted': {
+        // The runner failed it (a quota): its ExecutionFailed is recorded already.
+        if (this.failDetails) break;
         const { error, cause } = this.stopDetails ?? {};
         h.append('ExecutionAborted', { executionAbortedEventDetails: { error, cause } }, at);
         break;

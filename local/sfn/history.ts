@@ -1,6 +1,7 @@
 /**
  * Execution history: AWS-shaped events recorded per execution, and the state-transition count.
  */
+import { MAX_HISTORY_EVENTS } from './limits.ts';
 import type { HistoryEvent, HistoryEventType, StateType } from './types.ts';
 
 /** The event details an append may carry (every key of {@link HistoryEvent} but the bookkeeping). */
@@ -9,17 +10,48 @@ export type HistoryEventDetails = Omit<
   'id' | 'previousEventId' | 'timestamp' | 'type' | 'executionArn'
 >;
 
-/** Append-only history of one execution. */
+const CLOSING: ReadonlySet<HistoryEventType> = new Set([
+  'ExecutionSucceeded',
+  'ExecutionFailed',
+  'ExecutionAborted',
+  'ExecutionTimedOut',
+]);
+
+/**
+ * Append-only history of one execution, held to AWS's quota: once it has 24,999 events, an
+ * event that is not ExecutionSucceeded is not recorded; `onFull` is called instead, and the
+ * execution fails with ExecutionFailed as event 25,000. Nothing is recorded after a closing event.
+ */
 export class ExecutionHistory {
   readonly events: HistoryEvent[] = [];
+  private closed = false;
 
   constructor(
     private readonly executionArn: string,
     private readonly onEvent?: (e: HistoryEvent) => void,
+    private readonly onFull?: () => void,
+    private readonly maxEvents = MAX_HISTORY_EVENTS,
   ) {}
 
-  /** Appends an event stamped now (or at `timestamp`, ms since the epoch) and reports it. */
-  append(type: HistoryEventType, details: HistoryEventDetails = {}, timestamp?: number): HistoryEvent {
+  /**
+   * Appends an event stamped now (or at `timestamp`, ms since the epoch) and reports it.
+   * Returns undefined when the event is not recorded (the history is closed, or full).
+   */
+  append(
+    type: HistoryEventType,
+    details: HistoryEventDetails = {},
+    timestamp?: number,
+  ): HistoryEvent | undefined {
+    if (this.closed) return undefined;
+    if (
+      this.events.length === this.maxEvents - 1 &&
+      type !== 'ExecutionSucceeded' &&
+      type !== 'ExecutionFailed'
+    ) {
+      this.onFull?.();
+      return undefined;
+    }
+    if (CLOSING.has(type)) this.closed = true;
     const id = this.events.length + 1;
     const event: HistoryEvent = {
       id,

@@ -11,9 +11,12 @@ import {
   InvalidExecutionInputError,
   InvalidNameError,
   StateMachineDoesNotExistError,
+  ValidationError,
 } from './errors.ts';
 import { Execution, type ExecutionSettings } from './execution.ts';
 import { StateMachine, timeoutErrorFactory } from './interpreter.ts';
+import { MAX_PAYLOAD_BYTES } from './limits.ts';
+import { openRegistry } from './registry.ts';
 import { TaskTokens } from './tokens.ts';
 import type {
   ExecutionDescription,
@@ -50,6 +53,18 @@ export interface LocalStepFunctionsOptions {
   retryIntervalOverrides?: Record<string, number | number[]>;
   /** Retry pause in ms for every state with a Retry not in `retryIntervalOverrides` (tests, demo). */
   retryIntervalMs?: number;
+  /**
+   * Told of every execution's status changes, as Step Functions tells EventBridge
+   * ("Step Functions Execution Status Change"): RUNNING when it starts, then how it closed.
+   * Not told of the executions `shutdown` stops (the runner going away is no status change
+   * AWS would report; a restarted stack finds those jobs with no running execution).
+   */
+  onStatusChange?: (e: ExecutionDescription) => void;
+  /**
+   * Where the runner remembers execution names (taken for 90 days) and the task tokens it
+   * issued, across its own restarts (a JSON-lines file). Default: in memory only.
+   */
+  stateFile?: string;
 }
 
 /** Start of an execution, as `StartExecution` answers. */
@@ -140,10 +155,20 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
   }
   Object.assign(retryIntervalOverrides, options.retryIntervalOverrides);
 
-  const tokens = new TaskTokens();
+  const registry = openRegistry(options.stateFile);
+  const tokens = new TaskTokens(registry);
   const executions = new Map<string, Execution>();
   const byName = new Map<string, Execution>();
   const timeoutError = timeoutErrorFactory();
+  let shuttingDown = false;
+  const statusChanged = (e: ExecutionDescription): void => {
+    if (shuttingDown) return;
+    try {
+      options.onStatusChange?.(e);
+    } catch (err) {
+      console.error('local Step Functions: onStatusChange listener threw', err);
+    }
+  };
 
   const get = (executionArn: string): Execution => {
     const e = executions.get(executionArn);
@@ -161,6 +186,11 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
       const name = req.name ?? randomUUID();
       if (!validName(name)) throw new InvalidNameError(name);
       const input = req.input ?? '{}';
+      if (Buffer.byteLength(input, 'utf8') > MAX_PAYLOAD_BYTES) {
+        throw new ValidationError(
+          `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES}`,
+        );
+      }
       const normalized = normalizeJson(input);
       const makeTimeoutError = await timeoutError;
       // From here on synchronous: no other start can interleave between the name check and the insert.
@@ -171,6 +201,8 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
         }
         throw new ExecutionAlreadyExistsError(name);
       }
+      // Taken by an execution of an earlier run of the runner (names live 90 days, not one process).
+      if (registry.nameTaken(name, Date.now())) throw new ExecutionAlreadyExistsError(name);
       const settings: ExecutionSettings = {
         machine,
         prepared,
@@ -183,12 +215,15 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
         timeoutError: makeTimeoutError,
         overrides: { waitTimeOverrides: options.waitTimeOverrides, retryIntervalOverrides },
         onEvent: options.onEvent,
+        onClose: statusChanged,
       };
       const executionArn = `arn:aws:states:${region}:${account}:execution:${machineName}:${name}`;
       const execution = new Execution(executionArn, name, input, settings);
       executions.set(executionArn, execution);
       byName.set(name, execution);
+      registry.recordName(name, execution.startDate.getTime());
       execution.start();
+      statusChanged(execution.describe());
       return { executionArn, startDate: execution.startDate };
     },
 
@@ -231,6 +266,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
     },
 
     async shutdown() {
+      shuttingDown = true;
       const running = [...executions.values()].filter((e) => e.status === 'RUNNING');
       for (const e of running) e.stop({ error: 'RunnerShutdown', cause: 'The local runner was stopped' });
       await Promise.all(running.map((e) => e.done));

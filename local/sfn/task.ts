@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskStateInfo } from './definition.ts';
 import {
+  DataLimitExceededError,
   ExecutionStoppedError,
   HeartbeatTimeoutError,
   StatesRuntimeError,
   TaskFailedError,
 } from './errors.ts';
 import type { ExecutionHistory } from './history.ts';
+import { MAX_PAYLOAD_BYTES, payloadBytes } from './limits.ts';
 import { type LongTimer, nextMacrotask, setLongTimeout } from './timers.ts';
 import type { TaskTokens } from './tokens.ts';
 import type { InvokeFn } from './types.ts';
@@ -159,6 +161,11 @@ export async function runTaskAttempt(
   if (ctx.signal.aborted) throw new ExecutionStoppedError(ctx.executionArn);
 
   const { functionName, payload } = target(task, input);
+  if (payloadBytes(input) > MAX_PAYLOAD_BYTES) {
+    const cause = `The state/task '${task.name}' has an input with a size exceeding the maximum number of bytes service limit.`;
+    historyFor(ctx, task, functionName, input).failed('States.DataLimitExceeded', cause);
+    throw new DataLimitExceededError(cause);
+  }
   const timeoutSeconds = secondsOf(task.timeoutSeconds, task.timeoutSecondsPath, input);
   const heartbeatSeconds =
     task.kind === 'lambda-callback'
@@ -236,6 +243,14 @@ export async function runTaskAttempt(
           return;
         }
         const output = task.kind === 'lambda-invoke' ? invokeOutput(result) : (result ?? null);
+        if (payloadBytes(output) > MAX_PAYLOAD_BYTES) {
+          const cause = `The state/task '${functionName}' returned a result with a size exceeding the maximum number of bytes service limit.`;
+          settle(() => {
+            events.failed('States.DataLimitExceeded', cause);
+            reject(new DataLimitExceededError(cause));
+          });
+          return;
+        }
         settle(() => {
           events.succeeded(output);
           resolve(output);

@@ -2,7 +2,15 @@
  * Task tokens for `.waitForTaskToken` states: minting, the wait, and the SendTask* answers.
  */
 import { randomBytes } from 'node:crypto';
-import { InvalidOutputError, InvalidTokenError, TaskDoesNotExistError, TaskTimedOutError } from './errors.ts';
+import {
+  InvalidOutputError,
+  InvalidTokenError,
+  TaskDoesNotExistError,
+  TaskTimedOutError,
+  ValidationError,
+} from './errors.ts';
+import { MAX_PAYLOAD_BYTES } from './limits.ts';
+import type { RunnerRegistry } from './registry.ts';
 
 const PREFIX = 'AQB';
 const TOKEN_SHAPE = /^AQB[A-Za-z0-9_-]{64}$/;
@@ -30,10 +38,17 @@ interface TokenRecord {
 export class TaskTokens {
   private readonly records = new Map<string, TokenRecord>();
 
+  /**
+   * @param memory where issued tokens are remembered across restarts of the runner: a token
+   * an earlier run issued belongs to a task that ended with that run (`TaskTimedOut`)
+   */
+  constructor(private readonly memory?: Pick<RunnerRegistry, 'recordToken' | 'issuedEarlier'>) {}
+
   /** Issues a new opaque token for an execution. */
   mint(executionArn: string): string {
     const token = PREFIX + randomBytes(48).toString('base64url');
     this.records.set(token, { executionArn, status: 'minted' });
+    this.memory?.recordToken(token, Date.now());
     return token;
   }
 
@@ -79,6 +94,11 @@ export class TaskTokens {
 
   /** `SendTaskSuccess`: `output` is JSON text. */
   sendSuccess(token: string, output: string): void {
+    if (Buffer.byteLength(output, 'utf8') > MAX_PAYLOAD_BYTES) {
+      throw new ValidationError(
+        `1 validation error detected: Value at 'output' failed to satisfy constraint: Member must have length less than or equal to ${MAX_PAYLOAD_BYTES}`,
+      );
+    }
     const listener = this.waiting(token);
     let value: unknown;
     try {
@@ -105,7 +125,10 @@ export class TaskTokens {
   private waiting(token: string): TokenListener {
     if (!TOKEN_SHAPE.test(token)) throw new InvalidTokenError();
     const r = this.records.get(token);
-    if (!r) throw new TaskDoesNotExistError();
+    if (!r) {
+      if (this.memory?.issuedEarlier(token)) throw new TaskTimedOutError();
+      throw new TaskDoesNotExistError();
+    }
     if (r.status !== 'waiting' || !r.listener) throw new TaskTimedOutError();
     return r.listener;
   }

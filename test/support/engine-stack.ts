@@ -17,6 +17,7 @@ import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
+import { bindClient } from '../../local/iam/index.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack.ts';
 import { TEST_STACK_SETTINGS } from './fixtures.ts';
@@ -54,6 +55,8 @@ export interface EngineStackOptions {
   resume?: boolean;
   /** Added to the handlers' environment (over `TEST_STACK_SETTINGS.env`). */
   env?: Record<string, string>;
+  /** The synthesized template whose IAM policies the functions are held to (default: the app's). */
+  template?: string;
 }
 
 /** Starts a stack in `dataDir` (a new temp directory by default) on free ports. */
@@ -66,6 +69,7 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     dataDir,
     ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0, ...options.ports },
     resume: options.resume ?? true,
+    ...(options.template ? { template: options.template } : {}),
   });
   const faultPoints: SeenFaultPoint[] = [];
   stack.lambdas.events.on('fault-point', (e) => faultPoints.push({ ...e, at: Date.now(), fired: false }));
@@ -78,6 +82,11 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
     SFN_ENDPOINT: stack.sfnServer.endpoint,
   });
+  // People act through the API's functions in this process: held to the API's policy, as in AWS.
+  const apiPolicy = stack.iam.policies.specs.ApiHandler;
+  if (!apiPolicy) throw new Error('the template has no policy for ApiHandler');
+  bindClient(api.doc, apiPolicy);
+  bindClient(api.sfn, apiPolicy);
   const { adminToken } = stack.sites;
   return {
     stack,

@@ -63,6 +63,8 @@ export const TEST_STACK_SETTINGS = {
   retryIntervalMs: 150,
   waitTimeOverrides: { RetryBackoff: 200, FinishBackoff: 200, WaitForCapacity: 500 },
   env: { BELAY_RETRY_BACKOFF_SECONDS: '0', BELAY_CAPACITY_POLL_SECONDS: '1', LOG_LEVEL: 'error' },
+  // The recovery sweep runs when a test fires it (`stack.events.triggerSchedule`), not every 5 minutes.
+  scheduleEveryMs: false,
 } as const satisfies Partial<LocalStackOptions>;
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -30,6 +30,7 @@ export function fakeBrowser(options: { page?: Page; connected?: () => boolean } 
     detach: async () => undefined,
     endSession: async () => undefined,
     isAlive: async () => true,
+    runningSessions: async () => [],
     usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
   };
 }

@@ -2,7 +2,7 @@
 import { decide } from '../../lambdas/lib/api/jobs/decide.ts';
 import { completeMfa } from '../../lambdas/lib/api/jobs/mfa.ts';
 import { submitJob } from '../../lambdas/lib/api/jobs/submit.ts';
-import { executionName } from '../../lambdas/lib/engine/executions.ts';
+import { executionNamePrefix } from '../../lambdas/lib/engine/executions.ts';
 import {
   type Job,
   type JobStatus,
@@ -105,7 +105,7 @@ export function executionsOf(
   engine: Pick<EngineStack, 'stack'>,
   jobId: string,
 ): ReturnType<LocalStack['sfn']['listExecutions']> {
-  const prefix = executionName(TENANT, jobId, 0).replace(/-g0$/, '-g');
+  const prefix = executionNamePrefix(TENANT, jobId);
   return engine.stack.sfn.listExecutions().filter((e) => e.name.startsWith(prefix));
 }
 

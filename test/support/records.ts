@@ -1,10 +1,11 @@
 /** What happened to a job, read from its ledger, its RunStep fault points and the demo sites' own records. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { idempotencyKeyOf } from '../../lambdas/lib/engine/job-identity.ts';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import type { LedgerEntry } from '../../lambdas/lib/ledger/index.ts';
-import type { EngineStack, SeenFaultPoint } from './engine-stack.ts';
-import { RUN_STEP } from './fixtures.ts';
+import type { EngineStack, JobsClient, SeenFaultPoint } from './engine-stack.ts';
+import { RUN_STEP, TENANT } from './fixtures.ts';
 
 export const ofType = (entries: readonly LedgerEntry[], type: LedgerEntry['type']): LedgerEntry[] =>
   entries.filter((e) => e.type === type);
@@ -12,6 +13,15 @@ export const ofType = (entries: readonly LedgerEntry[], type: LedgerEntry['type'
 /** Step ids of the `step-completed` entries, in ledger order. */
 export const completedSteps = (entries: readonly LedgerEntry[]): string[] =>
   ofType(entries, 'step-completed').map((e) => e.step ?? '?');
+
+/** The idempotency key the engine sends for a write step of a demo-tenant job (as the sites record it). */
+export async function keyOf(
+  engine: Pick<JobsClient, 'ledger'>,
+  jobId: string,
+  step: string,
+): Promise<string> {
+  return idempotencyKeyOf(await engine.ledger.getJob(TENANT, jobId), step);
+}
 
 /** RunStep's fault points for one job. */
 export function runStepPoints(engine: EngineStack, jobId: string, point?: FaultPoint): SeenFaultPoint[] {

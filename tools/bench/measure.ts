@@ -3,7 +3,9 @@
  * (one Query), the execution history of every execution of the job, the browser service's
  * session records and the shop's own record of orders.
  */
+
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
+import { idempotencyKeyOf } from '../../lambdas/lib/engine/job-identity.ts';
 import { type Cost, type LedgerEntry, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
 import { countStateTransitions } from '../../local/sfn/index.ts';
 import type { BelayRun, BenchStack } from './types.ts';
@@ -82,7 +84,7 @@ export async function measure(
       histories.flat().flatMap((h) => (h.stateEnteredEventDetails ? [h.stateEnteredEventDetails.name] : [])),
     ),
     sessionSeconds,
-    ordersPlaced: writes.countsByKey[`${jobId}:place-order`] ?? 0,
+    ordersPlaced: writes.countsByKey[idempotencyKeyOf(job, 'place-order')] ?? 0,
     crashes,
     ...(job.failure ? { failure: `${job.failure.reason}: ${job.failure.message}` } : {}),
   };

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
 import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
+import { DEMO_TENANT } from '../../local/seed.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
 import { usernameOf } from './inputs.ts';
@@ -15,6 +16,7 @@ import {
   type FaultKind,
   isDrop,
   type JobSpec,
+  keyed,
   type PlannedFault,
   type SiteName,
 } from './plan.ts';
@@ -96,7 +98,10 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
   let progress = { mark: '', at: Date.now() };
   for (;;) {
     try {
-      if (!submitted) await stack('submit', (h) => h.api.submit(spec.body));
+      if (!submitted) {
+        const created = await stack('submit', (h) => h.api.submit(spec.body));
+        keyed(spec, DEMO_TENANT, created.createdAt);
+      }
       submitted = true;
       view = await stack('status', (h) => h.api.job(spec.jobId));
       if (TERMINAL.has(view.status)) break;

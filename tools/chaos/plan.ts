@@ -2,6 +2,7 @@
  * The chaos plan: which jobs run (playbook, account or customer, inputs) and which faults hit
  * them where, all drawn from one seeded PRNG, so a seed names a run.
  */
+import { idempotencyKeyOf } from '../../lambdas/lib/engine/job-identity.ts';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
 import { checkoutInputs, SHOP_ACCOUNTS, syncInputs } from './inputs.ts';
@@ -63,7 +64,10 @@ export interface JobSpec {
   /** What must not run twice at once: the shop account (its cart) or the customer. */
   resource: string;
   sites: SiteName[];
-  /** The job's write steps: exactly one side effect each, under `${jobId}:${step}`. */
+  /**
+   * The job's write steps: exactly one side effect each, under the step's idempotency key
+   * (`idempotencyKeyOf`, known once the job is created: `keyed` fills it in).
+   */
   writes: { site: SiteName; step: string; key: string }[];
   faults: PlannedFault[];
 }
@@ -98,6 +102,11 @@ export function faultsPerKind(runs: number): number {
   return Math.max(1, Math.ceil(runs / 5));
 }
 
+/** Fills in the idempotency keys of a job's writes, from the job as created (its tenant, id and incarnation). */
+export function keyed(spec: JobSpec, tenantId: string, createdAt: string): void {
+  for (const w of spec.writes) w.key = idempotencyKeyOf({ tenantId, jobId: spec.jobId, createdAt }, w.step);
+}
+
 /** Builds the jobs of a run and deals the faults among them. */
 export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
   // The accounts with a second factor come first, so even a short run signs in with TOTP and by SMS code.
@@ -117,7 +126,7 @@ export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
         body: { jobId, playbook, inputs: checkoutInputs(prng), accounts: { shop: account } },
         resource: `shop:${account}`,
         sites: ['shop'],
-        writes: [{ site: 'shop', step: 'place-order', key: `${jobId}:place-order` }],
+        writes: [{ site: 'shop', step: 'place-order', key: '' }],
         faults: [],
       });
     } else {
@@ -130,8 +139,8 @@ export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
         resource: `customer:${inputs.customerEmail}`,
         sites: ['crm', 'billing'],
         writes: [
-          { site: 'crm', step: 'update-crm-customer', key: `${jobId}:update-crm-customer` },
-          { site: 'billing', step: 'update-billing-address', key: `${jobId}:update-billing-address` },
+          { site: 'crm', step: 'update-crm-customer', key: '' },
+          { site: 'billing', step: 'update-billing-address', key: '' },
         ],
         faults: [],
       });

@@ -86,6 +86,11 @@ function addressProblems(what: string, got: Address | undefined, want: Address):
     .map((f) => `${what}: ${f} is "${got[f]}", the job asked for "${want[f]}"`);
 }
 
+/** The idempotency key of a write step of the job (filled in when it was submitted). */
+function keyOf(spec: JobSpec, step: string): string {
+  return spec.writes.find((w) => w.step === step)?.key || `(${spec.jobId} was never submitted)`;
+}
+
 /**
  * What the sites' persisted data says about the job's writes, compared with its inputs:
  * the order's lines, address, shipping, promo and card; the CRM record's and the billing
@@ -94,7 +99,7 @@ function addressProblems(what: string, got: Address | undefined, want: Address):
 export function recordProblems(spec: JobSpec, dataDir: string): string[] {
   if (spec.playbook === 'checkout@1') {
     const want = spec.body.inputs as CheckoutIn;
-    const key = `${spec.jobId}:place-order`;
+    const key = keyOf(spec, 'place-order');
     const orders = readSite<{ orders: ShopOrder[] }>(dataDir, 'shop').orders.filter((o) => o.key === key);
     if (orders.length !== 1) return [`shop: ${orders.length} orders with key ${key}`];
     const o = orders[0] as ShopOrder;
@@ -119,7 +124,7 @@ export function recordProblems(spec: JobSpec, dataDir: string): string[] {
     customers: Record<string, { email: string; phone: string; address: Address }>;
     changes: { key: string; customerId: string }[];
   }>(dataDir, 'crm');
-  const crmChanges = crm.changes.filter((c) => c.key === `${spec.jobId}:update-crm-customer`);
+  const crmChanges = crm.changes.filter((c) => c.key === keyOf(spec, 'update-crm-customer'));
   if (crmChanges.length !== 1) problems.push(`crm: ${crmChanges.length} saves with the job's key`);
   const customer = crm.customers[crmChanges[0]?.customerId ?? ''];
   if (customer && customer.email !== want.customerEmail)
@@ -131,7 +136,7 @@ export function recordProblems(spec: JobSpec, dataDir: string): string[] {
     accounts: Record<string, { email: string; address: Address }>;
     changes: { key: string; accountId: string }[];
   }>(dataDir, 'billing');
-  const billingChanges = billing.changes.filter((c) => c.key === `${spec.jobId}:update-billing-address`);
+  const billingChanges = billing.changes.filter((c) => c.key === keyOf(spec, 'update-billing-address'));
   if (billingChanges.length !== 1)
     problems.push(`billing: ${billingChanges.length} changes with the job's key`);
   const account = billing.accounts[billingChanges[0]?.accountId ?? ''];

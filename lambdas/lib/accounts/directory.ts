@@ -1,15 +1,35 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { queryPrefix } from '../dynamo/query-prefix.ts';
+import { IdentityOfAnotherTenantError } from './errors.ts';
 import { type Account, type AccountDirectory, profileNameFor } from './types.ts';
 
 /**
  * Connected accounts in the ledger table: `pk = T#<tenant>`, `sk = ACCOUNT#<id>`. Only the
  * mapping lives here (application, label, profile, identity); credentials are in the
  * secret store. Every lookup is keyed by tenant, so another tenant's account reads as missing.
+ *
+ * An Anchor identity belongs to the tenant that connected it first: one Anchor organization
+ * serves every tenant, so its identity ids are not scoped by tenant on Anchor's side. The claim
+ * is its own item, written in the same transaction as the account:
+ *
+ * | item           | pk                        | sk         | attributes         |
+ * | -------------- | ------------------------- | ---------- | ------------------ |
+ * | identity claim | `IDENTITY#<identityId>`   | `IDENTITY` | tenantId, claimedAt |
  */
 export interface AccountRegistry extends AccountDirectory {
+  list(tenantId: string): Promise<Account[]>;
+  /**
+   * Stores a new account. With an `identityId`, claims that Anchor identity for the tenant in the
+   * same transaction; throws {@link IdentityOfAnotherTenantError} when another tenant holds it.
+   */
   create(input: {
     tenantId: string;
     application: string;
@@ -18,7 +38,6 @@ export interface AccountRegistry extends AccountDirectory {
     accountId?: string;
     connectedWith?: Account['connectedWith'];
   }): Promise<Account>;
-  list(tenantId: string): Promise<Account[]>;
   /** Marks the account revoked; jobs using it stop at their next step. Returns false when there is none. */
   revoke(tenantId: string, accountId: string): Promise<boolean>;
 }
@@ -26,6 +45,11 @@ export interface AccountRegistry extends AccountDirectory {
 const key = (tenantId: string, accountId: string): { pk: string; sk: string } => ({
   pk: `T#${tenantId}`,
   sk: `ACCOUNT#${accountId}`,
+});
+
+const identityKey = (identityId: string): { pk: string; sk: string } => ({
+  pk: `IDENTITY#${identityId}`,
+  sk: 'IDENTITY',
 });
 
 function toAccount(item: Record<string, unknown>): Account {
@@ -62,13 +86,40 @@ export function createAccountRegistry(deps: {
         status: 'connected',
         createdAt: clock().toISOString(),
       };
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...key(tenantId, id), ...account },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      const put = {
+        TableName: tableName,
+        Item: { ...key(tenantId, id), ...account },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      };
+      if (!identityId) {
+        await doc.send(new PutCommand(put));
+        return account;
+      }
+      try {
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...identityKey(identityId), tenantId, claimedAt: account.createdAt },
+                  // The claimant's own claim stays as it is (the same identity on a second account).
+                  ConditionExpression: 'attribute_not_exists(pk) OR tenantId = :tenant',
+                  ExpressionAttributeValues: { ':tenant': tenantId },
+                },
+              },
+              { Put: put },
+            ],
+          }),
+        );
+      } catch (err) {
+        if (
+          err instanceof TransactionCanceledException &&
+          err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+        )
+          throw new IdentityOfAnotherTenantError(identityId, { cause: err });
+        throw err;
+      }
       return account;
     },
 

@@ -28,3 +28,21 @@ export class CredentialsAccessDeniedError extends BelayError {
     );
   }
 }
+
+/**
+ * The Anchor identity is bound to another tenant, the one that connected it first. Its message
+ * names no tenant.
+ */
+export class IdentityOfAnotherTenantError extends BelayError {
+  constructor(
+    readonly identityId: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'IdentityOfAnotherTenantError',
+      'identity-of-another-tenant',
+      `Anchor identity ${identityId} is connected by another tenant`,
+      options,
+    );
+  }
+}

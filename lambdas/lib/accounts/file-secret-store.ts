@@ -55,7 +55,6 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
       return registered(tenantId, JSON.parse(plain.toString('utf8')) as Credentials);
     },
     async putCredentials(tenantId, accountId, credentials) {
-      registered(tenantId, credentials);
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(`${tenantId}/${accountId}`));
@@ -63,6 +62,8 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
       await writeFile(fileFor(tenantId, accountId), Buffer.concat([iv, cipher.getAuthTag(), body]), {
         mode: 0o600,
       });
+      // Stored: masked from now on.
+      registered(tenantId, credentials);
     },
     async deleteCredentials(tenantId, accountId) {
       await rm(fileFor(tenantId, accountId), { force: true });
@@ -70,7 +71,7 @@ export async function createFileSecretStore(dir: string, keyHex?: string): Promi
   };
 }
 
-/** Credentials that pass through a store are masked from then on: in logs, and in the tenant's own texts. */
+/** Credentials a store holds (read or just stored) are masked from then on: in logs, and in the tenant's own texts. */
 export function registered(tenantId: string, credentials: Credentials): Credentials {
   registerSecret(tenantId, credentials.password);
   registerSecret(tenantId, credentials.totpSecret);

@@ -1,6 +1,7 @@
 import { type ApiKeyStore, hasRole, type Principal, parseRoles, type Role } from '../auth/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import { type AuthorizerEvent, type AuthorizerResult, type HttpApiEvent, header } from './events.ts';
+import { anonymousBucket, type RateLimiter } from './rate-limit.ts';
 
 /**
  * Authentication at the edge: the Lambda authorizer (in AWS) and the local server both call
@@ -15,29 +16,56 @@ export function bearerToken(headers: Record<string, string | undefined> | undefi
   return match?.[1];
 }
 
-/** The authorizer's decision for a request's headers: allowed with the key's tenant, roles and id, or denied. */
+/** Counting refused requests per source address (see `DEFAULT_ANONYMOUS_RATE_LIMIT`). */
+export interface RefusalLimit {
+  limiter: RateLimiter;
+  sourceIp: string | undefined;
+}
+
+/**
+ * The authorizer's decision for a request's headers: allowed with the key's tenant, roles and
+ * id, or denied. With `refusals`, every denied request takes from its address's bucket, and
+ * a denial past the bucket says when to come back (`retryAfterSeconds`: a 429, not a 401).
+ */
 export async function authorizeHeaders(
   keys: ApiKeyStore,
   headers: Record<string, string | undefined> | undefined,
-): Promise<AuthorizerResult> {
+  refusals?: RefusalLimit,
+): Promise<AuthorizerResult & { retryAfterSeconds?: number }> {
+  const deny = async (): Promise<AuthorizerResult & { retryAfterSeconds?: number }> => {
+    if (!refusals) return { isAuthorized: false };
+    const rate = await refusals.limiter.take(anonymousBucket(refusals.sourceIp));
+    return rate.allowed
+      ? { isAuthorized: false }
+      : { isAuthorized: false, retryAfterSeconds: rate.retryAfterSeconds };
+  };
   const token = bearerToken(headers);
-  if (token === undefined) return { isAuthorized: false };
+  if (token === undefined) return deny();
   const principal = await keys.verify(token);
-  if (!principal) return { isAuthorized: false };
+  if (!principal) return deny();
   return {
     isAuthorized: true,
     context: { tenantId: principal.tenantId, roles: principal.roles.join(','), keyId: principal.keyId },
   };
 }
 
-/** The Lambda authorizer's core (HTTP API, simple responses). */
-export async function authorizeEvent(keys: ApiKeyStore, event: AuthorizerEvent): Promise<AuthorizerResult> {
+/**
+ * The Lambda authorizer's core (HTTP API, simple responses). API Gateway answers a denial 403
+ * whatever the authorizer says, so a refused address past its bucket is simply denied.
+ */
+export async function authorizeEvent(
+  keys: ApiKeyStore,
+  event: AuthorizerEvent,
+  limiter?: RateLimiter,
+): Promise<AuthorizerResult> {
   const headers = { ...event.headers };
   // With an identity source of `$request.header.Authorization` the header is also here.
   if (header(headers, 'authorization') === undefined && event.identitySource?.[0]) {
     headers.authorization = event.identitySource[0];
   }
-  return authorizeHeaders(keys, headers);
+  const refusals = limiter ? { limiter, sourceIp: event.requestContext?.http?.sourceIp } : undefined;
+  const { isAuthorized, context } = await authorizeHeaders(keys, headers, refusals);
+  return context ? { isAuthorized, context } : { isAuthorized };
 }
 
 /** The caller, from the authorizer's context on the event; a request without one is refused. */

@@ -15,7 +15,10 @@ export function rawBody(event: Pick<HttpApiEvent, 'body' | 'isBase64Encoded'>, m
   return event.isBase64Encoded ? bytes.toString('utf8') : event.body;
 }
 
-/** The body parsed as JSON; empty or malformed is a 400. */
+/**
+ * The body parsed as JSON; empty or malformed is a 400. The parser's own message is not
+ * passed on: it quotes the text around the error, which may be a one-time code or a password.
+ */
 export function jsonBody(event: Pick<HttpApiEvent, 'body' | 'isBase64Encoded'>, maxBytes: number): unknown {
   const text = rawBody(event, maxBytes);
   if (text.trim() === '') {
@@ -26,7 +29,7 @@ export function jsonBody(event: Pick<HttpApiEvent, 'body' | 'isBase64Encoded'>, 
   }
   try {
     return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new BadRequestError('invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    throw new BadRequestError('invalid_json', 'the body is not valid JSON (Content-Type: application/json)');
   }
 }

@@ -35,7 +35,10 @@ export interface ApiDeps {
   keys: ApiKeyStore;
   /** Console sign-ins: sessions exchanged for an API key (cookie-authenticated console routes). */
   consoleSessions: ConsoleSessionStore;
+  /** Per API key. */
   rateLimiter: RateLimiter;
+  /** Per source address, for requests with no valid key (public routes, refused keys). */
+  anonymousRateLimiter: RateLimiter;
   sfn: SFNClient;
   stateMachineArn: string;
   /** The ledger table (webhook dedupe and session owners live there too). */

@@ -134,17 +134,11 @@ export class UnprocessableError extends ApiError {
 export class RateLimitedError extends ApiError {
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number, options?: ApiErrorOptions) {
-    super(
-      'RateLimitedError',
-      429,
-      'rate_limited',
-      `too many requests for this API key; retry after ${retryAfterSeconds} s`,
-      {
-        ...options,
-        details: { retryAfterSeconds },
-        headers: { 'Retry-After': String(retryAfterSeconds), ...options?.headers },
-      },
-    );
+    super('RateLimitedError', 429, 'rate_limited', `too many requests; retry after ${retryAfterSeconds} s`, {
+      ...options,
+      details: { retryAfterSeconds },
+      headers: { 'Retry-After': String(retryAfterSeconds), ...options?.headers },
+    });
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -173,6 +167,44 @@ export const UNAVAILABLE_ERROR_BODY: ErrorBody = {
   error: { code: 'unavailable', message: 'a backing service is temporarily unavailable; retry later' },
 };
 
+/** At most this many field issues in an error's details; the rest are counted, not listed. */
+export const MAX_ERROR_DETAILS = 20;
+/** Longest text of one detail (a field's path or message). */
+const MAX_DETAIL_TEXT = 200;
+/** Largest details object that is not a list (JSON bytes); larger ones are left out. */
+const MAX_DETAILS_BYTES = 4096;
+
+function clip(text: string): string {
+  return text.length > MAX_DETAIL_TEXT ? `${text.slice(0, MAX_DETAIL_TEXT)}...` : text;
+}
+
+/**
+ * Details as a response carries them, bounded: a request with thousands of unknown fields
+ * gets the first `MAX_ERROR_DETAILS` issues and a count of the rest, never an error larger
+ * than the request.
+ */
+export function boundedDetails(details: unknown): unknown {
+  if (Array.isArray(details)) {
+    const shown = details.slice(0, MAX_ERROR_DETAILS).map((d) => {
+      if (d && typeof d === 'object' && 'field' in d && 'message' in d) {
+        const issue = d as FieldIssue;
+        return { field: clip(String(issue.field)), message: clip(String(issue.message)) };
+      }
+      return typeof d === 'string' ? clip(d) : d;
+    });
+    const more = details.length - shown.length;
+    return more > 0
+      ? [...shown, { field: '(more)', message: `${more} more issues not listed; fix these first` }]
+      : shown;
+  }
+  if (details !== null && typeof details === 'object') {
+    return Buffer.byteLength(JSON.stringify(details), 'utf8') > MAX_DETAILS_BYTES
+      ? { truncated: true }
+      : details;
+  }
+  return typeof details === 'string' ? clip(details) : details;
+}
+
 /**
  * The response body of an error: the API error's own fields for a 4xx, a fixed text for a 5xx.
  * Texts are redacted in `scope`: the tenant the request acts for (see `requestTenant`).
@@ -188,7 +220,7 @@ export function errorBody(
   if (err instanceof ApiError && err.expose) {
     // Messages may quote what the caller sent (a malformed body): masked like any response.
     const body: ErrorBody = { error: { code: err.code, message: redactText(err.message, scope) } };
-    if (err.details !== undefined) body.error.details = redact(err.details, scope);
+    if (err.details !== undefined) body.error.details = redact(boundedDetails(err.details), scope);
     return { statusCode: err.statusCode, body, headers: err.headers };
   }
   if (err instanceof ServiceUnavailableError) {

@@ -52,6 +52,7 @@ export interface AuthorizerEvent {
   routeKey?: string;
   identitySource?: string[] | null;
   headers?: Record<string, string | undefined>;
+  requestContext?: { http?: { sourceIp?: string } };
 }
 
 /** A simple authorizer response (`enableSimpleResponses`). */

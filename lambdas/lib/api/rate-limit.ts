@@ -1,5 +1,6 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getIntFromEnv } from '../config.ts';
 
 /**
  * Per-key rate limits: a token bucket of `burst` requests refilled at `ratePerSecond`,
@@ -32,6 +33,19 @@ export interface RateLimitOptions {
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { ratePerSecond: 10, burst: 20 };
+
+/**
+ * Requests without a key of their own, per source address: the public routes (Anchor's
+ * webhook deliveries, the OpenAPI document) and requests whose key the authorizer refused.
+ * Anchor delivers from a few addresses, a few events per session; a flood of forged deliveries
+ * or of guessed keys from one address gets 429 after the burst.
+ */
+export const DEFAULT_ANONYMOUS_RATE_LIMIT: RateLimitOptions = { ratePerSecond: 5, burst: 30 };
+
+/** The bucket of requests from `sourceIp` that carry no valid key. */
+export function anonymousBucket(sourceIp: string | undefined): string {
+  return `ip:${sourceIp || 'unknown'}`;
+}
 
 function isConditionFailure(err: unknown): err is Error & { Item?: Record<string, AttributeValue> } {
   return err instanceof ConditionalCheckFailedException;
@@ -101,3 +115,24 @@ export function createDynamoRateLimiter(deps: {
 
 /** A limiter that allows everything (tests of other behaviour, or limits enforced elsewhere). */
 export const unlimited: RateLimiter = { take: async () => ({ allowed: true }) };
+
+/** The per-address limiter from `BELAY_API_ANONYMOUS_RATE_PER_SECOND` and `BELAY_API_ANONYMOUS_BURST`. */
+export function anonymousRateLimiterFromEnv(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  env: NodeJS.ProcessEnv = process.env,
+): RateLimiter {
+  return createDynamoRateLimiter({
+    doc,
+    tableName,
+    limits: {
+      ratePerSecond: getIntFromEnv(
+        'BELAY_API_ANONYMOUS_RATE_PER_SECOND',
+        DEFAULT_ANONYMOUS_RATE_LIMIT.ratePerSecond,
+        { min: 1 },
+        env,
+      ),
+      burst: getIntFromEnv('BELAY_API_ANONYMOUS_BURST', DEFAULT_ANONYMOUS_RATE_LIMIT.burst, { min: 1 }, env),
+    },
+  });
+}

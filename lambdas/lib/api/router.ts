@@ -22,6 +22,7 @@ import {
   ServiceUnavailableError,
 } from './errors.ts';
 import type { HttpApiEvent, HttpApiResult } from './events.ts';
+import { anonymousBucket } from './rate-limit.ts';
 import { ROUTES, type Route } from './routes.ts';
 import { ID_PATTERN } from './schemas.ts';
 
@@ -89,6 +90,10 @@ async function answer(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult
     const rate = await deps.rateLimiter.take(principal.keyId);
     if (!rate.allowed) throw new RateLimitedError(rate.retryAfterSeconds);
     if (route.roles.length > 0) requireRole(principal, ...route.roles);
+  } else {
+    // No key to count against (Anchor's webhooks, the OpenAPI document): count the address.
+    const rate = await deps.anonymousRateLimiter.take(anonymousBucket(event.requestContext.http.sourceIp));
+    if (!rate.allowed) throw new RateLimitedError(rate.retryAfterSeconds);
   }
   if (params.jobId !== undefined && !ID_PATTERN.test(params.jobId)) {
     throw new NotFoundError(`job ${params.jobId} not found`);

@@ -6,7 +6,7 @@ import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { createWebhookStore } from '../notifications/store.ts';
 import { createConsoleSessionStore } from './console/sessions.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
-import { createDynamoRateLimiter } from './rate-limit.ts';
+import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-limit.ts';
 
 /**
  * The API's dependencies from the environment (read once, at cold start). Besides the
@@ -20,6 +20,8 @@ import { createDynamoRateLimiter } from './rate-limit.ts';
  *   `BELAY_WEBHOOK_ALLOW_LOOPBACK=true` (local stack only) allows http://127.0.0.1 receivers;
  * - `BELAY_CONSOLE_SESSION_MINUTES` (default 120): how long a console sign-in lasts;
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
+ * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
+ *   per source address, for requests with no valid key;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
@@ -48,6 +50,7 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
         burst: getIntFromEnv('BELAY_API_BURST', 20, { min: 1 }, env),
       },
     }),
+    anonymousRateLimiter: anonymousRateLimiterFromEnv(doc, tableName, env),
     sfn: sfnClientFromEnv(env),
     stateMachineArn,
     doc,

@@ -11,6 +11,7 @@ import {
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
 import { type ExecutionInput, executionName } from '../engine/executions.ts';
+import type { JobIdentity } from '../engine/job-identity.ts';
 import { ServiceUnavailableError } from './errors.ts';
 
 /**
@@ -48,16 +49,15 @@ export function executionArn(stateMachineArn: string, name: string): string {
 
 /**
  * Starts the job's first execution (generation 0). An execution of that name that already
- * exists is the same job's (names are derived from tenant and job id): `started: false`.
+ * exists is this job's (names are derived from its tenant, id and incarnation): `started: false`.
  */
 export async function startJobExecution(
   sfn: SFNClient,
   stateMachineArn: string,
-  tenantId: string,
-  jobId: string,
+  job: JobIdentity,
 ): Promise<{ name: string; started: boolean }> {
-  const name = executionName(tenantId, jobId, 0);
-  const input: ExecutionInput = { tenantId, jobId };
+  const name = executionName(job, 0);
+  const input: ExecutionInput = { tenantId: job.tenantId, jobId: job.jobId };
   try {
     await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
     return { name, started: true };

@@ -103,6 +103,11 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
     return (await clientPromise).sessions;
   };
   const call = { timeout: config.callTimeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 2 };
+  // POST /v1/sessions takes no idempotency key: an SDK retry after a response was lost (a 5xx
+  // or a timeout once Anchor had started the browser) would start a second session that
+  // counts against the plan's concurrency. One attempt; the caller ends what it leaves behind
+  // by its tags (see `runningSessions`).
+  const createCall = { ...call, maxRetries: 0 };
   const keyOf = (sessionId: string): string => `${baseUrl}\n${sessionId}`;
 
   const status = async (sessionId: string): Promise<string | undefined> =>
@@ -132,7 +137,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
 
   return {
     async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
-      const tags = Object.entries(options.tags ?? {}).map(([k, v]) => `${k}:${v}`);
+      const tags = tagList(options.tags ?? {});
       try {
         const res = await (await sessions()).create(
           {
@@ -143,7 +148,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
             ...(options.profile ? { browser: { profile: options.profile } } : {}),
             ...(options.identityIds?.length ? { identities: options.identityIds.map((id) => ({ id })) } : {}),
           },
-          call,
+          createCall,
         );
         const { id, cdp_url: cdpUrl, live_view_url: liveViewUrl } = res.data ?? {};
         if (!id || !cdpUrl) {
@@ -233,6 +238,23 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
       }
     },
 
+    async runningSessions(tags: Record<string, string>): Promise<string[]> {
+      const wanted = tagList(tags);
+      try {
+        const res = await (await sessions()).all.status({ ...call, query: { tags: wanted.join(',') } });
+        // Anchor filters by the query; the items are checked again, for a service that does not.
+        return (res.data?.items ?? [])
+          .filter((item) => !isTerminalStatus(item.status))
+          .filter((item) => {
+            const have = (item as { tags?: unknown }).tags;
+            return !Array.isArray(have) || wanted.every((t) => have.includes(t));
+          })
+          .map((item) => item.session_id);
+      } catch (err) {
+        throw translateApiError(err, 'list');
+      }
+    },
+
     async isAlive(sessionId: string): Promise<boolean> {
       try {
         return !isTerminalStatus(await status(sessionId));
@@ -242,6 +264,11 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
       }
     },
   };
+}
+
+/** Session tags as Anchor stores them: `key:value` strings. */
+function tagList(tags: Record<string, string>): string[] {
+  return Object.entries(tags).map(([k, v]) => `${k}:${v}`);
 }
 
 function nonNegative(value: unknown): number {

@@ -104,6 +104,7 @@ function noBrowserAccess(): BrowserAdapter {
     endSession: refuse,
     isAlive: refuse,
     usage: refuse,
+    runningSessions: refuse,
   };
 }
 

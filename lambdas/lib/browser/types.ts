@@ -68,4 +68,10 @@ export interface BrowserAdapter {
   isAlive(sessionId: string): Promise<boolean>;
   /** What the provider reports the session used so far. */
   usage(sessionId: string): Promise<SessionUsage>;
+  /**
+   * Ids of the running sessions that carry every one of `tags` (Anchor's
+   * `GET /v1/sessions/all/status?tags=`): how a session whose creation was never recorded (the
+   * create's response lost, the worker dead before it wrote the id) is found again.
+   */
+  runningSessions(tags: Record<string, string>): Promise<string[]>;
 }

@@ -1,5 +1,6 @@
 import type { Cost, Evidence, Job, ScreenshotRef } from '../ledger/types.ts';
 import type { Playbook, Step } from '../playbooks/contract.ts';
+import { idempotencyKeyOf } from './job-identity.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
 
@@ -56,7 +57,7 @@ export async function writeCheckpoint(
     attempt: Math.max(1, at.attempt),
     sessionId: at.sessionId,
     identityId: at.identityId,
-    idempotencyKey: step.kind === 'write' ? `${job.jobId}:${step.id}` : undefined,
+    idempotencyKey: step.kind === 'write' ? idempotencyKeyOf(job, step.id) : undefined,
     evidence: options.reconciled ? { ...evidence, reconciled: true } : evidence,
     cost,
     ...(options.detail ? { detail: options.detail } : {}),

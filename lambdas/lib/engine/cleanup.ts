@@ -146,5 +146,27 @@ export async function parkSessions(
  */
 export async function releaseJobResources(deps: EngineDeps, job: Job): Promise<void> {
   await endJobSessions(deps, job);
+  await endUnrecordedSessions(deps, job);
   await deps.capacity.release(job.tenantId, job.jobId);
+}
+
+/**
+ * Ends the running sessions tagged with the job that it never recorded (an opening whose
+ * create's response was lost, or whose worker died before the write): nothing else would end
+ * them before their idle timeout. Best effort: a failure to look is logged.
+ */
+async function endUnrecordedSessions(deps: EngineDeps, job: Job): Promise<void> {
+  const held = new Set(Object.values(job.sessions ?? {}).map((s) => s.sessionId));
+  let found: string[];
+  try {
+    found = await deps.browser.runningSessions({ tenantId: job.tenantId, jobId: job.jobId });
+  } catch (err) {
+    deps.log.warn('orphaned sessions not looked for', { jobId: job.jobId, error: String(err) });
+    return;
+  }
+  for (const sessionId of found.filter((id) => !held.has(id))) {
+    await deps.browser.endSession(sessionId).catch((err: unknown) => {
+      deps.log.warn('could not end session', { jobId: job.jobId, sessionId, error: String(err) });
+    });
+  }
 }

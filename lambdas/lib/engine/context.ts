@@ -5,6 +5,7 @@ import type { Attached } from '../browser/types.ts';
 import type { Job } from '../ledger/types.ts';
 import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
+import { idempotencyKeyOf } from './job-identity.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
 /** Longest a single browser action (click, fill, navigation) may take inside a step. */
@@ -53,7 +54,7 @@ export function stepContext(
     tenantId: job.tenantId,
     jobId: job.jobId,
     stepId: step.id,
-    idempotencyKey: `${job.jobId}:${step.id}`,
+    idempotencyKey: idempotencyKeyOf(job, step.id),
     inputs: job.inputs,
     apps,
     credentials: {

@@ -10,6 +10,7 @@ import { secretsManagerClient } from '../aws/secrets-manager.ts';
 import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
 import { isPlanName, type PlanCaps, planCaps } from '../capacity/plans.ts';
+import { HISTORY_EVENT_QUOTA, maxQueueSecondsFor } from '../capacity/poll.ts';
 import {
   ConfigError,
   getIntFromEnv,
@@ -105,12 +106,22 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
       `must cover a wait that keeps its session: at least ${coverMinutes} with BELAY_PARK_AFTER_SECONDS=${parkAfterSeconds}`,
     );
   }
+  const capacityPollSeconds = getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env);
+  // The asks of the longest wait must fit in the execution's history (see `maxQueueSecondsFor`).
+  const fit = maxQueueSecondsFor(capacityPollSeconds);
+  const maxQueueSeconds = getIntFromEnv('BELAY_MAX_QUEUE_SECONDS', Math.min(86_400, fit), { min: 1 }, env);
+  if (maxQueueSeconds > fit) {
+    throw new ConfigError(
+      'BELAY_MAX_QUEUE_SECONDS',
+      `must be <= ${fit} with BELAY_CAPACITY_POLL_SECONDS=${capacityPollSeconds}: a longer wait's capacity asks would not fit in the execution's ${HISTORY_EVENT_QUOTA} history events`,
+    );
+  }
   return {
     sessionIdleTimeoutMinutes: idle,
     sessionMaxDurationMinutes: getIntFromEnv('BELAY_SESSION_MAX_MINUTES', 24 * 60, { min: 1 }, env),
     retryBackoffSeconds: getIntFromEnv('BELAY_RETRY_BACKOFF_SECONDS', 2, { min: 0 }, env),
-    capacityPollSeconds: getIntFromEnv('BELAY_CAPACITY_POLL_SECONDS', 5, { min: 1 }, env),
-    maxQueueSeconds: getIntFromEnv('BELAY_MAX_QUEUE_SECONDS', 86_400, { min: 1, max: 7 * 86_400 }, env),
+    capacityPollSeconds,
+    maxQueueSeconds,
     parkAfterSeconds,
     // Longer than any task that does not renew (Finish: 180 s) in production; RunStep renews as it runs.
     leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 30 }, env),
@@ -185,7 +196,11 @@ export async function engineDepsFromEnv(
     }),
     applications: applicationsFromEnv(env),
     notifier: busName
-      ? observeNotifier(eventBridgeNotifier(eventBridgeClient(), busName, apiBaseUrl), metrics, 'eventbridge')
+      ? observeNotifier(
+          eventBridgeNotifier(eventBridgeClient(env), busName, apiBaseUrl, { log }),
+          metrics,
+          'eventbridge',
+        )
       : localNotifier(log, {
           apiBaseUrl,
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),

@@ -9,7 +9,7 @@ export { createFileEvidenceStore, type EvidenceStore } from './evidence-store.ts
 export type { CompleteStepInput, JobUpdate } from './job-writes.ts';
 export { MAX_REQUEST_BYTES } from './jobs.ts';
 export { createLedger, type Ledger, type LedgerDeps } from './ledger.ts';
-export type { JobPage, ListJobsOptions } from './list.ts';
+export type { JobPage, ListJobsOptions, OpenJobRef } from './list.ts';
 export * from './schema.ts';
 export type { WaitingStatus } from './status.ts';
 export { createLedgerTable } from './table.ts';

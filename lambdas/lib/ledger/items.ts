@@ -1,10 +1,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ENTRY_SK_PREFIX, JOB_SK, jobPk, statusPk, tenantPk, timeSk } from './keys.ts';
-import { JOB_STATUSES, type Job, type JobStatus, type LedgerEntry } from './types.ts';
+import { ENTRY_SK_PREFIX, JOB_SK, jobPk, openPk, openSk, statusPk, tenantPk, timeSk } from './keys.ts';
+import { JOB_STATUSES, type Job, type JobStatus, type LedgerEntry, TERMINAL_STATUSES } from './types.ts';
+
+const isTerminal = (status: JobStatus): boolean => TERMINAL_STATUSES.includes(status);
 
 /** Mapping between the domain types and the stored items (domain fields plus key attributes). */
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'] as const;
 
 /**
  * A JSON-plain deep copy: `undefined` members dropped at every depth (the document client
@@ -28,6 +30,10 @@ export function toJobItem(job: Job): Record<string, unknown> {
     gsi1sk: timeSk(job.createdAt, job.jobId),
     gsi2pk: tenantPk(job.tenantId),
     gsi2sk: timeSk(job.createdAt, job.jobId),
+    // In the index of unfinished jobs until it finishes (see `applyStatus`).
+    ...(isTerminal(job.status)
+      ? {}
+      : { gsi3pk: openPk(job.tenantId, job.jobId), gsi3sk: openSk(job.createdAt, job.tenantId, job.jobId) }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { InvalidInputError } from './errors.ts';
 import { TABLE_KEYS } from './schema.ts';
 import type { JobStatus } from './types.ts';
@@ -26,6 +26,17 @@ export function statusPk(tenantId: string, status: JobStatus): string {
 
 export function tenantPk(tenantId: string): string {
   return `T#${tenantId}`;
+}
+
+/** gsi3's partition of an unfinished job: one of `TABLE_KEYS.gsi3.shards`, by tenant and job id. */
+export function openPk(tenantId: string, jobId: string): string {
+  const h = createHash('sha256').update(`${tenantId}/${jobId}`).digest();
+  return `OPEN#${h.readUInt32BE(0) % TABLE_KEYS.gsi3.shards}`;
+}
+
+/** gsi3's sort key: oldest unfinished jobs first. */
+export function openSk(createdAt: string, tenantId: string, jobId: string): string {
+  return `${createdAt}#${tenantId}#${jobId}`;
 }
 
 /** Sort key of both GSIs: creation time, then the job id to break ties. */

@@ -6,7 +6,7 @@ import type { EvidenceStore } from './evidence-store.ts';
 import { type CompleteStepInput, completeStep, type JobUpdate, updateJob } from './job-writes.ts';
 import { append, createJob, readJob } from './jobs.ts';
 import { assertId, createEntryIdFactory } from './keys.ts';
-import { type JobPage, type ListJobsOptions, listJobs } from './list.ts';
+import { type JobPage, type ListJobsOptions, listJobs, listOpenJobs, type OpenJobRef } from './list.ts';
 import type { WaitingStatus } from './status.ts';
 import { getLiveJob, type LedgerContext } from './store.ts';
 import {
@@ -70,6 +70,11 @@ export interface Ledger {
   clearWait(tenantId: string, jobId: string, options?: ClearWaitOptions): Promise<PendingWait | null>;
   /** The tenant's jobs, newest first, optionally by status; cursor-paginated. */
   listJobs(tenantId: string, options?: ListJobsOptions): Promise<JobPage>;
+  /** Unfinished jobs of every tenant, by shard of gsi3 (the engine's sweep only). */
+  listOpenJobs(
+    shard: number,
+    options?: { limit?: number; cursor?: Record<string, unknown> },
+  ): Promise<{ jobs: OpenJobRef[]; next?: Record<string, unknown> }>;
   /** An entry's evidence, inline or loaded from the evidence store. */
   getEvidence(entry: LedgerEntry): Promise<Evidence | undefined>;
   /** A cancellation asked for while a write is in flight (see `cancel-request.ts`); the job's version does not move. */
@@ -125,6 +130,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     setWait: (tenantId, jobId, wait, status, entry) => setWait(ctx, tenantId, jobId, wait, status, entry),
     clearWait: (tenantId, jobId, options) => clearWait(ctx, tenantId, jobId, options),
     listJobs: (tenantId, options) => listJobs(ctx, tenantId, options),
+    listOpenJobs: (shard, options) => listOpenJobs(ctx, shard, options),
     getEvidence: (entry) => loadEvidence(ctx, entry),
     requestCancel: (tenantId, jobId, by, entry) => requestCancel(ctx, tenantId, jobId, by, entry),
     touchWriteOwner: (tenantId, jobId, attemptId, options) =>

@@ -2,6 +2,9 @@ import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from './errors.ts';
 import { fromJobItem } from './items.ts';
 import { assertId, isExpired, JOB_SK, statusPk, tenantPk } from './keys.ts';
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 import { TABLE_KEYS } from './schema.ts';
 import { assertStatus } from './status.ts';
 import type { LedgerContext } from './store.ts';
@@ -110,12 +113,70 @@ function decodeCursor(cursor: string, tenantId: string, status: JobStatus | null
     k === null ||
     typeof k !== 'object' ||
     Object.keys(k).length !== expected.length ||
-    !expected.every((name) => typeof k[name] === 'string') ||
+    // DynamoDB refuses an empty key value (a 500 if it got there).
+    !expected.every((name) => typeof k[name] === 'string' && (k[name] as string).length > 0) ||
     k[index.partitionKey] !== partition ||
     k[TABLE_KEYS.sortKey] !== JOB_SK ||
     !(k[TABLE_KEYS.partitionKey] as string).startsWith(`T#${tenantId}#J#`)
   ) {
     throw invalid('not a cursor of this listing');
   }
+  // The index's sort key is the job's `<createdAt>#<jobId>`, of the job the table key names.
+  const jobId = (k[TABLE_KEYS.partitionKey] as string).slice(`T#${tenantId}#J#`.length);
+  const sortKey = k[index.sortKey] as string;
+  if (
+    !ID_PATTERN.test(jobId) ||
+    !sortKey.endsWith(`#${jobId}`) ||
+    Number.isNaN(Date.parse(sortKey.slice(0, -jobId.length - 1)))
+  ) {
+    throw invalid('not a cursor of this listing');
+  }
   return k as StartKey;
+}
+
+/** An unfinished job as the index of unfinished jobs (gsi3) has it. */
+export interface OpenJobRef {
+  tenantId: string;
+  jobId: string;
+  status: JobStatus;
+  executionName?: string;
+}
+
+/**
+ * One page of the unfinished jobs of one shard of gsi3 (every tenant's: for the engine's
+ * sweep, never for an API path), oldest first. `cursor` is the previous page's `next`. The
+ * index is eventually consistent: read the job itself before acting on what a row says.
+ */
+export async function listOpenJobs(
+  ctx: LedgerContext,
+  shard: number,
+  options: { limit?: number; cursor?: Record<string, unknown> } = {},
+): Promise<{ jobs: OpenJobRef[]; next?: Record<string, unknown> }> {
+  const { gsi3 } = TABLE_KEYS;
+  if (!Number.isInteger(shard) || shard < 0 || shard >= gsi3.shards) {
+    throw new InvalidInputError('shard', `must be an integer from 0 to ${gsi3.shards - 1}`);
+  }
+  let out: QueryCommandOutput;
+  try {
+    out = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.tableName,
+        IndexName: gsi3.name,
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': gsi3.partitionKey },
+        ExpressionAttributeValues: { ':p': `OPEN#${shard}` },
+        Limit: options.limit ?? 200,
+        ...(options.cursor ? { ExclusiveStartKey: options.cursor } : {}),
+      }),
+    );
+  } catch (err) {
+    throw translateError(err, { operation: 'listOpenJobs' });
+  }
+  const jobs = (out.Items ?? []).map((item) => ({
+    tenantId: String(item.tenantId),
+    jobId: String(item.jobId),
+    status: item.status as JobStatus,
+    ...(typeof item.executionName === 'string' ? { executionName: item.executionName } : {}),
+  }));
+  return { jobs, ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
 }

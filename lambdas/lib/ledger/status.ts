@@ -58,6 +58,8 @@ export function applyStatus(
   if (to === 'QUEUED') u.set('queuedSince', now.toISOString());
   if (isTerminal(to)) {
     u.set('finishedAt', now.toISOString()).set('expiresAt', epochSeconds(now) + Math.round(ttlDays * 86_400));
+    // Out of the index of unfinished jobs (gsi3 is sparse).
+    u.remove('gsi3pk').remove('gsi3sk');
   }
 }
 

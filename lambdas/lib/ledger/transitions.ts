@@ -1,4 +1,5 @@
 import { type LedgerEntryInput, prepareEntry } from './entries.ts';
+import { expireEntries } from './entry-ttl.ts';
 import { IllegalTransitionError, InvalidInputError, LedgerError, StaleCheckpointError } from './errors.ts';
 import { UpdateBuilder } from './expression.ts';
 import { type JobSnapshot, plain } from './items.ts';
@@ -14,7 +15,14 @@ import {
   type WaitingStatus,
 } from './status.ts';
 import { getLiveJob, type LedgerContext, NOOP, writeJob } from './store.ts';
-import { JOB_STATUSES, type Job, type JobStatus, LEGAL_TRANSITIONS, type PendingWait } from './types.ts';
+import {
+  JOB_STATUSES,
+  type Job,
+  type JobStatus,
+  LEGAL_TRANSITIONS,
+  type PendingWait,
+  TERMINAL_STATUSES,
+} from './types.ts';
 
 /** `IllegalTransitionError` from the status the job had; a job item without one is corrupt. */
 function illegal(jobId: string, from: JobStatus | undefined, to: JobStatus): Error {
@@ -110,6 +118,9 @@ export async function transition(
     ...(entry === undefined ? {} : { entry }),
     onConditionFailed: decide,
   });
+  // A finished job's entries expire with it; a repeated transition (a retried RecordFailure or
+  // Finish, a no-op on the job) finishes a stamping that was interrupted.
+  if (TERMINAL_STATUSES.includes(to)) await expireEntries(ctx, job);
   return job;
 }
 
@@ -194,7 +205,7 @@ export async function clearWait(
       `${u.path('status')} = ${u.value(current.status)}`,
     );
     let changed = false;
-    await writeJob(ctx, {
+    const { job } = await writeJob(ctx, {
       operation: 'clearWait',
       tenantId,
       jobId,
@@ -205,7 +216,10 @@ export async function clearWait(
         return NOOP;
       },
     });
-    if (!changed) return wait;
+    if (!changed) {
+      if (TERMINAL_STATUSES.includes(to)) await expireEntries(ctx, job);
+      return wait;
+    }
   }
   throw new StaleCheckpointError(
     jobId,

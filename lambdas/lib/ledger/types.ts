@@ -188,6 +188,8 @@ export const LEDGER_ENTRY_TYPES = [
   'invocation',
   /** A screenshot taken when the invocation's own entry was already written (a review asked after a sign-in). */
   'screenshot',
+  /** The job's execution died outside its handlers; the recovery function started the next one. */
+  'recovered',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
@@ -231,7 +233,7 @@ export interface LedgerEntry {
   attempt?: number;
   sessionId?: string;
   identityId?: string;
-  /** The step's idempotency key (`jobId:stepId`) on intents and completions of writes. */
+  /** The step's idempotency key (`idempotencyKeyOf`: job id, step id, tenant and incarnation) on intents and completions of writes. */
   idempotencyKey?: string;
   evidence?: Evidence;
   /** Set instead of `evidence` when the evidence was too large to store inline. */

@@ -72,7 +72,7 @@ export const TASK_FUNCTIONS = [
 ] as const;
 
 /**
- * What the recovery function (dead executions; issue 14) did with a job: started a new
+ * What the recovery function (dead executions) did with a job: started a new
  * execution from the checkpoint, failed the job with its cause, or left it (it was not dead).
  */
 export const RECOVERY_ACTIONS = ['resumed', 'failed', 'skipped'] as const;
@@ -287,13 +287,13 @@ export const METRICS = {
   RecoveryActions: {
     unit: 'Count',
     dimensions: ['Action'],
-    what: 'what the recovery function did with a job whose execution died (issue 14)',
+    what: 'what the recovery function did with a job whose execution died',
     from: 'recovery function',
   },
   RecoveryErrors: {
     unit: 'Count',
     dimensions: [],
-    what: 'recovery-function invocations that failed (issue 14)',
+    what: 'recovery-function invocations that failed',
     from: 'recovery function',
   },
   StuckJobs: {

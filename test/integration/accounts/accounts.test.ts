@@ -10,7 +10,7 @@ import { DEMO_ACCOUNTS } from '../../../demo/accounts.ts';
 import type { FaultPointEvent } from '../../../local/lambda/events.ts';
 import { CHECKOUT_INPUTS } from '../../support/fixtures.ts';
 import { diagnose, waitForJob } from '../../support/jobs.ts';
-import { ofType, runStepPoints } from '../../support/records.ts';
+import { keyOf, ofType, runStepPoints } from '../../support/records.ts';
 import { call } from '../api/support/http.ts';
 import {
   api,
@@ -71,7 +71,7 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(Math.max(...ofType(entries, 'step-completed').map((c) => c.stepIndex ?? 0))).toBeLessThanOrEqual(
       REVOKE_AT + 1,
     );
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')] ?? 0).toBe(0);
 
     // Session ended, lease released, credentials deleted.
     await expect
@@ -116,7 +116,7 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(job.wait).toBeUndefined();
     expect(ofType(entries, 'step-started')).toEqual([]);
     expect(ofType(entries, 'approval-recorded')).toEqual([]);
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')] ?? 0).toBe(0);
     await expect
       .poll(() => runningSessions(s).filter((r) => r.jobId === jobId), { timeout: 15_000 })
       .toEqual([]);
@@ -190,6 +190,19 @@ describe.concurrent('Accounts on the real stack', () => {
     });
     expect(res.status).toBe(201);
     expect(res.json.account).toMatchObject({ connectedWith: 'identity', identityId: 'ident_1234abcd' });
+  });
+
+  it("refuses another tenant's Anchor identity with 409, naming no tenant", async ({ expect }) => {
+    const s = stack();
+    const identity = `ident_${randomUUID().slice(0, 8)}`;
+    const body = { application: 'crm', label: 'CRM', anchorIdentityId: identity };
+    expect((await api(s, 'POST', '/accounts', s.demoKey, body)).status).toBe(201);
+    const rival = await tenantKey(s, `${RIVAL}-identity`);
+    const refused = await api(s, 'POST', '/accounts', rival, body);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('identity_unavailable');
+    expect(refused.text).not.toContain('demo');
+    expect((await api(s, 'GET', '/accounts', rival)).json.accounts).toEqual([]);
   });
 
   it('refuses a malformed body without quoting it (it may hold a password)', async ({ expect }) => {
@@ -378,7 +391,7 @@ describe.concurrent('Accounts on the real stack', () => {
     const tenant = `${RIVAL}4`;
     await tenantKey(s, tenant);
     const jobId = 'rival-smuggled-account';
-    await s.ledger.createJob(
+    const { job: created } = await s.ledger.createJob(
       tenant,
       jobId,
       {
@@ -390,7 +403,7 @@ describe.concurrent('Accounts on the real stack', () => {
       },
       14,
     );
-    await s.stack.startJobExecution(tenant, jobId, 0);
+    await s.stack.startJobExecution(created, 0);
     const job = await waitForStatus(s, tenant, jobId, 'FAILED');
     expect(job.failure?.reason).toBe('account-revoked');
     expect(job.sessions).toEqual({});

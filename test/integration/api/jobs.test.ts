@@ -1,6 +1,6 @@
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { executionName } from '../../../lambdas/lib/engine/executions.ts';
+import { executionName, executionNamePrefix } from '../../../lambdas/lib/engine/executions.ts';
 import { call, order, waitForJob } from './support/http.ts';
 import { TENANT_A, TENANT_B, useApiStack } from './support/stack.ts';
 
@@ -13,7 +13,7 @@ const post = (path: string, body: unknown, key = stack.key('a'), headers?: Recor
 const get = (path: string, key = stack.key('a')) => call(stack.url(), 'GET', path, { key });
 
 function executionsOf(tenantId: string, jobId: string): number {
-  const prefix = executionName(tenantId, jobId, 0).replace(/-g0$/, '');
+  const prefix = executionNamePrefix(tenantId, jobId);
   return stack
     .sfn()
     .listExecutions()
@@ -47,7 +47,9 @@ describe('POST /jobs', () => {
     const out = await stack
       .deps()
       .sfn.send(new ListExecutionsCommand({ stateMachineArn: stack.sfn().stateMachineArn }));
-    expect(out.executions?.filter((e) => e.name === executionName(TENANT_A, 'sub-2', 0))).toHaveLength(1);
+    expect(
+      out.executions?.filter((e) => e.name === executionName({ ...first.json.job, tenantId: TENANT_A }, 0)),
+    ).toHaveLength(1);
     expect(executionsOf(TENANT_A, 'sub-2')).toBe(1);
   });
 

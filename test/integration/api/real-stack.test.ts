@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../../lambdas/lib/auth/api-keys.ts';
-import { executionName } from '../../../lambdas/lib/engine/executions.ts';
+import { executionNamePrefix } from '../../../lambdas/lib/engine/executions.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { sleep, TENANT } from '../../support/fixtures.ts';
 import { waitForJob } from '../../support/jobs.ts';
@@ -80,7 +80,9 @@ describe('HTTP API on the real local stack', () => {
     expect(conflict.status).toBe(409);
     expect((conflict.body.error as { code: string }).code).toBeTruthy();
     expect(
-      stack.sfn.listExecutions().filter((e) => e.name === executionName(TENANT, 'http-approve', 0)),
+      stack.sfn
+        .listExecutions()
+        .filter((e) => e.name.startsWith(executionNamePrefix(TENANT, 'http-approve'))),
     ).toHaveLength(1);
     expect((await call(key, 'POST', '/jobs', cancelJob)).status).toBe(202);
     expect((await call(key, 'POST', '/jobs', mfaJob)).status).toBe(202);

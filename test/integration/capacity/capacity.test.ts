@@ -12,7 +12,7 @@ import type { FaultPointEvent } from '../../../local/lambda/events.ts';
 import { armKill } from '../../support/faults.ts';
 import { sleep } from '../../support/fixtures.ts';
 import { diagnose, executionsOf } from '../../support/jobs.ts';
-import { ofType } from '../../support/records.ts';
+import { keyOf, ofType } from '../../support/records.ts';
 import {
   api,
   approveApi,
@@ -138,7 +138,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
 
     // One order each; every lease given back.
     const writes = await s.shop.writes();
-    for (const jobId of jobs) expect(writes.countsByKey[`${jobId}:place-order`], jobId).toBe(1);
+    for (const jobId of jobs) expect(writes.countsByKey[await keyOf(s, jobId, 'place-order')], jobId).toBe(1);
     // Finish ends the sessions, then releases the lease, just after the job is SUCCEEDED.
     await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
 
@@ -250,7 +250,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     const requeued = (await api(s, 'GET', `/jobs/${jobId}`, s.demoKey)).json.job;
     expect(requeued.queue.position).toBe(1);
     expect(Date.parse(requeued.queue.since)).toBeGreaterThan(Date.parse(requeued.startedAt));
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`]).toBeUndefined();
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')]).toBeUndefined();
 
     // A slot frees: a new session from the account's profile, and the approved order is placed once.
     await leases(s).release('demo', 'lease-blocker');
@@ -262,7 +262,7 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     const completed = ofType(entries, 'step-completed').map((e) => e.step);
     expect(new Set(completed).size).toBe(completed.length);
     expect(completed).toHaveLength(14);
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`]).toBe(1);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')]).toBe(1);
     await expect.poll(async () => (await leases(s).status('demo')).leases, { timeout: 20_000 }).toEqual([]);
   });
 });

@@ -70,9 +70,9 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
 });
 
 describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
-  // The one test that bundles the whole stack: 12 esbuild runs (the notifier and the watchdog among them) and a
-  // copy of playwright-core for each function that drives a browser (the API and the engine's
-  // browser handlers). Each bundle is loaded as deployed: with tracing off, and with
+  // The one test that bundles the whole stack: 13 esbuild runs (the notifier, the watchdog and
+  // the recovery function among them) and a copy of playwright-core for each function that
+  // drives a browser (the API and the engine's browser handlers). Each bundle is loaded as deployed: with tracing off, and with
   // BELAY_TRACING=xray in Lambda, where its init loads Powertools' Tracer (bundled) first.
   it('bundles every function into an ESM file that loads, shipping playwright-core to those that drive a browser', async () => {
     const app = apps.app(cdkJsonContext(), { bundling: true });
@@ -86,7 +86,7 @@ describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {
         .filter(([name]) => ENGINE_FUNCTIONS[name as StateMachineFunction].browser)
         .map(([, fn]) => idOf(fn)),
     ]);
-    expect(Object.keys(functions)).toHaveLength(12);
+    expect(Object.keys(functions)).toHaveLength(13);
     const dirs: string[] = [];
     for (const [id, fn] of Object.entries(functions)) {
       const dir = join(app.outdir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);

@@ -179,6 +179,7 @@ describe('Route: GET /reports/cost', () => {
       accounts: { get: async () => null },
       keys,
       rateLimiter: unlimited,
+      anonymousRateLimiter: unlimited,
       doc,
       tableName,
       baseUrl: '',

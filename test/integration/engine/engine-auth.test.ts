@@ -21,6 +21,7 @@ import {
 import {
   completedSteps,
   executionsPerStep,
+  keyOf,
   ofType,
   reExecutedAfterCompletion,
 } from '../../support/records.ts';
@@ -114,7 +115,7 @@ describe.concurrent('Engine: expired sign-in mid-job', () => {
     expect(reauth.map((r) => r.step)).toEqual(['open-cart']);
     expect(ofType(view.entries, 'mfa-requested')).toEqual([]);
 
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);
@@ -164,7 +165,7 @@ describe.concurrent('Engine: expired sign-in mid-job', () => {
     expect(ledgerText).not.toContain(code1);
     expect(ledgerText).not.toContain(code2);
 
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);
@@ -226,8 +227,9 @@ describe('Engine: sign-in expired before Finish verifies', () => {
       expect(entered.filter((n) => n === 'Finish')).toHaveLength(2);
       expect(completedSteps(view.entries)).toEqual([...CHECKOUT_STEPS]);
       const writes = await e.shop.writes();
-      expect(writes.countsByKey[`${jobId}:place-order`]).toBe(1);
-      expect(writes.attemptsByKey[`${jobId}:place-order`]).toBe(1);
+      const key = await keyOf(e, jobId, 'place-order');
+      expect(writes.countsByKey[key]).toBe(1);
+      expect(writes.attemptsByKey[key]).toBe(1);
     } finally {
       e.stack.lambdas.events.off('fault-point', onPoint);
     }

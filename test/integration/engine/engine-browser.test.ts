@@ -22,6 +22,7 @@ import { isRunning } from '../../support/processes.ts';
 import {
   completedSteps,
   executionsPerStep,
+  keyOf,
   ofType,
   reExecutedAfterCompletion,
   runStepPoints,
@@ -81,7 +82,7 @@ async function expectRecovered(e: EngineStack, jobId: string, view: JobView, kil
   expect(reExecutedAfterCompletion(e, jobId, entries)).toEqual([]);
 
   // The shop's record: one order for the key, one order-placing request.
-  const key = `${jobId}:place-order`;
+  const key = await keyOf(e, jobId, 'place-order');
   const writes = await e.shop.writes();
   expect(writes.countsByKey[key]).toBe(1);
   expect(writes.attemptsByKey[key]).toBe(1);

@@ -16,6 +16,7 @@ import { historyOf, runToSuccess, submitCheckout } from '../../support/jobs.ts';
 import {
   completedSteps,
   executionsPerStep,
+  keyOf,
   ofType,
   reExecutedAfterCompletion,
   runStepPoints,
@@ -79,7 +80,7 @@ describe.concurrent('Engine: a step worker killed at every point', () => {
 
     // The shop's record: one order, placed once, with the cart the inputs asked for (the
     // re-run add-item and promo steps added nothing twice).
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);
@@ -121,7 +122,7 @@ describe.concurrent('Engine: a step worker killed at every point', () => {
     const completion = ofType(orderEntries, 'step-completed');
     expect(completion).toHaveLength(1);
     expect(completion[0]?.evidence?.reconciled).toBe(true);
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     for (const intent of ofType(orderEntries, 'step-started')) expect(intent.idempotencyKey).toBe(key);
 
     // The shop's record: one order, and one order-placing request ever sent with the key.

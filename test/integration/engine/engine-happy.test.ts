@@ -14,7 +14,7 @@ import {
   submitSync,
   waitForExecutionEnd,
 } from '../../support/jobs.ts';
-import { completedSteps, executionsPerStep, ofType, siteData } from '../../support/records.ts';
+import { completedSteps, executionsPerStep, keyOf, ofType, siteData } from '../../support/records.ts';
 
 const engine = useEngineStack();
 
@@ -76,7 +76,7 @@ describe.concurrent('Engine: happy path', () => {
     // Exactly one write-ahead intent: place-order's, with its idempotency key, after the approval.
     const intents = ofType(entries, 'step-started');
     expect(intents.map((i) => i.step)).toEqual(['place-order']);
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     expect(intents[0]?.idempotencyKey).toBe(key);
     const position = (pred: (t: (typeof entries)[number]) => boolean): number => entries.findIndex(pred);
     const requested = position((x) => x.type === 'approval-requested' && x.step === 'place-order');
@@ -180,8 +180,8 @@ describe.concurrent('Engine: happy path', () => {
     // One session per application.
     expect(Object.keys(job.sessions).sort()).toEqual(['billing', 'crm']);
 
-    const crmKey = `${jobId}:update-crm-customer`;
-    const billingKey = `${jobId}:update-billing-address`;
+    const crmKey = await keyOf(e, jobId, 'update-crm-customer');
+    const billingKey = await keyOf(e, jobId, 'update-billing-address');
     const crm = await e.crm.writes();
     const billing = await e.billing.writes();
     expect(crm.countsByKey[crmKey]).toBe(1);

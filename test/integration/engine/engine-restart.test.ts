@@ -22,7 +22,7 @@ import {
 import { CHECKOUT_STEPS, TENANT } from '../../support/fixtures.ts';
 import { executionsOf, reached, runToSuccess, submitCheckout, waitForJob } from '../../support/jobs.ts';
 import { isRunning, leftoverProcesses, processes, waitForExit } from '../../support/processes.ts';
-import { completedSteps, executionsPerStep, ofType, runStepPoints } from '../../support/records.ts';
+import { completedSteps, executionsPerStep, keyOf, ofType, runStepPoints } from '../../support/records.ts';
 
 const JOB = 'restart-mid-job';
 
@@ -100,7 +100,7 @@ describe('Engine: the stack killed and restarted mid-job', () => {
     const restartedAt = Date.now();
     restarted = await startEngineStack({ dataDir, ports: { ...ports, dynamodb: 0, sfn: 0 } });
     const e = restarted;
-    const generation1 = executionName(TENANT, JOB, 1);
+    const generation1 = executionName(await e.ledger.getJob(TENANT, JOB), 1);
     expect(e.stack.resumed).toEqual([{ tenantId: TENANT, jobId: JOB, executionName: generation1 }]);
     const view = await runToSuccess(e, JOB, { timeoutMs: 240_000 });
     const { job, entries } = view;
@@ -139,7 +139,7 @@ describe('Engine: the stack killed and restarted mid-job', () => {
     );
 
     // The shop's record (kept across the restart): one order, one order-placing request.
-    const key = `${JOB}:place-order`;
+    const key = await keyOf(e, JOB, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);

@@ -25,6 +25,7 @@ import {
 import {
   completedSteps,
   executionsPerStep,
+  keyOf,
   ofType,
   reExecutedAfterCompletion,
 } from '../../support/records.ts';
@@ -78,7 +79,7 @@ describe.concurrent('Engine: uncertain writes and changed pages', () => {
       expect(routed(e, jobId, 'ReconcileOutcome').map((r) => r.outcome)).not.toContain('unknown');
 
       // The ledger: one intent, no "absent" finding, one completion recorded from the probe's evidence.
-      const key = `${jobId}:place-order`;
+      const key = await keyOf(e, jobId, 'place-order');
       const orderEntries = entries.filter((x) => x.step === 'place-order');
       expect(ofType(orderEntries, 'step-started')).toHaveLength(1);
       expect(ofType(orderEntries, 'reconciled')).toEqual([]);
@@ -147,7 +148,7 @@ describe.concurrent('Engine: uncertain writes and changed pages', () => {
     expect(ofType(entries, 'review-recorded').map((r) => r.detail?.decision)).toEqual(['approve']);
     const runs = executionsPerStep(e, jobId);
     for (let i = 0; i < SHIPPING_METHOD; i++) expect(runs.get(i), CHECKOUT_STEPS[i]).toBe(1);
-    const key = `${jobId}:place-order`;
+    const key = await keyOf(e, jobId, 'place-order');
     const writes = await e.shop.writes();
     expect(writes.countsByKey[key]).toBe(1);
     expect(writes.attemptsByKey[key]).toBe(1);

@@ -27,6 +27,7 @@ function provider(usage: Record<string, SessionUsage | Error>): BrowserAdapter &
     openSession: unused,
     attach: unused,
     isAlive: unused,
+    runningSessions: unused,
     async detach() {},
     async endSession(sessionId) {
       ended.push(sessionId);

@@ -10,7 +10,7 @@ import { profileNameFor } from '../../../lambdas/lib/accounts/types.ts';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { sleep } from '../../support/fixtures.ts';
 import { historyOf, waitForExecutionEnd, waitForJob } from '../../support/jobs.ts';
-import { ofType } from '../../support/records.ts';
+import { keyOf, ofType } from '../../support/records.ts';
 import { api, approveApi, runningSessions, submitCheckoutApi, useApiStack } from '../accounts/support.ts';
 
 const PARK_AFTER = 3;
@@ -92,8 +92,9 @@ describe.concurrent('Parking during a long approval wait', () => {
     expect(ofType(done.entries, 'parked')).toHaveLength(1);
     expect(ofType(done.entries, 'approval-recorded')).toHaveLength(1);
     const writes = await s.shop.writes();
-    expect(writes.countsByKey[`${jobId}:place-order`]).toBe(1);
-    expect(writes.attemptsByKey[`${jobId}:place-order`]).toBe(1);
+    const key = await keyOf(s, jobId, 'place-order');
+    expect(writes.countsByKey[key]).toBe(1);
+    expect(writes.attemptsByKey[key]).toBe(1);
 
     // The state machine's path: park, the parked wait, then a lease and a session again.
     const entered = historyOf(s, jobId)
@@ -137,7 +138,7 @@ describe.concurrent('Parking during a long approval wait', () => {
     expect(job.failure?.reason).toBe('rejected');
     expect(ofType(entries, 'session-opened')).toHaveLength(1);
     expect(ofType(entries, 'step-started')).toEqual([]);
-    expect((await s.shop.writes()).countsByKey[`${jobId}:place-order`] ?? 0).toBe(0);
+    expect((await s.shop.writes()).countsByKey[await keyOf(s, jobId, 'place-order')] ?? 0).toBe(0);
     expect(runningSessions(s).filter((r) => r.jobId === jobId)).toEqual([]);
     expect(await leaseOf(s, jobId)).toBeUndefined();
   });

@@ -31,6 +31,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       openSession: unused,
       attach: unused,
       detach: unused,
+      runningSessions: unused,
       endSession: unused,
       isAlive: unused,
       usage: unused,

@@ -49,6 +49,7 @@ function depsWith(getJob: () => Promise<never>): ApiDeps {
       clock: () => new Date(),
     },
     rateLimiter: unlimited,
+    anonymousRateLimiter: unlimited,
     maxBodyBytes: 1024,
     baseUrl: '',
     logged: lines,
@@ -108,6 +109,7 @@ describe('Function: createApiHandler', () => {
 
 describe('Function: startJobExecution', () => {
   it('treats an existing execution of the job as started, and throttling as 503', async () => {
+    const JOB = { tenantId: 'acme', jobId: 'j1', createdAt: '2026-01-01T00:00:00.000Z' };
     const sfn = mockClient(SFNClient);
     sfn
       .on(StartExecutionCommand)
@@ -115,19 +117,17 @@ describe('Function: startJobExecution', () => {
       .rejectsOnce(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }))
       .resolvesOnce({ executionArn: 'a' });
     const client = new SFNClient({ region: 'us-east-1', maxAttempts: 1 });
-    expect(
-      await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1'),
-    ).toMatchObject({
+    expect(await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB)).toMatchObject({
       started: false,
     });
     await expect(
-      startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1'),
+      startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB),
     ).rejects.toMatchObject({
       statusCode: 503,
     });
-    await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', 'acme', 'j1');
+    await startJobExecution(client, 'arn:aws:states:us-east-1:1:stateMachine:m', JOB);
     const input = sfn.commandCalls(StartExecutionCommand).at(-1)?.args[0].input;
-    expect(input).toMatchObject({ name: expect.stringMatching(/^j1-[0-9a-f]{16}-g0$/) });
+    expect(input).toMatchObject({ name: expect.stringMatching(/^j1-[0-9a-f]{16}-[0-9a-f]{8}-g0$/) });
     expect(JSON.parse(input?.input ?? '')).toEqual({ tenantId: 'acme', jobId: 'j1' });
     sfn.restore();
   });
@@ -150,6 +150,26 @@ describe('Function: authorizeEvent', () => {
     const result = await authorizeEvent(keys, input);
     expect(result.isAuthorized).toBe(allowed);
     if (allowed) expect(result.context).toEqual({ tenantId: 'acme', roles: 'approver', keyId: 'blk_1' });
+  });
+
+  it("counts refused keys against the request's source address, and answers only isAuthorized", async () => {
+    const keys = { verify: async () => null } as unknown as ApiKeyStore;
+    const taken: string[] = [];
+    const limiter = {
+      take: async (bucket: string) => {
+        taken.push(bucket);
+        return taken.length > 1
+          ? { allowed: false as const, retryAfterSeconds: 3 }
+          : { allowed: true as const };
+      },
+    };
+    const input = {
+      headers: { authorization: 'Bearer blk_000000000000_nope' },
+      requestContext: { http: { sourceIp: '203.0.113.9' } },
+    };
+    expect(await authorizeEvent(keys, input, limiter)).toEqual({ isAuthorized: false });
+    expect(await authorizeEvent(keys, input, limiter)).toEqual({ isAuthorized: false });
+    expect(taken).toEqual(['ip:203.0.113.9', 'ip:203.0.113.9']);
   });
 
   it('parses roles strictly; admin holds every role', () => {

@@ -37,6 +37,7 @@ const FUNCTIONS: [string, number, number, boolean][] = [
   ['ApiAuthorizer', 10, 256, false],
   ['Notifier', 90, 256, false],
   ['Watchdog', 120, 256, false],
+  ['RecoverJobs', 300, 256, true],
 ];
 const ENGINE = FUNCTIONS.slice(0, 8).map(([name]) => name);
 /** The engine functions that sign accounts in, so read their credentials. */
@@ -62,10 +63,10 @@ describe('Stack: BelayStack', () => {
   const { stack, template } = synth();
   const fnId = (name: string): string => logicalId(stack, stack.node.findChild(name));
 
-  it('holds the ledger, 8 engine functions + API + authorizer + notifier + watchdog, one machine, one API, three secrets, one bus and its rule, the screenshot bucket', () => {
+  it('holds the ledger, 8 engine functions + API + authorizer + notifier + watchdog + recovery, one machine, one API, three secrets, one bus and its rule, the screenshot bucket', () => {
     expect(stack.stackName).toBe(STACK_NAME);
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 12);
+    template.resourceCountIs('AWS::Lambda::Function', 13);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
@@ -87,6 +88,42 @@ describe('Stack: BelayStack', () => {
       Timeout: timeout,
       MemorySize: memory,
     });
+  });
+
+  it("recovers dead executions: a rule on the machine's FAILED, TIMED_OUT and ABORTED status changes, and a sweep", () => {
+    const recover = { 'Fn::GetAtt': [fnId('RecoverJobs'), 'Arn'] };
+    const machine = { Ref: logicalId(stack, stack.jobs.stateMachine) };
+    // These two, the wait bus's rule to the notifier and the watchdog's schedule.
+    template.resourceCountIs('AWS::Events::Rule', 4);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [machine] },
+      },
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: recover,
+          RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86_400 },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: recover })],
+    });
+    // EventBridge may invoke it, for each rule.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify(recover),
+    );
+    expect(permissions.map((p) => p.Properties.Principal)).toEqual([
+      'events.amazonaws.com',
+      'events.amazonaws.com',
+    ]);
+    const vars =
+      template.findResources('AWS::Lambda::Function')[fnId('RecoverJobs')]?.Properties.Environment.Variables;
+    expect(vars).toMatchObject({ STATE_MACHINE_ARN: machine, BELAY_SECRETS: 'none' });
   });
 
   it('every function has a timeout, and runs Node 22 on arm64', () => {
@@ -342,7 +379,7 @@ describe('Stack: BelayStack configuration', () => {
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(14); // 12 functions, the machine, the API's access logs
+    expect(logGroups).toHaveLength(15); // 13 functions, the machine, the API's access logs
     for (const group of logGroups) {
       expect(group).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
     }

@@ -43,6 +43,8 @@ interface Expected {
   table: string[];
   /** Actions allowed only on items whose partition key matches these patterns. */
   keyed?: { actions: string[]; leadingKeys: string[] };
+  /** More actions allowed on other partitions only. */
+  keyedToo?: { actions: string[]; leadingKeys: string[] };
   /** Actions on `belay/*` secrets (connected accounts' credentials). */
   credentials?: string[];
   anchorKey?: boolean;
@@ -63,7 +65,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   OpenSession: { table: [G, P, U], anchorKey: true },
   RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true, s3: 'put' },
-  Reauthenticate: { table: [G, P, C], credentials: READ, anchorKey: true },
+  Reauthenticate: { table: [G, P, U, C], credentials: READ, anchorKey: true },
   Reconcile: { table: [G, Q, P, U, C], anchorKey: true, s3: 'put' },
   AwaitHuman: {
     table: [G, Q, P, U],
@@ -92,9 +94,21 @@ const EXPECTED: Record<string, Expected> = {
     s3: 'get',
   },
   Notifier: { table: [], keyed: { actions: [P, Q], leadingKeys: ['T#*'] }, signingKey: true },
-  ApiAuthorizer: { table: [], keyed: { actions: [G], leadingKeys: ['APIKEY#*'] } },
   // Read-only: the tenant directory and live statuses (gsi1), leases and tenant plans.
   Watchdog: { table: [G, Q] },
+  // Key lookups, and refused keys counted per source address.
+  ApiAuthorizer: {
+    table: [],
+    keyed: { actions: [G], leadingKeys: ['APIKEY#*'] },
+    keyedToo: { actions: [U], leadingKeys: ['RATE#ip:*'] },
+  },
+  // readJob, getJob, the index of unfinished jobs (Query); sessions ended, the failure or the
+  // recovery recorded (UpdateItem, PutItem); leases released (DeleteItem on T#*#CAP only).
+  RecoverJobs: {
+    table: [G, Q, P, U],
+    keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
+    anchorKey: true,
+  },
 };
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.ledger), 'Arn'] });
@@ -144,11 +158,13 @@ describe('IAM: per function', () => {
     expect(open).toHaveLength(expected.table.length * 2);
 
     const keyed = dynamo.filter((p) => p.condition);
-    expect(sorted(keyed.map((p) => p.action))).toEqual(expected.keyed?.actions ?? []);
+    const groups = [expected.keyed, expected.keyedToo].filter((g) => g !== undefined);
+    expect(sorted(keyed.map((p) => p.action))).toEqual(sorted(groups.flatMap((g) => g.actions)));
     for (const p of keyed) {
+      const group = groups.find((g) => g.actions.includes(p.action));
       expect(p.resource).toBe(tableArn);
       expect(p.condition).toEqual({
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expected.keyed?.leadingKeys },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': group?.leadingKeys },
       });
     }
   });
@@ -212,14 +228,26 @@ describe('IAM: per function', () => {
 describe('IAM: Step Functions access', () => {
   const machine = logicalId(stack, stack.jobs.stateMachine);
 
-  it('only the API may start executions and answer task tokens, on this machine only', () => {
+  it('only the API and the recovery function may start executions, only the API answer task tokens, on this machine only', () => {
     const states = allPermissions().filter((p) => p.action.startsWith('states:'));
     const apiRole = JSON.stringify(
       template.findResources('AWS::Lambda::Function')[id('ApiHandler')]?.Properties.Role,
     );
     expect(apiRole).toContain('ApiHandlerRole');
     const api = permissionsOf(template, id('ApiHandler')).filter((p) => p.action.startsWith('states:'));
-    expect(states).toEqual(api);
+    const recovery = permissionsOf(template, id('RecoverJobs')).filter((p) => p.action.startsWith('states:'));
+    expect(sorted(states.map((p) => JSON.stringify(p)))).toEqual(
+      sorted([...api, ...recovery].map((p) => JSON.stringify(p))),
+    );
+    expect(
+      recovery
+        .filter((p) => p.resource === JSON.stringify({ Ref: machine }))
+        .map((p) => p.action)
+        .sort(),
+    ).toEqual(['states:ListExecutions', 'states:StartExecution']);
+    const recoveryOnExecutions = recovery.filter((p) => p.resource !== JSON.stringify({ Ref: machine }));
+    expect(recoveryOnExecutions.map((p) => p.action)).toEqual(['states:DescribeExecution']);
+    expect(recoveryOnExecutions[0]?.resource).toContain(machine);
     const onMachine = api.filter((p) => p.resource === JSON.stringify({ Ref: machine }));
     expect(sorted(onMachine.map((p) => p.action))).toEqual([
       'states:SendTaskFailure',

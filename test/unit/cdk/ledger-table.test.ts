@@ -21,7 +21,7 @@ describe('Construct: LedgerTable', () => {
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
       AttributeDefinitions: Match.arrayEquals(
-        ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'].map((name) => ({
+        ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'].map((name) => ({
           AttributeName: name,
           AttributeType: 'S',
         })),
@@ -30,7 +30,7 @@ describe('Construct: LedgerTable', () => {
     });
   });
 
-  it('has gsi1 and gsi2 with their own keys, projecting all attributes', () => {
+  it('has gsi1 and gsi2 with their own keys, projecting all attributes, and the sparse gsi3 of unfinished jobs', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         {
@@ -48,6 +48,17 @@ describe('Construct: LedgerTable', () => {
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['tenantId', 'jobId', 'status', 'executionName'],
+          },
         },
       ],
     });

@@ -28,14 +28,15 @@ const ENGINE = [
   'Finish',
   'RecordFailure',
 ];
-const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Notifier', 'Watchdog'];
+const FUNCTIONS = [...ENGINE, 'ApiHandler', 'ApiAuthorizer', 'Notifier', 'Watchdog', 'RecoverJobs'];
 const CREDENTIALS =
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:belay/*]';
 
 /**
  * Every acknowledgement the stack may carry, as `<path> <rule>`: the runtime (L1) and X-Ray's
  * `Resource: *` per function, the ledger's index wildcard per function bound to all of it,
- * credentials under `belay/*` for those that sign in, the API's executions, the state
+ * credentials under `belay/*` for those that sign in, the executions the API and the recovery
+ * function stop, look up and start (by name, known at run time), the state
  * machine's logging level and CDK's log-delivery/X-Ray statements, the provider secrets'
  * rotation and the two open routes.
  */
@@ -52,8 +53,12 @@ function expectedAcknowledgements(): unknown[] {
     ...['RunStep', 'Reauthenticate', 'Finish', 'ApiHandler'].map(
       (name) => `Belay/${name}Role ${CREDENTIALS}`,
     ),
-    expect.stringMatching(
-      /^Belay\/ApiHandlerRole AwsSolutions-IAM5\[Resource::arn:.*:execution:.*JobsMachine.*:\*\]$/,
+    ...['ApiHandler', 'RecoverJobs'].map((name) =>
+      expect.stringMatching(
+        new RegExp(
+          `^Belay/${name}Role AwsSolutions-IAM5\\[Resource::arn:.*:execution:.*JobsMachine.*:\\*\\]$`,
+        ),
+      ),
     ),
     'Belay/Jobs/Machine AwsSolutions-SF1',
     'Belay/Jobs/Machine/Role AwsSolutions-IAM5[Resource::*]',

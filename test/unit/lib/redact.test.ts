@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
 import {
   ALL_TENANTS,
+  MAX_SECRET_BYTES,
   REDACTED,
   redact,
   redactEvidence,
   redactText,
+  registeredSecretsSize,
   registerSecret,
   withTenantScope,
 } from '../../../lambdas/lib/redact.ts';
@@ -101,5 +103,29 @@ describe('registered secrets', () => {
     expect(masked).toBe(REDACTED);
     expect(withTenantScope('tenant-a', () => redactText(secret))).toBe(REDACTED);
     expect(withTenantScope('tenant-d', () => redactText(secret))).toBe(secret);
+  });
+});
+
+describe('the registry of secrets, bounded per tenant and in bytes', () => {
+  it("keeps a tenant's secret however many another tenant registers", () => {
+    const mine = 'Tenant-E-pw-only-mine';
+    registerSecret('tenant-e', mine);
+    for (let i = 0; i < 1_100; i++) registerSecret('tenant-f', `f-password-${i}`);
+    expect(redactText(`x ${mine}`, { tenantId: 'tenant-e' })).toBe(`x ${REDACTED}`);
+    expect(redactText(`x ${mine}`, ALL_TENANTS)).toBe(`x ${REDACTED}`);
+    // Tenant F keeps only its newest.
+    expect(redactText('f-password-1099', { tenantId: 'tenant-f' })).toBe(REDACTED);
+    expect(redactText('f-password-0', { tenantId: 'tenant-f' })).toBe('f-password-0');
+  });
+
+  it('does not take values longer than a credential may be, and stays within its byte bounds', () => {
+    const huge = 'y'.repeat(240 * 1024);
+    registerSecret('tenant-g', huge);
+    expect(redactText(huge.slice(0, 50), { tenantId: 'tenant-g' })).toBe(huge.slice(0, 50));
+    for (let i = 0; i < 900; i++) registerSecret('tenant-g', `${i}-${'z'.repeat(1000)}`);
+    for (let t = 0; t < 300; t++) registerSecret(`tenant-h${t}`, `h-${t}-${'w'.repeat(1000)}`);
+    const size = registeredSecretsSize();
+    expect(size.bytes).toBeLessThanOrEqual(MAX_SECRET_BYTES);
+    expect(size.values).toBeLessThanOrEqual(2_000);
   });
 });

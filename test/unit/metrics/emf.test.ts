@@ -8,6 +8,7 @@ import {
 } from '../../../lambdas/lib/metrics/names.ts';
 import { countWebhookFailures } from '../../../lambdas/lib/metrics/notifier-metrics.ts';
 import { createMetricsRecorder } from '../../../lambdas/lib/metrics/recorder.ts';
+import { countRecovery } from '../../../lambdas/lib/metrics/recovery-metrics.ts';
 import { describeFailure } from '../../../lambdas/record-failure/record-failure.ts';
 
 interface Emf {
@@ -151,5 +152,28 @@ describe('Function: countWebhookFailures', () => {
     const [doc] = docs();
     expect(doc?.NotificationFailures).toBe(2);
     expect(doc?.Channel).toBe('webhook');
+  });
+});
+
+describe('Function: countRecovery', () => {
+  it('counts what the recovery function did with each job, and an invocation that threw as an error', () => {
+    const { metrics, docs } = recorder();
+    countRecovery(metrics, { action: 'restarted' }, undefined);
+    countRecovery(
+      metrics,
+      { outcomes: [{ action: 'failed' }, { action: 'none' }, { action: 'restarted' }] },
+      undefined,
+    );
+    countRecovery(metrics, undefined, new Error('boom'));
+    metrics.flush();
+    // EMF lists several values of one metric in one line.
+    const byAction = (action: string): number =>
+      [docs().find((d) => d.Action === action && 'RecoveryActions' in d)?.RecoveryActions]
+        .flat()
+        .reduce((sum: number, v) => sum + Number(v ?? 0), 0);
+    expect(byAction('resumed')).toBe(2);
+    expect(byAction('failed')).toBe(1);
+    expect(byAction('skipped')).toBe(1);
+    expect(docs().find((d) => 'RecoveryErrors' in d)?.RecoveryErrors).toBe(1);
   });
 });

@@ -15,7 +15,7 @@ interface State {
   TimeoutSecondsPath?: string;
   InputPath?: string;
   ResultPath?: string;
-  Retry?: { ErrorEquals: string[] }[];
+  Retry?: { ErrorEquals: string[]; MaxAttempts?: number }[];
   Catch?: { ErrorEquals: string[]; Next: string }[];
   Choices?: { Variable: string; StringEquals: string; Next: string }[];
   Parameters?: Record<string, unknown> & { Payload?: Record<string, unknown>; FunctionName?: string };
@@ -54,7 +54,13 @@ describe('statemachine/job.asl.json', () => {
       expect(state.TimeoutSeconds ?? state.TimeoutSecondsPath).toBeDefined();
       if (state.TimeoutSeconds !== undefined) expect(state.TimeoutSeconds).toBeGreaterThan(0);
       const retried = (state.Retry ?? []).flatMap((r) => r.ErrorEquals);
-      for (const error of ['Lambda.ServiceException', 'Lambda.Unknown', 'Lambda.TooManyRequestsException']) {
+      for (const error of [
+        'Lambda.ServiceException',
+        'Lambda.Unknown',
+        'Lambda.TooManyRequestsException',
+        // The invoke timed out on the Lambda service's side: the function may not even have run.
+        'Lambda.ClientExecutionTimeoutException',
+      ]) {
         expect(retried).toContain(error);
       }
       if (isCallback(state)) {
@@ -64,6 +70,15 @@ describe('statemachine/job.asl.json', () => {
       } else {
         expect(retried).toContain('States.Timeout');
       }
+    },
+  );
+
+  it.each(['Start', 'RunStep', 'Reconcile', 'Finish', 'ParkWait'])(
+    '%s retries StaleCheckpointError (an Anchor webhook or a person moved the job under it)',
+    (name) => {
+      const state = states.find(([n]) => n === name)?.[1];
+      const retrier = state?.Retry?.find((r) => r.ErrorEquals.includes('StaleCheckpointError'));
+      expect(retrier?.MaxAttempts).toBeGreaterThanOrEqual(3);
     },
   );
 

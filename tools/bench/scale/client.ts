@@ -102,7 +102,9 @@ export async function submit(
   if (res.status !== 202 && res.status !== 200) {
     throw new Error(`submitting ${jobId} answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
-  return executionName(tenant.tenantId, jobId, 0);
+  // The name carries the job's incarnation (its createdAt), which the ledger holds.
+  const job = await stack.engine.ledger.getJob(tenant.tenantId, jobId);
+  return job.executionName ?? executionName(job, 0);
 }
 
 /** Waits until every named execution is closed (or the deadline passes); the names still running. */

@@ -42,7 +42,9 @@ export async function collectJobs(
     itemBytes.push(Buffer.byteLength(JSON.stringify(item.Item ?? {})));
     let historyEvents = 0;
     try {
-      historyEvents = stack.sfn.getExecutionHistory(executionArn(executionName(tenantId, jobId, 0))).length;
+      historyEvents = stack.sfn.getExecutionHistory(
+        executionArn(job.executionName ?? executionName(job, 0)),
+      ).length;
     } catch {
       historyEvents = 0;
     }

@@ -241,6 +241,11 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
         tableName: TABLE,
         limits: { ratePerSecond: 100_000, burst: 100_000 },
       }),
+      anonymousRateLimiter: createDynamoRateLimiter({
+        doc,
+        tableName: TABLE,
+        limits: { ratePerSecond: 100_000, burst: 100_000 },
+      }),
       sfn: client,
       stateMachineArn: sfn.stateMachineArn,
       doc,

@@ -73,6 +73,10 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
       };
     },
     async detach() {},
+    // Scripted sessions are never orphaned: each job's session is the one it recorded.
+    async runningSessions() {
+      return [];
+    },
     async endSession(sessionId) {
       const s = sessions.get(sessionId);
       if (s) s.ended = true;

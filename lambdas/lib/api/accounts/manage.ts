@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { IdentityOfAnotherTenantError } from '../../accounts/errors.ts';
 import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
 import { IllegalTransitionError } from '../../ledger/errors.ts';
 import type { JobStatus } from '../../ledger/types.ts';
-import { registerSecret } from '../../redact.ts';
 import type { ApiDeps } from '../deps.ts';
-import { BadRequestError, NotFoundError, UnprocessableError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
 import { sendTaskFailure } from '../step-functions.ts';
 import { type AccountView, type ConnectAccountBody, ConnectAccountBodySchema } from './schemas.ts';
@@ -20,13 +20,8 @@ import { type AccountView, type ConnectAccountBody, ConnectAccountBodySchema } f
 
 /** Connects an account: credentials into the secret store first, then the mapping in DynamoDB. */
 export async function connectAccount(deps: ApiDeps, principal: Principal, body: unknown): Promise<Account> {
-  // Masked from now on (in logs, and in this tenant's texts), whatever happens to the request.
-  const raw = body as { credentials?: { password?: unknown; totpSecret?: unknown } } | undefined;
-  if (typeof raw?.credentials?.password === 'string')
-    registerSecret(principal.tenantId, raw.credentials.password);
-  if (typeof raw?.credentials?.totpSecret === 'string')
-    registerSecret(principal.tenantId, raw.credentials.totpSecret);
-
+  // Nothing of a refused request is registered for redaction: only stored credentials are
+  // (the store registers them once they are stored), so no caller can fill the registry.
   const parsed = ConnectAccountBodySchema.safeParse(body);
   if (!parsed.success) {
     throw new BadRequestError(
@@ -69,6 +64,16 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
     // No mapping, no credentials: nothing is left behind for an account that does not exist.
     if (input.credentials)
       await deps.credentials.deleteCredentials(principal.tenantId, accountId).catch(() => {});
+    if (err instanceof IdentityOfAnotherTenantError) {
+      // An identity is the tenant's that connected it first (one Anchor organization serves all).
+      throw new ConflictError(
+        'identity_unavailable',
+        'this Anchor identity cannot be connected by this tenant',
+        {
+          details: [{ field: 'anchorIdentityId', message: 'connect an identity this tenant created' }],
+        },
+      );
+    }
     throw err;
   }
 }

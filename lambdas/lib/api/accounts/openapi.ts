@@ -27,6 +27,7 @@ export const registerAccountPaths: RegisterPaths = (r, { security, json, error, 
     responses: {
       201: json(AccountResponseSchema, 'Connected.'),
       400: error('Malformed request; details name the fields.'),
+      409: error('The Anchor identity is bound to another tenant (the one that connected it first).'),
       422: error('An application this deployment does not know.'),
       ...admin,
     },

@@ -1,5 +1,4 @@
 import { jsonBody } from '../body.ts';
-import { BadRequestError } from '../errors.ts';
 import type { Route, RouteRequest } from '../route.ts';
 import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountView } from './manage.ts';
 
@@ -8,22 +7,9 @@ import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountV
 const accountParam = (req: RouteRequest): string => req.params.accountId ?? '';
 const accountPath = (accountId: string): string => `/accounts/${encodeURIComponent(accountId)}`;
 
-/**
- * The body of `POST /accounts`. A malformed body is refused without quoting it: the JSON
- * parser's message shows a piece of the text, which here may be a password.
- */
+/** The body of `POST /accounts` (a malformed one is refused without quoting it, as every body is). */
 function accountBody(req: RouteRequest): unknown {
-  try {
-    return jsonBody(req.event, req.deps.maxBodyBytes);
-  } catch (err) {
-    if (err instanceof BadRequestError && err.code === 'invalid_json') {
-      throw new BadRequestError(
-        'invalid_json',
-        'the body is not valid JSON (Content-Type: application/json)',
-      );
-    }
-    throw err;
-  }
+  return jsonBody(req.event, req.deps.maxBodyBytes);
 }
 
 export const ACCOUNT_ROUTES: readonly Route[] = [

@@ -77,7 +77,7 @@ export async function cancelJob(deps: ApiDeps, principal: Principal, jobId: stri
   await stopExecution(
     deps.sfn,
     deps.stateMachineArn,
-    job.executionName ?? executionName(job.tenantId, job.jobId, 0),
+    job.executionName ?? executionName(job, 0),
     CANCELLED_ERROR,
     `job cancelled by ${principal.keyId}`,
   );

@@ -28,7 +28,8 @@ export interface SubmitResult {
  * The job id (body `jobId` or the `Idempotency-Key` header) makes submission idempotent:
  * the same id with the same request returns the existing job (`created: false`) and starts
  * no second execution; with another request it is a 409. The execution name is derived
- * from tenant and job id, so even a lost response retried cannot start two executions.
+ * from the job's tenant, id and incarnation, so even a lost response retried cannot start two
+ * executions, and a job submitted again under an id whose job expired gets a name of its own.
  */
 export async function submitJob(
   deps: ApiDeps,
@@ -109,7 +110,7 @@ export async function submitJob(
   // A repeat starts the execution only if the first attempt created the job but could not
   // start it (no execution has claimed the job yet); the name makes a double start impossible.
   if (result.created || (result.job.status === 'QUEUED' && result.job.executionName === undefined)) {
-    await startJobExecution(deps.sfn, deps.stateMachineArn, principal.tenantId, jobId);
+    await startJobExecution(deps.sfn, deps.stateMachineArn, result.job);
   }
   return { ...result, playbook };
 }

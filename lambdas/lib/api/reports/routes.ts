@@ -27,6 +27,18 @@ export const REPORT_ROUTES: readonly Route[] = [
       }
       const to = new Date(query.data.to ?? req.deps.engine.clock().toISOString());
       const from = new Date(query.data.from ?? to.getTime() - 30 * DAY_MS);
+      // A time with an offset may land past year 9999 (9999-12-31T23:59:59-23:59), where ISO
+      // text becomes `+010000-...` and no longer sorts with the jobs' creation times.
+      for (const [field, time] of [
+        ['query.to', to],
+        ['query.from', from],
+      ] as const) {
+        if (Number.isNaN(time.getTime()) || !/^\d{4}-/.test(time.toISOString())) {
+          throw new BadRequestError('invalid_query', 'the query is not valid: see details', {
+            details: [{ field, message: 'must be a time from year 0000 to 9999 (UTC)' }],
+          });
+        }
+      }
       if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_REPORT_DAYS * DAY_MS) {
         throw new UnprocessableError(
           'invalid_period',

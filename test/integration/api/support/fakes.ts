@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { z } from 'zod';
+import { registered } from '../../../../lambdas/lib/accounts/file-secret-store.ts';
 import type { WritableSecretStore } from '../../../../lambdas/lib/accounts/types.ts';
 import { SessionGoneError } from '../../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../../lambdas/lib/browser/types.ts';
@@ -77,6 +78,11 @@ export function createFakeWorld(): FakeWorld {
     async endSession(sessionId) {
       const s = sessions.get(sessionId);
       if (s) s.ended = true;
+    },
+    async runningSessions(tags) {
+      return [...sessions.values()]
+        .filter((s) => !s.ended && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
+        .map((s) => s.sessionId);
     },
     async isAlive(sessionId) {
       const s = sessions.get(sessionId);
@@ -194,9 +200,12 @@ export function memorySecretStore(fallback: Credentials): WritableSecretStore {
   const stored = new Map<string, Credentials>();
   const key = (tenantId: string, accountId: string): string => `${tenantId}/${accountId}`;
   return {
-    getCredentials: async (tenantId, accountId) => stored.get(key(tenantId, accountId)) ?? fallback,
+    // As the real stores do: credentials a store holds are registered for redaction.
+    getCredentials: async (tenantId, accountId) =>
+      registered(tenantId, stored.get(key(tenantId, accountId)) ?? fallback),
     putCredentials: async (tenantId, accountId, credentials) => {
       stored.set(key(tenantId, accountId), credentials);
+      registered(tenantId, credentials);
     },
     deleteCredentials: async (tenantId, accountId) => {
       stored.delete(key(tenantId, accountId));

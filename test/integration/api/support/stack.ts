@@ -37,6 +37,12 @@ import { recordFailure } from '../../../../lambdas/record-failure/record-failure
 import { runStep } from '../../../../lambdas/run-step/run-step.ts';
 import { start } from '../../../../lambdas/start/start.ts';
 import { type LocalApi, startLocalApi } from '../../../../local/api/server.ts';
+import {
+  type EnforcementSpec,
+  runAs,
+  stackPolicies,
+  synthesizedTemplate,
+} from '../../../../local/iam/index.ts';
 import { type LocalSfnServer, startLocalSfnServer } from '../../../../local/sfn/http.ts';
 import { createLocalStepFunctions, type LocalStepFunctions } from '../../../../local/sfn/runner.ts';
 import { type DynamoDbHandle, useDynamoDb } from '../../../support/dynamodb.ts';
@@ -76,8 +82,8 @@ export interface ApiStack {
   ddb: DynamoDbHandle;
   /** Keys by name: `a` (acme, submitter+approver), `aApprover`, `aSubmitter`, `b` (globex, submitter+approver). */
   key(name: 'a' | 'aApprover' | 'aSubmitter' | 'b'): string;
-  /** Another API server on the same stack with these rate limits. */
-  startApi(limits: RateLimitOptions): Promise<LocalApi>;
+  /** Another API server on the same stack with these rate limits (per key, and per address without a key). */
+  startApi(limits: RateLimitOptions, anonymous?: RateLimitOptions): Promise<LocalApi>;
 }
 
 export interface ApiStackOptions {
@@ -87,6 +93,8 @@ export interface ApiStackOptions {
   unlimited?: boolean;
   /** Engine settings over the stack's (no retry backoff, 1 s capacity polls). */
   settings?: Partial<EngineSettings>;
+  /** Limits per source address of requests with no valid key (default: generous, like the per-key ones). */
+  anonymousLimits?: RateLimitOptions;
 }
 
 /** Registers beforeAll/afterAll hooks that start (and stop, by their own handles) the whole stack. */
@@ -99,6 +107,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
   let deps: ApiDeps | undefined;
   let world: FakeWorld | undefined;
   const extra: LocalApi[] = [];
+  let apiIam: { handler: EnforcementSpec; authorizer: EnforcementSpec } | undefined;
   const keys = new Map<string, string>();
 
   beforeAll(async () => {
@@ -130,16 +139,36 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       'utf8',
     );
     const names = Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[];
-    const byArn = new Map(names.map((n) => [arnOf(n), CORES[n]]));
+    const stateMachineArn = `arn:aws:states:us-east-1:${ACCOUNT}:stateMachine:belay-api-test`;
+    // Each core and the API are held to their IAM policies in the synthesized template, as in AWS.
+    const iam = stackPolicies(await synthesizedTemplate(), {
+      region: 'us-east-1',
+      account: ACCOUNT,
+      stackName: 'Belay',
+      tableName,
+      stateMachineArn,
+      functions: {
+        ...Object.fromEntries(names.map((n) => [n, `test-${STATE_MACHINE_FUNCTIONS[n]}`])),
+        ApiHandler: 'test-api',
+        ApiAuthorizer: 'test-authorizer',
+      },
+    });
+    const specOf = (id: string): EnforcementSpec => {
+      const spec = iam.specs[id];
+      if (!spec) throw new Error(`no policy for ${id}`);
+      return spec;
+    };
+    apiIam = { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') };
+    const byArn = new Map(names.map((n) => [arnOf(n), { core: CORES[n], spec: specOf(n) }]));
     sfn = createLocalStepFunctions({
       definition,
       substitutions: Object.fromEntries(names.map((n) => [substitutionKey(n), arnOf(n)])),
-      stateMachineArn: `arn:aws:states:us-east-1:${ACCOUNT}:stateMachine:belay-api-test`,
+      stateMachineArn,
       invoke: async (arn, payload) => {
-        const core = byArn.get(arn);
-        if (!core)
+        const fn = byArn.get(arn);
+        if (!fn)
           throw Object.assign(new Error(`no function ${arn}`), { name: 'Lambda.ResourceNotFoundException' });
-        return core(engine, payload as never);
+        return runAs(fn.spec, () => fn.core(engine, payload as never));
       },
       retryIntervalMs: 10,
       waitTimeOverrides: { WaitForCapacity: 50, RetryBackoff: 10 },
@@ -160,6 +189,11 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       rateLimiter: options.unlimited
         ? unlimited
         : createDynamoRateLimiter({ doc, tableName, limits: { ratePerSecond: 1000, burst: 100_000 } }),
+      anonymousRateLimiter: options.anonymousLimits
+        ? createDynamoRateLimiter({ doc, tableName, limits: options.anonymousLimits })
+        : options.unlimited
+          ? unlimited
+          : createDynamoRateLimiter({ doc, tableName, limits: { ratePerSecond: 1000, burst: 100_000 } }),
       sfn: client,
       stateMachineArn: sfn.stateMachineArn,
       doc,
@@ -173,7 +207,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       baseUrl: '',
       maxBodyBytes: MAX_BODY_BYTES,
     };
-    api = await startLocalApi({ port: 0, deps });
+    api = await startLocalApi({ port: 0, deps, iam: apiIam });
 
     const make = async (name: string, tenant: string, roles: Role[]): Promise<void> => {
       keys.set(name, (await keyStore.create(tenant, roles, { label: name, plan: 'enterprise' })).apiKey);
@@ -234,13 +268,23 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
     sfn: () => need(sfn, 'Step Functions runner'),
     ddb,
     key: (name) => need(keys.get(name), `key ${name}`),
-    async startApi(limits) {
+    async startApi(limits, anonymous) {
       const base = need(deps, 'API deps');
       const other = await startLocalApi({
         port: 0,
+        ...(apiIam ? { iam: apiIam } : {}),
         deps: {
           ...base,
           rateLimiter: createDynamoRateLimiter({ doc: base.doc, tableName: base.tableName, limits }),
+          ...(anonymous
+            ? {
+                anonymousRateLimiter: createDynamoRateLimiter({
+                  doc: base.doc,
+                  tableName: base.tableName,
+                  limits: anonymous,
+                }),
+              }
+            : {}),
         },
       });
       extra.push(other);

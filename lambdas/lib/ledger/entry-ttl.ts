@@ -1,0 +1,63 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ENTRY_SK_PREFIX, jobPk } from './keys.ts';
+import { translateError } from './translate.ts';
+import { type Job, TERMINAL_STATUSES } from './types.ts';
+
+/**
+ * Gives a finished job's ledger entries the job item's TTL (`expiresAt`), so DynamoDB deletes
+ * the audit trail with the job instead of keeping it for ever. Entries are written while the
+ * job runs, before its TTL is known (it is set when the job finishes), so they are stamped
+ * afterwards: every entry of the job's partition still without `expiresAt` (those of an
+ * earlier job with the same id included). Idempotent, and called again by every later write
+ * to the finished job (a retried RecordFailure or Finish), which finishes a stamping that was
+ * interrupted. An entry appended after the job finished is stamped by the next such write.
+ */
+export async function expireEntries(
+  ctx: { doc: DynamoDBDocumentClient; tableName: string },
+  job: Job,
+): Promise<number> {
+  if (!TERMINAL_STATUSES.includes(job.status) || job.expiresAt === undefined) return 0;
+  let stamped = 0;
+  let startKey: Record<string, unknown> | undefined;
+  try {
+    do {
+      const out: QueryCommandOutput = await ctx.doc.send(
+        new QueryCommand({
+          TableName: ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
+          FilterExpression: 'attribute_not_exists(expiresAt)',
+          ProjectionExpression: 'pk, sk',
+          ExpressionAttributeValues: { ':pk': jobPk(job.tenantId, job.jobId), ':entry': ENTRY_SK_PREFIX },
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        await ctx.doc
+          .send(
+            new UpdateCommand({
+              TableName: ctx.tableName,
+              Key: { pk: item.pk, sk: item.sk },
+              UpdateExpression: 'SET expiresAt = :exp',
+              // Never re-create an entry DynamoDB has just deleted.
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':exp': job.expiresAt },
+            }),
+          )
+          .catch((err: unknown) => {
+            if (!(err instanceof ConditionalCheckFailedException)) throw err;
+          });
+        stamped++;
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+  } catch (err) {
+    throw translateError(err, { operation: 'expireEntries' });
+  }
+  return stamped;
+}
