@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import type { LedgerEntry } from '../lambdas/lib/ledger/types.ts';
-import { getPlaybook } from '../lambdas/lib/playbooks/registry.ts';
 import { createProgressTracker } from '../local/progress.ts';
 import { localFunctionArn, startLocalStack } from '../local/stack.ts';
+import { checkoutPlaybook } from '../playbooks/checkout/index.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 interface DemoOptions {
@@ -29,7 +29,7 @@ export interface DemoSummary {
   wallMs: number;
 }
 
-const playbook = getPlaybook('checkout@1');
+const playbook = checkoutPlaybook;
 const STEPS = playbook.steps.length;
 
 function parseArgs(argv: string[]): DemoOptions {

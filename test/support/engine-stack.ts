@@ -73,11 +73,14 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     const seen = faultPoints.findLast((p) => p.pid === e.pid && p.point === e.point);
     if (seen) seen.fired = true;
   });
-  const api = await apiDepsFromEnv({
-    ...stack.env,
-    STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
-    SFN_ENDPOINT: stack.sfnServer.endpoint,
-  });
+  const api = await apiDepsFromEnv(
+    {
+      ...stack.env,
+      STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
+      SFN_ENDPOINT: stack.sfnServer.endpoint,
+    },
+    stack.playbooks.registry,
+  );
   const { adminToken } = stack.sites;
   return {
     stack,

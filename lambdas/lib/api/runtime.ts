@@ -4,6 +4,8 @@ import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
 import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { createWebhookStore } from '../notifications/store.ts';
+import { bundledPlaybooks } from '../playbooks/bundled.ts';
+import type { PlaybookRegistry } from '../playbooks/registry.ts';
 import { createConsoleSessionStore } from './console/sessions.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
 import { createDynamoRateLimiter } from './rate-limit.ts';
@@ -21,13 +23,15 @@ import { createDynamoRateLimiter } from './rate-limit.ts';
  * - `BELAY_CONSOLE_SESSION_MINUTES` (default 120): how long a console sign-in lasts;
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
+ *
+ * @param playbooks the bundle's (`bundledPlaybooks`), or `loadPlaybooks`' for an API run from its sources
  */
-export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
+export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: PlaybookRegistry): Promise<ApiDeps> {
   const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET', 'BELAY_WEBHOOK_SIGNING_KEY']);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
   const shared = await sharedPartsFromEnv(env);
   const { doc, tableName } = shared;
-  const engine = await engineDepsFromEnv(env, shared);
+  const engine = await engineDepsFromEnv(env, playbooks, shared);
   const keys = createApiKeyStore({ doc, tableName });
   return {
     engine,
@@ -73,7 +77,7 @@ let cached: Promise<ApiDeps> | undefined;
 
 /** The process's API dependencies, built on first use and reused while the process is warm. */
 export function apiDeps(): Promise<ApiDeps> {
-  cached ??= apiDepsFromEnv().catch((err: unknown) => {
+  cached ??= apiDepsFromEnv(process.env, bundledPlaybooks).catch((err: unknown) => {
     cached = undefined;
     throw err;
   });

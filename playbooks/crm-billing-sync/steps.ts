@@ -3,30 +3,32 @@
  * billing address (write), then read both back. Each step works in one application, because
  * each application has its own browser session and domain allowlist in the engine.
  */
-import type { Page } from 'playwright-core';
-import type { Evidence } from '../../ledger/types.ts';
-import { billingApplication } from '../apps/billing.ts';
-import { crmApplication } from '../apps/crm.ts';
-import type { Application, ProbeResult, Step, StepContext } from '../contract.ts';
-import { StepActionError } from '../errors.ts';
 import {
+  type Application,
   appUrl,
   checkStart,
   clickAndWait,
   countedProbe,
   dataAttr,
   EVIDENCE_TIMEOUT_MS,
+  type Evidence,
   goto,
   hasVisibleError,
   isAt,
+  type ProbeResult,
   pageUrl,
   READY_TIMEOUT_MS,
   rowsWithKey,
+  type Step,
+  StepActionError,
+  type StepContext,
   sameText,
   tid,
   visibleErrorText,
   visibleWithin,
-} from '../page.ts';
+} from 'belay/sdk';
+import type { Page } from 'playwright-core';
+import { billing as billingApplication, crm as crmApplication } from '../demo-sites.ts';
 import type { CrmBillingSyncInputs } from './inputs.ts';
 
 type S = Step<CrmBillingSyncInputs>;

@@ -1,7 +1,6 @@
 /** Where a checkout step starts: the shared precondition and restore of the shop's steps. */
-import { shopApplication } from '../apps/shop.ts';
-import type { Step } from '../contract.ts';
-import { appUrl, checkStart, goto, tid } from '../page.ts';
+import { appUrl, checkStart, goto, type Step, tid } from 'belay/sdk';
+import { shop as shopApplication } from '../demo-sites.ts';
 import type { CheckoutInputs } from './inputs.ts';
 
 /** The checkout's application. */

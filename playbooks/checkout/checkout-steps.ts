@@ -1,5 +1,3 @@
-import type { Step, StepContext } from '../contract.ts';
-import { StepActionError } from '../errors.ts';
 import {
   appUrl,
   clickAndWait,
@@ -8,10 +6,13 @@ import {
   goto,
   hasVisibleError,
   isAt,
+  type Step,
+  StepActionError,
+  type StepContext,
   sameText,
   tid,
   visibleWithin,
-} from '../page.ts';
+} from 'belay/sdk';
 import type { CheckoutInputs } from './inputs.ts';
 import { APP, startsAt } from './starts-at.ts';
 

@@ -1,22 +1,23 @@
 /** Checkout steps 1 to 7: open the shop, sign in, search, add items A and B, set quantities, open the cart. */
 
-import type { Evidence } from '../../ledger/types.ts';
-import { shopApplication } from '../apps/shop.ts';
-import type { Step, StepContext } from '../contract.ts';
-import { StepActionError } from '../errors.ts';
 import {
   appUrl,
   checkStart,
   clickAndWait,
   dataAttr,
   EVIDENCE_TIMEOUT_MS,
+  type Evidence,
   goto,
   hasVisibleError,
   isAt,
+  type Step,
+  StepActionError,
+  type StepContext,
+  signInStep,
   tid,
   visibleWithin,
-} from '../page.ts';
-import { signInStep } from '../sign-in-step.ts';
+} from 'belay/sdk';
+import { shop as shopApplication } from '../demo-sites.ts';
 import type { CheckoutInputs } from './inputs.ts';
 import { APP, startsAt } from './starts-at.ts';
 

@@ -6,10 +6,8 @@
  * "Verify both" is two read steps (one per application), because a step works in one
  * application: the engine gives each application its own browser session and allowlist.
  */
-import { billingApplication } from '../apps/billing.ts';
-import { crmApplication } from '../apps/crm.ts';
-import type { Playbook } from '../contract.ts';
-import { signInStep } from '../sign-in-step.ts';
+import { definePlaybook, type Playbook, signInStep } from 'belay/sdk';
+import { billing as billingApplication, crm as crmApplication } from '../demo-sites.ts';
 import type { CrmBillingSyncInputs } from './inputs.ts';
 import { crmBillingSyncInputSchema } from './inputs.ts';
 import { updateBillingAddress, updateCrmCustomer, verifyBillingAccount, verifyCrmRecord } from './steps.ts';
@@ -17,10 +15,9 @@ import { updateBillingAddress, updateCrmCustomer, verifyBillingAccount, verifyCr
 export type { CrmBillingSyncInputs } from './inputs.ts';
 export { crmBillingSyncInputSchema } from './inputs.ts';
 
-export const crmBillingSyncPlaybook: Playbook<CrmBillingSyncInputs> = {
+export const crmBillingSyncPlaybook: Playbook<CrmBillingSyncInputs> = definePlaybook<CrmBillingSyncInputs>({
   name: 'crm-billing-sync',
   version: 1,
-  id: 'crm-billing-sync@1',
   description: "Change a customer's address in the CRM and in billing, then check both show it.",
   inputSchema: crmBillingSyncInputSchema,
   applications: { crm: crmApplication, billing: billingApplication },
@@ -32,4 +29,10 @@ export const crmBillingSyncPlaybook: Playbook<CrmBillingSyncInputs> = {
     verifyCrmRecord,
     verifyBillingAccount,
   ],
-};
+  exampleInputs: {
+    customerEmail: 'mei.chen@cobalt.example',
+    address: { line1: '77 Temple Quay', city: 'Bristol', postcode: 'BS1 6DZ', country: 'GB' },
+  },
+});
+
+export default crmBillingSyncPlaybook;

@@ -3,8 +3,6 @@
  * idempotency key as the form's hidden `idempotencyKey`, is verified by the confirmation page
  * (which shows the key back), and probed on the orders page by that key.
  */
-import { shopApplication } from '../apps/shop.ts';
-import type { ProbeResult, Step } from '../contract.ts';
 import {
   appUrl,
   clickAndWait,
@@ -13,12 +11,15 @@ import {
   goto,
   hasVisibleError,
   isAt,
+  type ProbeResult,
   READY_TIMEOUT_MS,
   rowsWithKey,
+  type Step,
   tid,
   visibleErrorText,
   visibleWithin,
-} from '../page.ts';
+} from 'belay/sdk';
+import { shop as shopApplication } from '../demo-sites.ts';
 import type { CheckoutInputs } from './inputs.ts';
 import { APP, startsAt } from './starts-at.ts';
 

@@ -4,8 +4,8 @@
  * values); placing the order is the one write, approved by a person first, sent with the
  * step's idempotency key, verified by the confirmation page and probed on the orders page.
  */
-import { shopApplication } from '../apps/shop.ts';
-import type { Playbook } from '../contract.ts';
+import { definePlaybook, type Playbook } from 'belay/sdk';
+import { shop as shopApplication } from '../demo-sites.ts';
 import { addItemA, addItemB, openCart, openShop, search, setQuantity, signIn } from './browse-steps.ts';
 import {
   applyPromo,
@@ -22,10 +22,9 @@ import { placeOrder } from './place-order.ts';
 export type { CheckoutInputs } from './inputs.ts';
 export { checkoutInputSchema } from './inputs.ts';
 
-export const checkoutPlaybook: Playbook<CheckoutInputs> = {
+export const checkoutPlaybook: Playbook<CheckoutInputs> = definePlaybook<CheckoutInputs>({
   name: 'checkout',
   version: 1,
-  id: 'checkout@1',
   description:
     'Search the shop, put two items in the cart, check out with a saved card and place the order (approved first).',
   inputSchema: checkoutInputSchema,
@@ -46,4 +45,23 @@ export const checkoutPlaybook: Playbook<CheckoutInputs> = {
     review,
     placeOrder,
   ],
-};
+  exampleInputs: {
+    search: 'mug',
+    items: [
+      { sku: 'MUG-ENAMEL-BLU', quantity: 2 },
+      { sku: 'MUG-STONE-GRY', quantity: 1 },
+    ],
+    shippingAddress: {
+      name: 'Ada Lovelace',
+      line1: "12 St James's Square",
+      city: 'London',
+      postcode: 'SW1Y 4JH',
+      country: 'GB',
+    },
+    shippingMethod: 'standard',
+    promoCode: 'SAVE10',
+    payment: { savedCardLast4: '4242' },
+  },
+});
+
+export default checkoutPlaybook;
