@@ -91,6 +91,46 @@ describe('Playbooks from a folder outside the repository', () => {
     expect(accountId).toBeTruthy();
   });
 
+  it('lists the outside playbooks (steps, inputs as JSON Schema) and the configured application', async () => {
+    const listed = await api('GET', '/playbooks');
+    expect(listed.status).toBe(200);
+    const byId = Object.fromEntries(
+      (listed.json.playbooks as { id: string }[]).map((p) => [p.id, p as Record<string, unknown>]),
+    );
+    expect(Object.keys(byId)).toEqual(
+      expect.arrayContaining(['checkout@1', 'expenses@1', 'expense-report@1']),
+    );
+    expect(byId['expenses@1']?.steps).toEqual([
+      { id: 'sign-in', title: 'Sign in to expenses', kind: 'read', app: 'expenses', needsApproval: false },
+      {
+        id: 'create-report',
+        title: 'Create the report',
+        kind: 'write',
+        app: 'expenses',
+        needsApproval: false,
+      },
+      { id: 'add-line', title: 'Add the line', kind: 'write', app: 'expenses', needsApproval: false },
+    ]);
+    expect(byId['expenses@1']?.inputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['title', 'line', 'amount']),
+      properties: { title: { type: 'string', minLength: 1 } },
+    });
+    expect(byId['expense-report@1']?.inputSchema).toMatchObject({ required: ['title'] });
+    const one = await api('GET', '/playbooks/expense-report@1');
+    expect(one.json.playbook.id).toBe('expense-report@1');
+    expect((await api('GET', '/playbooks/nope@1')).status).toBe(404);
+
+    const apps = await api('GET', '/applications');
+    expect(apps.status).toBe(200);
+    const names = (apps.json.applications as { name: string; baseUrl: string }[]).map((a) => [
+      a.name,
+      a.baseUrl,
+    ]);
+    expect(names).toContainEqual(['expenses', site.baseUrl]);
+    expect(names.map(([n]) => n)).toEqual(expect.arrayContaining(['shop', 'crm', 'billing']));
+  });
+
   it('runs a TypeScript playbook importing only belay/sdk to SUCCEEDED: one report, one line', async () => {
     const submitted = await api('POST', '/jobs', {
       jobId: 'outside-ts',
