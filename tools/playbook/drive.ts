@@ -18,8 +18,6 @@ export interface DriveOptions {
   apiKey: string;
   playbook: Playbook;
   inputs: unknown;
-  /** Application -> connected account id. */
-  accounts: Record<string, string>;
   jobTimeoutMs: number;
 }
 
@@ -89,8 +87,13 @@ function armFault(o: DriveOptions, jobId: string, s: Scenario): { struck: () => 
   };
 }
 
-/** Runs one scenario as job `jobId` and says how it ended. */
-export async function runScenario(o: DriveOptions, s: Scenario, jobId: string): Promise<RunOutcome> {
+/** Runs one scenario as job `jobId` on `accounts` (application -> connected account id). */
+export async function runScenario(
+  o: DriveOptions,
+  s: Scenario,
+  jobId: string,
+  accounts: Record<string, string>,
+): Promise<RunOutcome> {
   const started = Date.now();
   const fault = armFault(o, jobId, s);
   try {
@@ -98,7 +101,7 @@ export async function runScenario(o: DriveOptions, s: Scenario, jobId: string): 
       jobId,
       playbook: o.playbook.id,
       inputs: o.inputs,
-      accounts: o.accounts,
+      accounts,
     });
     if (submitted.status >= 300)
       return {
@@ -146,26 +149,27 @@ export async function runScenario(o: DriveOptions, s: Scenario, jobId: string): 
   }
 }
 
-/** Runs `scenarios` with at most `parallel` jobs at a time, reporting each as it ends. */
+/** Runs `scenarios` in `lanes` (one job at a time each, on the lane's accounts), reporting each as it ends. */
 export async function runAll(
   o: DriveOptions,
   scenarios: readonly Scenario[],
-  parallel: number,
+  lanes: number,
+  accountsOf: (lane: number) => Record<string, string>,
   jobIdOf: (s: Scenario, i: number) => string,
   onDone: (outcome: RunOutcome, done: number) => void,
 ): Promise<RunOutcome[]> {
   const out: RunOutcome[] = new Array(scenarios.length);
   let next = 0;
   let done = 0;
-  const worker = async (): Promise<void> => {
+  const worker = async (lane: number): Promise<void> => {
     for (;;) {
       const i = next++;
       const s = scenarios[i];
       if (!s) return;
-      out[i] = await runScenario(o, s, jobIdOf(s, i));
+      out[i] = await runScenario(o, s, jobIdOf(s, i), accountsOf(lane));
       onDone(out[i] as RunOutcome, ++done);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, (_, lane) => worker(lane)));
   return out;
 }

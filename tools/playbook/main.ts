@@ -63,7 +63,12 @@ program
   )
   .option('--applications <json>', 'target applications over the demo sites (as npm start --applications)')
   .option('--steps <ids>', 'only fault these steps (comma-separated)')
-  .option('--parallel <n>', 'jobs at a time', (v) => Number(v), 3)
+  .option(
+    '--parallel <n>',
+    'jobs at a time, at most one per account (give several --account for one application)',
+    (v) => Number(v),
+    3,
+  )
   .option('--job-timeout <s>', 'seconds a job may take', (v) => Number(v), 240)
   .action(async (id: string, opts: TestOptions) => {
     process.exitCode = await testPlaybook(id, opts);
@@ -105,6 +110,16 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     return 2;
   }
   const s = stack;
+  // Ctrl-C stops what the command started (browsers, DynamoDB Local, workers) before exiting.
+  const interrupted = (signal: string): void => {
+    say(`${signal}: stopping the local stack`);
+    void s
+      .stop({ endSessions: true })
+      .finally(() => rm(dataDir, { recursive: true, force: true }))
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', () => interrupted('SIGINT'));
+  process.once('SIGTERM', () => interrupted('SIGTERM'));
   try {
     const playbook = s.playbooks.registry.get(id);
     const key = s.demoApiKey;
@@ -126,9 +141,12 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
       console.error(`${id} has no exampleInputs: give --inputs <file>`);
       return 2;
     }
-    const accounts: Record<string, string> = {};
+    // Accounts by application; each lane of parallel jobs gets its own (jobs on one account
+    // would share its cart, its records: they would interfere, not prove anything).
+    const accounts: Record<string, string[]> = {};
     for (const entry of opts.account) {
       const [app, value] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+      let accountId = value;
       if (value.startsWith('@')) {
         const credentials = JSON.parse(await readFile(value.slice(1), 'utf8'));
         const made = await call('POST', '/accounts', {
@@ -136,8 +154,9 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
           label: `${app} (playbook test)`,
           credentials,
         });
-        accounts[app] = (made.account as { accountId: string }).accountId;
-      } else accounts[app] = value;
+        accountId = (made.account as { accountId: string }).accountId;
+      }
+      accounts[app] = [...(accounts[app] ?? []), accountId];
     }
     const connected = ((await call('GET', '/accounts')).accounts ?? []) as {
       accountId: string;
@@ -147,27 +166,31 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     for (const app of Object.keys(playbook.applications)) {
       if (accounts[app]) continue;
       // The demo accounts whose sign-in needs no person (the plain and TOTP ones).
-      const found = connected.find(
+      const found = connected.filter(
         (a) => a.application === app && a.status === 'connected' && !/_sms$|_outbox$/.test(a.accountId),
       );
-      if (!found) {
+      if (found.length === 0) {
         console.error(`no account for ${app}: give --account ${app}=@credentials.json`);
         return 2;
       }
-      accounts[app] = found.accountId;
+      accounts[app] = found.map((a) => a.accountId);
     }
+    const lanes = Math.max(1, Math.min(opts.parallel, ...Object.values(accounts).map((l) => l.length)));
+    const laneAccounts = (lane: number): Record<string, string> =>
+      Object.fromEntries(Object.entries(accounts).map(([app, list]) => [app, list[lane] as string]));
     const scenarios = planScenarios(
       playbook,
       opts.steps?.split(',').map((x) => x.trim()),
     );
     say(
-      `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${opts.parallel} at a time), accounts ${JSON.stringify(accounts)}`,
+      `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${lanes} at a time, one account each), accounts ${JSON.stringify(laneAccounts(0))}${lanes > 1 ? ' ...' : ''}`,
     );
     const runId = Date.now().toString(36);
     const outcomes = await runAll(
-      { stack: s, apiKey: key, playbook, inputs, accounts, jobTimeoutMs: opts.jobTimeout * 1000 },
+      { stack: s, apiKey: key, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000 },
       scenarios,
-      opts.parallel,
+      lanes,
+      laneAccounts,
       (_sc, i) => `pbtest-${runId}-${i}`,
       (o, done) => {
         const mark = o.status === 'SUCCEEDED' ? 'ok' : o.status;

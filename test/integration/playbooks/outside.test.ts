@@ -160,6 +160,47 @@ describe('Playbooks from a folder outside the repository', () => {
     expect(site.reports().filter((r) => r.title === 'Conference')).toHaveLength(1);
   }, 200_000);
 
+  it('runs the demo declarative playbook crm-address@1 on the demo CRM to SUCCEEDED, its write verified with evidence', async () => {
+    const listed = (await api('GET', '/playbooks/crm-address@1')).json.playbook;
+    const submitted = await api('POST', '/jobs', {
+      jobId: 'declarative-crm',
+      playbook: 'crm-address@1',
+      inputs: listed.exampleInputs,
+      accounts: { crm: 'acct_demo_crm' },
+    });
+    expect(submitted.status, submitted.text).toBe(202);
+    const job = await finished('declarative-crm');
+    expect(job.status, JSON.stringify(job).slice(0, 800)).toBe('SUCCEEDED');
+    const ledger = (await api('GET', '/jobs/declarative-crm/ledger')).json.entries as {
+      type: string;
+      step?: string;
+      evidence?: Record<string, unknown>;
+    }[];
+    const done = (step: string) => ledger.findLast((e) => e.type === 'step-completed' && e.step === step);
+    expect(done('update-crm-address')?.evidence).toMatchObject({
+      customerId: expect.any(String),
+      version: expect.any(Number),
+    });
+    expect(done('verify-crm-address')?.evidence).toMatchObject({
+      customerId: done('update-crm-address')?.evidence?.customerId,
+      addressMatches: true,
+    });
+  }, 200_000);
+
+  it("neither lists nor runs another tenant's playbook", async () => {
+    const listed = (await api('GET', '/playbooks')).json.playbooks as { id: string }[];
+    expect(listed.map((p) => p.id)).not.toContain('private@1');
+    expect((await api('GET', '/playbooks/private@1')).status).toBe(404);
+    const res = await api('POST', '/jobs', {
+      jobId: 'outside-private',
+      playbook: 'private@1',
+      inputs: {},
+      accounts: { expenses: accountId },
+    });
+    expect(res.status, res.text).toBe(422);
+    expect(res.json.error.code).toBe('unknown_playbook');
+  });
+
   it('refuses inputs that do not fit the declarative playbook, naming the field', async () => {
     const res = await api('POST', '/jobs', {
       jobId: 'outside-bad',

@@ -41,8 +41,8 @@ async function playbookTest(args: string[]): Promise<{ code: number | null; outp
       ...args,
       '--applications',
       JSON.stringify({ expenses: { baseUrl: site.baseUrl } }),
-      '--account',
-      `expenses=@${join(tmp, 'creds.json')}`,
+      // Three accounts (one sign-in, connected three times): three jobs at a time.
+      ...[1, 2, 3].flatMap(() => ['--account', `expenses=@${join(tmp, 'creds.json')}`]),
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
   );
