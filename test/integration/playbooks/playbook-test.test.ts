@@ -30,7 +30,10 @@ afterAll(async () => {
 });
 
 /** The command, to its end: exit code and everything it printed. */
-async function playbookTest(args: string[]): Promise<{ code: number | null; output: string }> {
+async function playbookTest(
+  args: string[],
+  expensesSite = true,
+): Promise<{ code: number | null; output: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -39,10 +42,14 @@ async function playbookTest(args: string[]): Promise<{ code: number | null; outp
       'tools/playbook/main.ts',
       'test',
       ...args,
-      '--applications',
-      JSON.stringify({ expenses: { baseUrl: site.baseUrl } }),
-      // Three accounts (one sign-in, connected three times): three jobs at a time.
-      ...[1, 2, 3].flatMap(() => ['--account', `expenses=@${join(tmp, 'creds.json')}`]),
+      ...(expensesSite
+        ? [
+            '--applications',
+            JSON.stringify({ expenses: { baseUrl: site.baseUrl } }),
+            // Three accounts (one sign-in, connected three times): three jobs at a time.
+            ...[1, 2, 3].flatMap(() => ['--account', `expenses=@${join(tmp, 'creds.json')}`]),
+          ]
+        : []),
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -90,5 +97,12 @@ describe('npm run playbook -- test', () => {
     expect(output).toContain('NOT safe to retry: create-report, note-visit');
     expect(output).toContain('create-report: killed after its action, the probe said absent: it acted twice');
     expect(output).toMatch(/note-visit: re-run after kill-after: FAILED/);
+  }, 450_000);
+  it('passes the demo declarative playbook crm-address@1 on the demo CRM (its probe finds the write after a kill)', async () => {
+    const { code, output } = await playbookTest(['crm-address@1'], false);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/update-crm-address\s+write\s+ok\s+-\s+ok\s+ok/);
+    expect(output).toMatch(/verify-crm-address\s+read\s+ok\s+ok\s+-\s+ok/);
+    expect(output).toContain('every step is safe to retry (3 steps)');
   }, 450_000);
 });
