@@ -7,6 +7,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
 import { isPlanName, type PlanName } from '../lambdas/lib/capacity/plans.ts';
 import { type ApplicationsConfig, parseApplications } from './config-applications.ts';
+import { parsePlaybookDirs } from './config-playbooks.ts';
 import { ConfigError } from './errors.ts';
 
 export type { ApplicationConfig, ApplicationsConfig } from './config-applications.ts';
@@ -39,6 +40,11 @@ export const CONTEXT_KEYS = {
    * wait for a cold start. Billed while provisioned. Default 0 (on-demand only).
    */
   provisionedRunSteps: 'belay:provisionedRunSteps',
+  /**
+   * Playbook folders bundled into the handlers besides the repository's `playbooks/` (and
+   * `BELAY_PLAYBOOKS_DIRS`): a folder, several comma-separated, or a JSON list. Default none.
+   */
+  playbooks: 'belay:playbooks',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -62,6 +68,8 @@ export interface BelayConfig {
   readonly defaultPlan: PlanName;
   /** Provisioned concurrency of RunStep (0: none; the state machine then invokes the function itself). */
   readonly provisionedRunSteps: number;
+  /** Playbook folders besides the repository's (absolute). */
+  readonly playbookDirs: readonly string[];
 }
 
 /** What the app uses when a key is not set. */
@@ -73,6 +81,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   apiThrottle: Object.freeze({ rateLimit: 50, burstLimit: 100 }),
   defaultPlan: 'free',
   provisionedRunSteps: 0,
+  playbookDirs: Object.freeze([]),
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -95,6 +104,7 @@ export function readConfig(scope: IConstruct): BelayConfig {
     ...optional('anchorBaseUrl', parseAnchorBaseUrl(context(CONTEXT_KEYS.anchorBaseUrl))),
     defaultPlan: parseDefaultPlan(context(CONTEXT_KEYS.defaultPlan)),
     provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
+    playbookDirs: parsePlaybookDirs(CONTEXT_KEYS.playbooks, context(CONTEXT_KEYS.playbooks)),
   };
 }
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { idempotencyKeyOf } from '../lambdas/lib/engine/job-identity.ts';
 import type { LedgerEntry } from '../lambdas/lib/ledger/types.ts';
-import { getPlaybook } from '../lambdas/lib/playbooks/registry.ts';
 import { createProgressTracker } from '../local/progress.ts';
 import { localFunctionArn, startLocalStack } from '../local/stack.ts';
+import { checkoutPlaybook } from '../playbooks/checkout/index.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 interface DemoOptions {
@@ -31,7 +31,7 @@ export interface DemoSummary {
   wallMs: number;
 }
 
-const playbook = getPlaybook('checkout@1');
+const playbook = checkoutPlaybook;
 const STEPS = playbook.steps.length;
 
 function parseArgs(argv: string[]): DemoOptions {

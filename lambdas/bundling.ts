@@ -28,6 +28,30 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   playwright: join(REPO_ROOT, 'lambdas', 'lib', 'browser', 'playwright-lazy.ts'),
 });
 
+/** The playbook SDK's public index: what `belay/sdk` means in a playbook, inside the repository or not. */
+export const SDK_ENTRY: string = join(REPO_ROOT, 'lambdas', 'lib', 'playbooks', 'sdk.ts');
+
+/** The import path of the registry module generated from the playbook folders (`lambdas/lib/playbooks/bundled.ts`). */
+export const PLAYBOOKS_SPECIFIER = '#belay/playbooks';
+
+/**
+ * The aliases of a handler's bundle: {@link BUNDLE_ALIASES}, `belay/sdk` (a playbook folder
+ * outside the repository has no package to resolve it from) and `#belay/playbooks`, the
+ * registry module generated for this deployment's playbooks (`writeRegistryModule`).
+ *
+ * @param playbookRegistry absolute path of the generated registry module
+ */
+export function bundleAliases(playbookRegistry: string): Record<string, string> {
+  return { ...BUNDLE_ALIASES, 'belay/sdk': SDK_ENTRY, [PLAYBOOKS_SPECIFIER]: playbookRegistry };
+}
+
+/**
+ * Where a bare import in a file outside the repository (a playbook folder's `zod`,
+ * `playwright-core`) resolves when the file's own folders have no `node_modules`: Belay's own.
+ * esbuild's `nodePaths`, or `NODE_PATH` for the esbuild command line (CDK).
+ */
+export const BUNDLE_NODE_PATHS: readonly string[] = Object.freeze([join(REPO_ROOT, 'node_modules')]);
+
 /** Left out of every bundle: the Lambda runtime provides the AWS SDK v3. */
 export const PROVIDED_MODULES: readonly string[] = Object.freeze(['@aws-sdk/*']);
 

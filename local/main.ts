@@ -4,6 +4,8 @@
  * `.local/` (`--fresh` empties it first); unfinished jobs resume from the ledger on start.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { type ApplicationConfig, parseApplications } from '../lambdas/lib/engine/applications.ts';
+import { PLAYBOOKS_DIRS_ENV } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type ControlServer, startControlServer } from './control.ts';
 import { createProgressTracker } from './progress.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from './stack.ts';
@@ -17,7 +19,21 @@ const program = new Command()
   .option('--fresh', 'start from nothing (empties the data directory)', false)
   .option('--port <port>', 'API port', (v) => Number(v), Number(process.env.BELAY_API_PORT ?? 3000))
   .option('--cold', 'a new process per Lambda invocation (default: warm workers)', false)
-  .option('--ports <list>', 'fixed ports, e.g. anchor=8790,shop=8801,crm=8802,billing=8803', parsePorts)
+  .option(
+    '--ports <list>',
+    'fixed loopback ports as name=port pairs (0 = a free port): anchor (the browser service, default 8790), shop (8801), crm (8802), billing (8803), dynamodb (DynamoDB Local, free), sfn (the local Step Functions endpoint, free); e.g. anchor=8790,shop=8801',
+    parsePorts,
+  )
+  .option(
+    '--playbooks <dir>',
+    `a folder of playbooks (<name>/index.ts, <name>.playbook.yaml|json) besides playbooks/; repeatable (also ${PLAYBOOKS_DIRS_ENV}, path-delimited)`,
+    (dir: string, dirs: string[]) => [...dirs, dir],
+    [] as string[],
+  )
+  .option(
+    '--applications <json>',
+    'target applications over the demo sites, e.g. \'{"expenses":{"baseUrl":"http://127.0.0.1:9100"}}\' (also BELAY_APPLICATIONS; this flag wins)',
+  )
   .option(
     '--control-port <port>',
     'start the control channel (fault injection) on this loopback port',
@@ -42,7 +58,25 @@ const opts = program.opts<{
   ports?: LocalStackOptions['ports'];
   controlPort?: number;
   template?: string;
+  playbooks: string[];
+  applications?: string;
 }>();
+
+/** BELAY_APPLICATIONS, then --applications over it (both over the demo sites the stack starts). */
+function configuredApplications(): Record<string, ApplicationConfig> {
+  try {
+    return {
+      ...(process.env.BELAY_APPLICATIONS
+        ? parseApplications(process.env.BELAY_APPLICATIONS, 'BELAY_APPLICATIONS')
+        : {}),
+      ...(opts.applications ? parseApplications(opts.applications, '--applications') : {}),
+    };
+  } catch (err) {
+    console.error(`Belay could not start: ${(err as Error).message}`);
+    process.exit(2);
+  }
+}
+const applications = configuredApplications();
 
 function parsePort(value: string): number {
   const n = Number(value);
@@ -77,6 +111,8 @@ try {
     ...(opts.ports ? { ports: opts.ports } : {}),
     lambdaMode: opts.cold ? 'cold' : 'warm',
     ...(opts.template ? { template: opts.template } : {}),
+    playbookDirs: opts.playbooks,
+    applications,
     log: (line) => console.log(`  ${line}`),
     onHistoryEvent: (event) => {
       const line = track(event);
@@ -108,6 +144,10 @@ Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; da
   demo API key      ${s.demoApiKey}
   browser service   ${s.anchor.baseUrl}  (Anchor-compatible; key ${s.anchor.apiKey})
   demo sites        shop ${s.sites.shop.baseUrl}  crm ${s.sites.crm.baseUrl}  billing ${s.sites.billing.baseUrl}
+  applications      ${Object.entries(s.applications)
+    .map(([name, a]) => `${name} ${a.baseUrl}`)
+    .join('  ')}
+  playbooks         ${s.playbooks.playbooks.map((p) => p.playbook.id).join(', ')}   (GET ${s.apiUrl}/playbooks)
   DynamoDB Local    ${s.dynamodb.endpoint}  (table ${s.tableName})
   Step Functions    ${s.sfnServer.endpoint}  (local runner, AWS JSON protocol)${control ? `\n  control channel   ${control.url}  (token in ${s.dataDir}/control-token)` : ''}
 

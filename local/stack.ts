@@ -8,6 +8,7 @@ import {
   type WritableSecretStore,
 } from '../lambdas/lib/accounts/file-secret-store.ts';
 import { apiDepsFromEnv } from '../lambdas/lib/api/runtime.ts';
+import type { ApplicationConfig } from '../lambdas/lib/engine/applications.ts';
 import { executionName, generationOf } from '../lambdas/lib/engine/executions.ts';
 import {
   STATE_MACHINE_FUNCTIONS,
@@ -16,6 +17,10 @@ import {
 } from '../lambdas/lib/engine/functions.ts';
 import type { JobIdentity } from '../lambdas/lib/engine/job-identity.ts';
 import { createLedger, createLedgerTable, type Ledger } from '../lambdas/lib/ledger/index.ts';
+import { playbookDirs } from '../lambdas/lib/playbooks/discovery/find.ts';
+import { type LoadedPlaybooks, loadPlaybooks } from '../lambdas/lib/playbooks/discovery/load.ts';
+import { registerSdkResolution } from '../lambdas/lib/playbooks/discovery/register.ts';
+import { writeRegistryModule } from '../lambdas/lib/playbooks/discovery/registry-module.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -101,6 +106,16 @@ export interface LocalStackOptions {
    * their own rate, or not at all (`false`: tests fire them with `events.triggerSchedule`).
    */
   scheduleEveryMs?: number | false;
+  /**
+   * Playbook folders besides the repository's `playbooks/` and `BELAY_PLAYBOOKS_DIRS`
+   * (`npm start -- --playbooks <dir>`). Every playbook found is checked before anything starts.
+   */
+  playbookDirs?: string[];
+  /**
+   * Target applications over the demo sites (which are the defaults: `shop`, `crm`, `billing`
+   * at the ports the stack starts them on); `npm start -- --applications` and `BELAY_APPLICATIONS`.
+   */
+  applications?: Record<string, ApplicationConfig>;
 }
 
 export interface LocalStack {
@@ -126,6 +141,10 @@ export interface LocalStack {
   apiUrl?: string;
   /** A submitter + approver + admin key of the demo tenant (kept under the data directory, local only). */
   demoApiKey: string;
+  /** The playbooks the stack runs, where each came from, and the folders searched. */
+  playbooks: LoadedPlaybooks;
+  /** The target applications the handlers know (`BELAY_APPLICATIONS`): the demo sites and the configured ones. */
+  applications: Record<string, ApplicationConfig>;
   /** Jobs resumed on start, with the execution that resumed each. */
   resumed: { tenantId: string; jobId: string; executionName: string }[];
   /** The IAM policies the functions are held to, and every call refused so far. */
@@ -156,6 +175,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (stale.length) log(`ended ${stale.length} process(es) left by a previous run: ${stale.join(', ')}`);
 
   const ports = { anchor: 8790, shop: 8801, crm: 8802, billing: 8803, dynamodb: 0, sfn: 0, ...options.ports };
+  // Playbooks first: one that does not load, is not valid or shares an id stops the start here,
+  // with its file named, before any service runs.
+  registerSdkResolution();
+  const playbooks = await loadPlaybooks(playbookDirs(options.playbookDirs ?? []));
+  const playbookRegistry = await writeRegistryModule(playbooks);
+  log(
+    `playbooks: ${playbooks.playbooks.map((p) => p.playbook.id).join(', ') || 'none'} (from ${playbooks.dirs.length} folder(s))`,
+  );
   const cleanups: (() => Promise<void>)[] = [];
   try {
     // Every function is held to its IAM policy in the template, as AWS holds it, and the
@@ -203,6 +230,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const secrets = await createFileSecretStore(join(dataDir, 'secrets'));
     await seedDemoTenant(doc, LOCAL_TABLE, secrets);
 
+    // The demo sites are the defaults; configured applications add to them or replace them.
+    const applications: Record<string, ApplicationConfig> = {
+      shop: { baseUrl: sites.shop.baseUrl },
+      crm: { baseUrl: sites.crm.baseUrl },
+      billing: { baseUrl: sites.billing.baseUrl },
+      ...options.applications,
+    };
+    for (const p of playbooks.playbooks) {
+      const missing = Object.keys(p.playbook.applications).filter((app) => !(app in applications));
+      if (missing.length)
+        log(
+          `warning: ${p.playbook.id} (${p.source}) works on ${missing.join(', ')}, which no application configures: its jobs fail at Start (--applications)`,
+        );
+    }
+
     const useRealAnchor = Boolean(process.env.ANCHORBROWSER_API_KEY);
     const env: Record<string, string> = {
       TABLE_NAME: LOCAL_TABLE,
@@ -214,11 +256,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           ? { ANCHORBROWSER_BASE_URL: process.env.ANCHORBROWSER_BASE_URL }
           : {}
         : { ANCHORBROWSER_BASE_URL: anchor.baseUrl }),
-      BELAY_APPLICATIONS: JSON.stringify({
-        shop: { baseUrl: sites.shop.baseUrl },
-        crm: { baseUrl: sites.crm.baseUrl },
-        billing: { baseUrl: sites.billing.baseUrl },
-      }),
+      BELAY_APPLICATIONS: JSON.stringify(applications),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
       S3_ENDPOINT: s3.endpoint,
       BELAY_SCREENSHOT_BUCKET: s3.bucket,
@@ -256,6 +294,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       mode: options.lambdaMode ?? 'warm',
       env,
       output: options.workerOutput ?? 'ignore',
+      playbookRegistry,
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());
@@ -347,7 +386,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
-      const apiDeps = await apiDepsFromEnv(apiEnv);
+      const apiDeps = await apiDepsFromEnv(apiEnv, playbooks.registry);
       const api = await startLocalApi({
         port: options.apiPort ?? 0,
         deps: apiDeps,
@@ -397,6 +436,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       demoTenant: DEMO_TENANT,
       apiUrl,
       demoApiKey,
+      playbooks,
+      applications,
       resumed,
       iam: { template: wiring.file, policies: wiring.policies, refusals },
       events,

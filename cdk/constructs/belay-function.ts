@@ -10,7 +10,13 @@ import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, PROVIDED_MODULES } from '../../lambdas/bundling.ts';
+import {
+  BUNDLE_ALIASES,
+  BUNDLE_NODE_PATHS,
+  bundleAliases,
+  ESM_REQUIRE_BANNER,
+  PROVIDED_MODULES,
+} from '../../lambdas/bundling.ts';
 import { TRACING_VARIABLE } from '../../lambdas/lib/observability/tracing.ts';
 import { RuntimeModuleError } from '../errors.ts';
 import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
@@ -68,6 +74,12 @@ export interface BelayFunctionProps {
    * runtimeModules: PLAYWRIGHT_RUNTIME_MODULES
    */
   readonly runtimeModules?: readonly string[];
+  /**
+   * The registry module generated for the deployment's playbooks (`registryModuleForDirs`),
+   * bundled in as the handler's `#belay/playbooks`.
+   * @default - none: the function runs no playbook (the authorizer, the notifier)
+   */
+  readonly playbookRegistry?: string;
 }
 
 /**
@@ -135,8 +147,12 @@ export class BelayFunction extends NodejsFunction {
         sourcesContent: false,
         externalModules: [...PROVIDED_MODULES, ...runtimeModules],
         esbuildArgs: Object.fromEntries(
-          Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
+          Object.entries(props.playbookRegistry ? bundleAliases(props.playbookRegistry) : BUNDLE_ALIASES).map(
+            ([from, to]) => [`--alias:${from}`, to],
+          ),
         ),
+        // A playbook folder outside the repository imports Belay's zod and playwright-core.
+        environment: { NODE_PATH: BUNDLE_NODE_PATHS.join(':') },
         forceDockerBundling: false,
         commandHooks: runtimeModules.length > 0 ? copyModulesHook(runtimeModules) : undefined,
       },

@@ -14,6 +14,8 @@ import type { Construct } from 'constructs';
 import { ROUTES } from '../../lambdas/lib/api/routes.ts';
 import { BROWSER_ACCESS_VARIABLE, SECRET_ARN_VARIABLES } from '../../lambdas/lib/browser/secret-key.ts';
 import { STATE_MACHINE_FUNCTIONS, type StateMachineFunction } from '../../lambdas/lib/engine/functions.ts';
+import { playbookDirs } from '../../lambdas/lib/playbooks/discovery/find.ts';
+import { registryModuleForDirs } from '../../lambdas/lib/playbooks/discovery/registry-module.ts';
 import { type BelayConfig, CONTEXT_KEYS, readConfig } from '../config.ts';
 import {
   BelayFunction,
@@ -106,11 +108,19 @@ export class BelayStack extends Stack {
   readonly watchdog: BelayFunction;
   /** The watchdog's schedule, the alarms that name their runbook, and the operations dashboard. */
   readonly operations: Operations;
+  /**
+   * The registry module generated from the playbook folders (`playbooks/`, `BELAY_PLAYBOOKS_DIRS`,
+   * `belay:playbooks`), bundled into every function as `#belay/playbooks`.
+   */
+  readonly playbookRegistry: string;
 
   constructor(scope: Construct, id: string, props: BelayStackProps = {}) {
     super(scope, id, props);
     const config = props.config ?? readConfig(this);
     this.config = config;
+    // Found here without importing any TypeScript playbook; `cdk/app.ts` has loaded and checked
+    // them all before the stack is built (a bad one fails the synth with its file named).
+    this.playbookRegistry = registryModuleForDirs(playbookDirs(config.playbookDirs));
 
     this.ledger = new LedgerTable(this, 'Ledger', { removalPolicy: config.removalPolicy });
     this.anchorApiKey = this.providerSecret('AnchorApiKey', "Anchor Browser's API key");
@@ -349,6 +359,7 @@ export class BelayStack extends Stack {
     return new BelayFunction(this, id, {
       logRetention: this.config.logRetention,
       logRemovalPolicy: this.config.removalPolicy,
+      playbookRegistry: this.playbookRegistry,
       ...props,
     });
   }

@@ -60,7 +60,7 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
       verified[step.id] = { reviewedBy: reviewed };
       continue;
     }
-    const checked = await checkWrite(deps, job, playbook, step, index);
+    const checked = await checkWrite(deps, job, playbook, step, index, entries);
     if (checked.outcome !== 'done') return await notConcluded(deps, job, entries, step, checked);
     verified[step.id] = checked.evidence;
   }
@@ -91,14 +91,15 @@ async function checkWrite(
   playbook: Playbook,
   step: Step,
   index: number,
+  entries: readonly LedgerEntry[],
 ): Promise<Checked> {
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', app: step.app, detail: attach.detail };
   const page: Page = attach.attached.page;
-  const ctx = stepContext(deps, job, playbook, step, index);
+  const ctx = stepContext(deps, job, playbook, step, index, entries);
   try {
     let probe = await probeWrite(step, page, ctx);
-    if (probe.status === 'unknown' && (await signedOutNow(playbook.applications[step.app], page))) {
+    if (probe.status === 'unknown' && (await signedOutNow(playbook.applications[step.app], page, ctx))) {
       // The sign-in expired since the step: sign in again (as RunStep does) and look again. A
       // code sent to a person makes the job wait for them, then come back here through RunStep.
       const signedIn = await signInAgain(

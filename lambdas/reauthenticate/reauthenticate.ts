@@ -30,7 +30,8 @@ export async function reauthenticate(
 
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
-  const ctx = stepContext(deps, job, playbook, step, stepIndex);
+  // Signing in needs no earlier evidence, and Reauthenticate reads the job item alone.
+  const ctx = stepContext(deps, job, playbook, step, stepIndex, []);
   const result = await signInAgain(
     deps,
     job,

@@ -41,6 +41,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
   const page = attach.attached.page;
+  const ctx = stepContext(deps, job, playbook, step, stepIndex, entries);
   let resolved: Resolution;
   try {
     resolved = await resolveOpenIntent(deps, {
@@ -49,7 +50,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
       playbook,
       stepIndex,
       page,
-      ctx: stepContext(deps, job, playbook, step, stepIndex),
+      ctx,
       sessionId: job.sessions[step.app]?.sessionId,
       identityId: job.sessions[step.app]?.identityId,
       startedMs: started,
@@ -84,7 +85,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
       wait: waitRequest(job, 'review', step.id, 'duplicate', deps.settings.parkAfterSeconds),
     };
   }
-  if (await signedOutNow(playbook.applications[step.app], page)) {
+  if (await signedOutNow(playbook.applications[step.app], page, ctx)) {
     return { outcome: 'auth_expired', step: step.id, app: step.app, detail: resolved.detail };
   }
   // The reviewer sees the page the probe looked at.

@@ -2,6 +2,7 @@ import { sfnClientFromEnv } from '../lib/aws/step-functions.ts';
 import { getIntFromEnv, getStringFromEnv } from '../lib/config.ts';
 import { sfnExecutionControl } from '../lib/engine/execution-control.ts';
 import { engineDepsFromEnv } from '../lib/engine/runtime.ts';
+import { bundledPlaybooks } from '../lib/playbooks/bundled.ts';
 import { DEFAULT_RECOVERY_SETTINGS, type RecoverDeps, type RecoverySettings } from './recover.ts';
 
 /** `BELAY_MAX_RECOVERIES` (default 3) and `BELAY_SWEEP_GRACE_SECONDS` (default 180). */
@@ -30,7 +31,7 @@ export function recoverySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): R
  */
 export async function recoverDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RecoverDeps> {
   return {
-    engine: await engineDepsFromEnv(env),
+    engine: await engineDepsFromEnv(env, bundledPlaybooks),
     executions: sfnExecutionControl(sfnClientFromEnv(env), getStringFromEnv('STATE_MACHINE_ARN', env)),
     settings: recoverySettingsFromEnv(env),
   };

@@ -200,7 +200,7 @@ class StepAttempt {
     if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
     this.#attached = attach.attached;
     this.#page = attach.attached.page;
-    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex);
+    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries);
     this.#common = {
       step: step.id,
       stepIndex: this.stepIndex,
@@ -426,7 +426,9 @@ class StepAttempt {
 
   async #isSignedOut(): Promise<boolean> {
     return (
-      (await this.playbook.applications[this.step.app]?.isSignedOut(this.#page).catch(() => false)) === true
+      (await this.playbook.applications[this.step.app]
+        ?.isSignedOut(this.#page, this.#ctx)
+        .catch(() => false)) === true
     );
   }
 

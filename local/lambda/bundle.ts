@@ -14,6 +14,8 @@ import { join, relative, resolve } from 'node:path';
 import { type BuildOptions, build, version as ESBUILD_VERSION } from 'esbuild';
 import {
   BUNDLE_ALIASES,
+  BUNDLE_NODE_PATHS,
+  bundleAliases,
   ESM_REQUIRE_BANNER,
   PLAYWRIGHT_RUNTIME_MODULES,
   PROVIDED_MODULES,
@@ -63,7 +65,17 @@ const BUILD_OPTIONS = {
   sourcesContent: false,
   external: [...PROVIDED_MODULES, ...PLAYWRIGHT_RUNTIME_MODULES],
   alias: { ...BUNDLE_ALIASES },
+  nodePaths: [...BUNDLE_NODE_PATHS],
 } satisfies BuildOptions;
+
+/** What a bundle is built with besides its entry. */
+export interface BundleOptions {
+  /**
+   * The registry module generated for the stack's playbooks (`writeRegistryModule`): a handler's
+   * `#belay/playbooks`. Without it the bundle gets no playbooks (right for the worker script).
+   */
+  playbookRegistry?: string;
+}
 
 const building = new Map<string, Promise<string>>();
 
@@ -75,23 +87,29 @@ const building = new Map<string, Promise<string>>();
  * const file = await bundleHandler('lambdas/run-step/handler.ts');
  * // <repo>/.local/bundles/lambdas-run-step-handler-<hash>.mjs
  */
-export function bundleHandler(entry: string): Promise<string> {
+export function bundleHandler(entry: string, options: BundleOptions = {}): Promise<string> {
   const absolute = resolve(REPO_ROOT, entry);
-  let pending = building.get(absolute);
+  const buildOptions = {
+    ...BUILD_OPTIONS,
+    alias: options.playbookRegistry ? bundleAliases(options.playbookRegistry) : { ...BUILD_OPTIONS.alias },
+  };
+  const key = JSON.stringify([absolute, buildOptions.alias]);
+  let pending = building.get(key);
   if (!pending) {
     // Callers at the same time share one build; a later call checks the inputs again.
-    pending = buildIfStale(absolute).finally(() => building.delete(absolute));
-    building.set(absolute, pending);
+    pending = buildIfStale(absolute, buildOptions).finally(() => building.delete(key));
+    building.set(key, pending);
   }
   return pending;
 }
 
-async function buildIfStale(entry: string): Promise<string> {
+async function buildIfStale(entry: string, buildOptions: typeof BUILD_OPTIONS): Promise<string> {
   const rel = relative(REPO_ROOT, entry);
   const slug = rel.replace(/\.[cm]?[jt]s$/, '').replace(/[^A-Za-z0-9]+/g, '-');
-  // The options and the esbuild version are part of the name: changing either builds anew.
+  // The options (the playbook registry among them) and the esbuild version are part of the
+  // name: changing either builds anew.
   const hash = createHash('sha256')
-    .update(JSON.stringify([entry, BUILD_OPTIONS, ESBUILD_VERSION]))
+    .update(JSON.stringify([entry, buildOptions, ESBUILD_VERSION]))
     .digest('hex')
     .slice(0, 8);
   const outfile = join(BUNDLE_DIR, `${slug}-${hash}.mjs`);
@@ -102,7 +120,7 @@ async function buildIfStale(entry: string): Promise<string> {
   const startedMs = Date.now();
   const temp = `${outfile}.${process.pid}.${Date.now()}.tmp`;
   const result = await build({
-    ...BUILD_OPTIONS,
+    ...buildOptions,
     entryPoints: [entry],
     outfile: temp,
     absWorkingDir: REPO_ROOT,

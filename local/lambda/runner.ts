@@ -161,7 +161,11 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       execArgv: ['--enable-source-maps'],
     }));
     if (!fn.code) {
-      const code = Promise.all([workerLaunch, bundleHandler(fn.config.entry)]).then(([launch, entry]) => ({
+      const bundle = bundleHandler(
+        fn.config.entry,
+        options.playbookRegistry ? { playbookRegistry: options.playbookRegistry } : {},
+      );
+      const code = Promise.all([workerLaunch, bundle]).then(([launch, entry]) => ({
         launch,
         entry,
       }));

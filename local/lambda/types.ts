@@ -47,6 +47,11 @@ export interface LambdaRunnerOptions {
    * loads as a Lambda cold start does; false runs the TypeScript sources through tsx.
    */
   bundle?: boolean;
+  /**
+   * The registry module generated for the playbooks the handlers run (`writeRegistryModule`),
+   * bundled in as their `#belay/playbooks`. Bundles built without one have no playbooks.
+   */
+  playbookRegistry?: string;
   /** Enable `faultPoint` in handlers (default true). */
   faultHooks?: boolean;
   /** Workers' stdout/stderr (default `inherit`). */

@@ -6,6 +6,7 @@ import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
 import type { LocalStackOptions } from '../../local/stack.ts';
 import { TEST_STACK_SETTINGS } from './fixtures.ts';
+import { repoPlaybooks } from './playbooks.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -139,10 +140,13 @@ export async function startChildStack(
 }
 
 /** API dependencies against a stack running in a child process. */
-export function apiDepsForChild(child: ChildStack): Promise<ApiDeps> {
-  return apiDepsFromEnv({
-    ...child.info.env,
-    STATE_MACHINE_ARN: child.info.stateMachineArn,
-    SFN_ENDPOINT: child.info.sfnEndpoint,
-  });
+export async function apiDepsForChild(child: ChildStack): Promise<ApiDeps> {
+  return apiDepsFromEnv(
+    {
+      ...child.info.env,
+      STATE_MACHINE_ARN: child.info.stateMachineArn,
+      SFN_ENDPOINT: child.info.sfnEndpoint,
+    },
+    (await repoPlaybooks()).registry,
+  );
 }

@@ -77,11 +77,14 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     const seen = faultPoints.findLast((p) => p.pid === e.pid && p.point === e.point);
     if (seen) seen.fired = true;
   });
-  const api = await apiDepsFromEnv({
-    ...stack.env,
-    STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
-    SFN_ENDPOINT: stack.sfnServer.endpoint,
-  });
+  const api = await apiDepsFromEnv(
+    {
+      ...stack.env,
+      STATE_MACHINE_ARN: stack.sfn.stateMachineArn,
+      SFN_ENDPOINT: stack.sfnServer.endpoint,
+    },
+    stack.playbooks.registry,
+  );
   // People act through the API's functions in this process: held to the API's policy, as in AWS.
   const apiPolicy = stack.iam.policies.specs.ApiHandler;
   if (!apiPolicy) throw new Error('the template has no policy for ApiHandler');

@@ -1,8 +1,8 @@
 /** What the engine tests share: the demo tenant, the person acting, the demo jobs' inputs, the stack's settings. */
 import type { Principal } from '../../lambdas/lib/auth/api-keys.ts';
-import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout/index.ts';
-import type { CrmBillingSyncInputs } from '../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
 import type { LocalStackOptions } from '../../local/stack.ts';
+import type { CheckoutInputs } from '../../playbooks/checkout/index.ts';
+import type { CrmBillingSyncInputs } from '../../playbooks/crm-billing-sync/index.ts';
 
 export const TENANT = 'demo';
 export const RUN_STEP = 'belay-run-step';

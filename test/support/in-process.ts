@@ -44,7 +44,11 @@ export function depsFor(
   return {
     ledger,
     browser,
-    playbooks: { get: () => playbook },
+    playbooks: {
+      get: () => playbook,
+      list: () => [playbook],
+      sourceOf: () => 'test/support/in-process.ts',
+    },
     accounts: {
       get: async (tenant: string, accountId: string) => ({
         tenantId: tenant,

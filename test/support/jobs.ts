@@ -9,9 +9,9 @@ import {
   type LedgerEntry,
   TERMINAL_STATUSES,
 } from '../../lambdas/lib/ledger/index.ts';
-import type { CheckoutInputs } from '../../lambdas/lib/playbooks/checkout/index.ts';
 import type { HistoryEvent } from '../../local/sfn/types.ts';
 import type { LocalStack } from '../../local/stack.ts';
+import type { CheckoutInputs } from '../../playbooks/checkout/index.ts';
 import type { EngineStack, JobsClient } from './engine-stack.ts';
 import { CHECKOUT_INPUTS, PERSON, SYNC_INPUTS, sleep, TENANT } from './fixtures.ts';
 

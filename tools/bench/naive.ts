@@ -16,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
-import { type CheckoutInputs, checkoutPlaybook } from '../../lambdas/lib/playbooks/checkout/index.ts';
+import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
+import { type CheckoutInputs, checkoutPlaybook } from '../../playbooks/checkout/index.ts';
 
 /** What the naive script reports on stdout, one JSON object a line. */
 export type NaiveMessage =
@@ -102,6 +103,7 @@ export async function runNaiveCheckout(options: {
     const page = await (await browser.newContext()).newPage();
     const inputs = checkoutInputs();
     let evidence: unknown = null;
+    const verified = new Map<string, Evidence>();
     for (const [index, step] of checkoutPlaybook.steps.entries()) {
       const stepStarted = performance.now();
       const ctx: StepContext<CheckoutInputs> = {
@@ -118,11 +120,14 @@ export async function runNaiveCheckout(options: {
           say({ type: 'fault', index, id: step.id });
           await new Promise<never>(() => undefined); // the supervisor SIGKILLs us here
         },
+        // A naive runner keeps nothing between runs: only what this run verified.
+        evidence: (stepId) => verified.get(stepId),
       };
       await prepare(step, page, ctx);
       await step.run(page, ctx);
       evidence = await step.verify(page, ctx);
       if (evidence === null) throw new Error(`${step.id} did not verify`);
+      verified.set(step.id, evidence as Evidence);
       say({ type: 'step', index, id: step.id, ms: performance.now() - stepStarted });
     }
     say({ type: 'done', ms: performance.now() - started, orderEvidence: evidence });

@@ -6,7 +6,6 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
-import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
 import { DEMO_TENANT } from '../../local/seed.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
@@ -64,7 +63,7 @@ type Tracked = { f: PlannedFault; injected: boolean };
 export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutcome> {
   const started = Date.now();
   const deadline = started + ctx.jobTimeoutMs;
-  const steps = getPlaybook(spec.playbook).steps;
+  const steps = spec.steps;
   const faults: Tracked[] = spec.faults.map((f) => ({ f, injected: false }));
   const answered = new Set<string>();
   const reviewsAt = new Map<string, number>();

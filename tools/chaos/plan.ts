@@ -4,7 +4,7 @@
  */
 import { idempotencyKeyOf } from '../../lambdas/lib/engine/job-identity.ts';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
-import { getPlaybook } from '../../lambdas/lib/playbooks/registry.ts';
+import type { PlaybookCatalog, StepInfo } from './catalog.ts';
 import { checkoutInputs, SHOP_ACCOUNTS, syncInputs } from './inputs.ts';
 import type { Prng } from './prng.ts';
 
@@ -70,6 +70,8 @@ export interface JobSpec {
    */
   writes: { site: SiteName; step: string; key: string }[];
   faults: PlannedFault[];
+  /** The playbook's steps. */
+  steps: StepInfo[];
 }
 
 /** Steps that report a `mid-action` point in RunStep (see the playbooks' `ctx.faultPoint`). */
@@ -108,7 +110,7 @@ export function keyed(spec: JobSpec, tenantId: string, createdAt: string): void 
 }
 
 /** Builds the jobs of a run and deals the faults among them. */
-export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
+export function planRun(prng: Prng, runs: number, seed: number, catalog: PlaybookCatalog): JobSpec[] {
   // The accounts with a second factor come first, so even a short run signs in with TOTP and by SMS code.
   const accounts = [...prng.shuffle(SHOP_ACCOUNTS.slice(1)), SHOP_ACCOUNTS[0]];
   const jobs: JobSpec[] = [];
@@ -128,6 +130,7 @@ export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
         sites: ['shop'],
         writes: [{ site: 'shop', step: 'place-order', key: '' }],
         faults: [],
+        steps: catalog.steps(playbook),
       });
     } else {
       const inputs = syncInputs(prng);
@@ -143,6 +146,7 @@ export function planRun(prng: Prng, runs: number, seed: number): JobSpec[] {
           { site: 'billing', step: 'update-billing-address', key: '' },
         ],
         faults: [],
+        steps: catalog.steps(playbook),
       });
     }
   }
@@ -164,7 +168,7 @@ function dealFaults(prng: Prng, jobs: JobSpec[], perKind: number): void {
     const fault = concretize(prng, job, kind);
     job.faults.push(fault);
     if (fault.kind === 'layout-change') {
-      const steps = getPlaybook(job.playbook).steps;
+      const steps = job.steps;
       if (!steps[fault.stepIndex]?.needsApproval)
         job.body.approvals = [...(job.body.approvals ?? []), fault.step];
     }
@@ -172,7 +176,7 @@ function dealFaults(prng: Prng, jobs: JobSpec[], perKind: number): void {
 }
 
 function concretize(prng: Prng, job: JobSpec, kind: FaultKind): PlannedFault {
-  const steps = getPlaybook(job.playbook).steps;
+  const steps = job.steps;
   const at = (i: number): { stepIndex: number; step: string; site: SiteName } => ({
     stepIndex: i,
     step: steps[i]?.id ?? '',

@@ -7,7 +7,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { playbookDirs } from '../../lambdas/lib/playbooks/discovery/find.ts';
+import { loadPlaybooks } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import { freePorts } from '../../local/ports.ts';
+import { catalogOf } from './catalog.ts';
 import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';
@@ -53,7 +56,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   if (!tempDir) await rm(dataDir, { recursive: true, force: true });
   await mkdir(dataDir, { recursive: true });
 
-  const plan = planRun(createPrng(options.seed), options.runs, options.seed);
+  // The steps of the playbooks, found as the stack it starts finds them.
+  const catalog = catalogOf((await loadPlaybooks(playbookDirs([]))).registry);
+  const plan = planRun(createPrng(options.seed), options.runs, options.seed, catalog);
   const planned = emptyCounts();
   for (const j of plan) for (const f of j.faults) planned[f.kind]++;
   say(

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
+import { registerCatalogPaths } from './catalog/openapi.ts';
 import { registerConsolePaths } from './console/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
@@ -21,6 +22,7 @@ function registry(): OpenAPIRegistry {
   registerJobPaths(r, kit);
   registerEvidencePaths(r, kit);
   registerAccountPaths(r, kit);
+  registerCatalogPaths(r, kit);
   registerReportPaths(r, kit);
   registerKeyPaths(r, kit);
   registerNotificationPaths(r, kit);

@@ -1,4 +1,5 @@
 import { ACCOUNT_ROUTES } from './accounts/routes.ts';
+import { CATALOG_ROUTES } from './catalog/routes.ts';
 import { CONSOLE_ROUTES } from './console/routes.ts';
 import { EVIDENCE_ROUTES } from './evidence/routes.ts';
 import { JOB_ROUTES } from './jobs/routes.ts';
@@ -21,6 +22,7 @@ export const ROUTES: readonly Route[] = [
   ...EVIDENCE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
+  ...CATALOG_ROUTES,
   ...REPORT_ROUTES,
   ...KEY_ROUTES,
   ...NOTIFICATION_ROUTES,

@@ -4,6 +4,8 @@ import { resolveSecretEnv } from '../browser/secret-key.ts';
 import { getIntFromEnv, getOptionalStringFromEnv, getStringFromEnv } from '../config.ts';
 import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { createWebhookStore } from '../notifications/store.ts';
+import { bundledPlaybooks } from '../playbooks/bundled.ts';
+import type { PlaybookRegistry } from '../playbooks/registry.ts';
 import { createConsoleSessionStore } from './console/sessions.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
 import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-limit.ts';
@@ -23,13 +25,15 @@ import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-lim
  * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
  *   per source address, for requests with no valid key;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
+ *
+ * @param playbooks the bundle's (`bundledPlaybooks`), or `loadPlaybooks`' for an API run from its sources
  */
-export async function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<ApiDeps> {
+export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: PlaybookRegistry): Promise<ApiDeps> {
   const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET', 'BELAY_WEBHOOK_SIGNING_KEY']);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
   const shared = await sharedPartsFromEnv(env);
   const { doc, tableName } = shared;
-  const engine = await engineDepsFromEnv(env, shared);
+  const engine = await engineDepsFromEnv(env, playbooks, shared);
   const keys = createApiKeyStore({ doc, tableName });
   return {
     engine,
@@ -76,7 +80,7 @@ let cached: Promise<ApiDeps> | undefined;
 
 /** The process's API dependencies, built on first use and reused while the process is warm. */
 export function apiDeps(): Promise<ApiDeps> {
-  cached ??= apiDepsFromEnv().catch((err: unknown) => {
+  cached ??= apiDepsFromEnv(process.env, bundledPlaybooks).catch((err: unknown) => {
     cached = undefined;
     throw err;
   });

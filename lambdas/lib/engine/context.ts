@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
-import type { Job } from '../ledger/types.ts';
+import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
 import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
@@ -37,14 +37,28 @@ export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint 
   return endpoint;
 }
 
-/** The step context a playbook step runs with: inputs, idempotency key, credentials, redacting logger. */
+/** The evidence of each step's latest completion in `entries` (as the ledger keeps it: redacted). */
+export function verifiedEvidence(entries: readonly LedgerEntry[]): ReadonlyMap<string, Evidence> {
+  const found = new Map<string, Evidence>();
+  for (const e of entries) {
+    if (e.type === 'step-completed' && e.step && e.evidence) found.set(e.step, e.evidence);
+  }
+  return found;
+}
+
+/**
+ * The step context a playbook step runs with: inputs, idempotency key, credentials, redacting
+ * logger, and the evidence earlier steps verified (from `entries`, the job's ledger as read).
+ */
 export function stepContext(
   deps: EngineDeps,
   job: Job,
   playbook: Playbook,
   step: Step,
   stepIndex: number,
+  entries: readonly LedgerEntry[],
 ): StepContext {
+  const evidence = verifiedEvidence(entries);
   const apps: Record<string, { baseUrl: string }> = {};
   for (const name of Object.keys(playbook.applications)) {
     const endpoint = deps.applications[name];
@@ -65,6 +79,10 @@ export function stepContext(
     },
     log: deps.log.child({ tenantId: job.tenantId, jobId: job.jobId, step: step.id, requestId: randomUUID() }),
     faultPoint: (point) => deps.faultPoint(point, { jobId: job.jobId, step: step.id, stepIndex }),
+    evidence: (stepId) => {
+      const found = evidence.get(stepId);
+      return found ? { ...found } : undefined;
+    },
   };
 }
 

@@ -37,8 +37,12 @@ export function probeWrite(step: Step, page: Page, ctx: StepContext): Promise<Pr
 }
 
 /** The page shows the application's sign-in instead (the site signed the account out). */
-export async function signedOutNow(application: Application | undefined, page: Page): Promise<boolean> {
-  return application ? await application.isSignedOut(page).catch(() => false) : false;
+export async function signedOutNow(
+  application: Application | undefined,
+  page: Page,
+  ctx: StepContext,
+): Promise<boolean> {
+  return application ? await application.isSignedOut(page, ctx).catch(() => false) : false;
 }
 
 /** An intent with no completion after it, and what the engine has at hand to look for its effect. */

@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
 import { type AccountRegistry, createAccountRegistry } from '../accounts/directory.ts';
 import { createFileSecretStore, createNoSecretStore } from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
@@ -25,29 +24,18 @@ import { processLogger } from '../logger.ts';
 import { observeLedger } from '../metrics/ledger-metrics.ts';
 import { observeNotifier } from '../metrics/notifier-metrics.ts';
 import { processMetrics } from '../metrics/recorder.ts';
-import { getPlaybook } from '../playbooks/registry.ts';
+import { bundledPlaybooks } from '../playbooks/bundled.ts';
+import type { PlaybookRegistry } from '../playbooks/registry.ts';
+import { endpointsOf, parseApplications } from './applications.ts';
 import { eventBridgeNotifier, localNotifier } from './notifiers.ts';
 import { recordSessionOwner } from './session-owners.ts';
 import type { ApplicationEndpoint, EngineDeps, EngineSettings } from './types.ts';
-
-const ApplicationsSchema = z.record(
-  z.string().min(1),
-  z.object({ baseUrl: z.url(), allowedDomains: z.array(z.string().min(1)).optional() }),
-);
 
 /** `BELAY_APPLICATIONS`: application name -> base URL (and extra domains its pages may reach). */
 export function applicationsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, ApplicationEndpoint> {
-  const parsed = getJsonFromEnv('BELAY_APPLICATIONS', (v) => ApplicationsSchema.parse(v), env);
-  const out: Record<string, ApplicationEndpoint> = {};
-  for (const [name, app] of Object.entries(parsed)) {
-    out[name] = {
-      baseUrl: app.baseUrl,
-      allowedDomains: [new URL(app.baseUrl).hostname, ...(app.allowedDomains ?? [])],
-    };
-  }
-  return out;
+  return endpointsOf(parseApplications(getStringFromEnv('BELAY_APPLICATIONS', env), 'BELAY_APPLICATIONS'));
 }
 
 /**
@@ -157,13 +145,17 @@ export async function sharedPartsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 }
 
 /**
- * Builds the engine's dependencies from the environment. Called once per process (cold start).
- * Besides the variables of {@link settingsFromEnv}: `BELAY_DEFAULT_PLAN` (plan of a tenant with
- * none recorded), `BELAY_PLAN_CAPS` (caps per plan), `BELAY_SERIALIZE_ACCOUNTS` (one job per
- * connected account at a time).
+ * Builds the engine's dependencies from the environment and the playbooks it runs. Called once
+ * per process (cold start). Besides the variables of {@link settingsFromEnv}: `BELAY_DEFAULT_PLAN`
+ * (plan of a tenant with none recorded), `BELAY_PLAN_CAPS` (caps per plan),
+ * `BELAY_SERIALIZE_ACCOUNTS` (one job per connected account at a time).
+ *
+ * @param playbooks the bundle's own (`bundledPlaybooks`), or what `loadPlaybooks` found for a
+ *   process that runs the engine from its sources (the local stack's API, tests)
  */
 export async function engineDepsFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
+  playbooks: PlaybookRegistry,
   shared?: SharedParts,
 ): Promise<EngineDeps> {
   const { doc, tableName, accounts, secrets } = shared ?? (await sharedPartsFromEnv(env));
@@ -182,7 +174,7 @@ export async function engineDepsFromEnv(
         log.correlate({ step: entry.step, attempt: entry.attempt, sessionId: entry.sessionId }),
     }),
     browser: await browserAdapterFromDeployedEnv(env),
-    playbooks: { get: getPlaybook },
+    playbooks,
     accounts,
     secrets,
     capacity: createLeaseCapacity({
@@ -217,9 +209,12 @@ export async function engineDepsFromEnv(
 
 let cached: Promise<EngineDeps> | undefined;
 
-/** The process's engine dependencies, built on first use and reused while the process is warm. */
+/**
+ * The process's engine dependencies, built on first use and reused while the process is warm:
+ * a bundled handler's, with the playbooks generated into its bundle.
+ */
 export function engineDeps(): Promise<EngineDeps> {
-  cached ??= engineDepsFromEnv().catch((err: unknown) => {
+  cached ??= engineDepsFromEnv(process.env, bundledPlaybooks).catch((err: unknown) => {
     cached = undefined;
     throw err;
   });

@@ -5,7 +5,8 @@ import type { ScreenshotStore } from '../evidence/store.ts';
 import type { Ledger } from '../ledger/index.ts';
 import type { ScreenshotRef } from '../ledger/types.ts';
 import type { BelayLogger } from '../logger.ts';
-import type { FaultPoint, Playbook } from '../playbooks/contract.ts';
+import type { FaultPoint } from '../playbooks/contract.ts';
+import type { PlaybookRegistry } from '../playbooks/registry.ts';
 import type { WaitRequest } from './waits.ts';
 
 /** Where an application lives for this deployment, and which domains its pages may reach. */
@@ -71,7 +72,8 @@ export const DEFAULT_SETTINGS: EngineSettings = {
 export interface EngineDeps {
   ledger: Ledger;
   browser: BrowserAdapter;
-  playbooks: { get(id: string): Playbook };
+  /** The playbooks this deployment runs (found in the playbook folders; the engine names none). */
+  playbooks: PlaybookRegistry;
   accounts: AccountDirectory;
   secrets: SecretStore;
   capacity: Capacity;

@@ -65,6 +65,14 @@ export interface StepContext<I = Record<string, unknown>> {
   log: Logger;
   /** Playbooks call this between the parts of a multi-part action ('mid-action'). No-op unless a fault is armed. */
   faultPoint(point: FaultPoint): Promise<void>;
+  /**
+   * The evidence an earlier step of this job verified (its latest completion, as the ledger
+   * keeps it: redacted), or undefined when that step has not completed (or its evidence was too
+   * large to keep inline). A report id made in step 3 is what step 7's `restore` needs.
+   * @example
+   * const reportId = ctx.evidence('create-report')?.reportId;
+   */
+  evidence(stepId: string): Evidence | undefined;
 }
 
 /**
@@ -111,11 +119,27 @@ export interface Step<I = Record<string, unknown>> {
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
 }
 
-/** An application a playbook works on: how to tell and restore its sign-in. */
+/**
+ * An application a playbook works on: how to tell and restore its sign-in. `formSignIn` in the
+ * SDK builds one for an ordinary form sign-in; write one by hand only for what it cannot describe.
+ */
 export interface Application {
   name: string;
-  /** Is this page the application's sign-in (or one-time-code) form? */
-  isSignedOut(page: Page): Promise<boolean>;
+  /**
+   * Is this page the application's sign-in (or one-time-code) form? The engine passes the step
+   * context (so the page's origin can be checked against the application's); other callers may not.
+   */
+  isSignedOut(page: Page, ctx?: StepContext): Promise<boolean>;
+  /**
+   * Optional: does the page show the account signed in (its name, a "Sign out" button)? The
+   * SDK's `signInStep` needs it; `formSignIn` gives it.
+   */
+  isSignedIn?(page: Page, ctx?: StepContext): Promise<boolean>;
+  /**
+   * Optional: does a page anyone may see (a public catalogue) show that the account is signed
+   * out (a "Sign in" link)? A step that needs the account is then `signed_out` there.
+   */
+  showsSignedOut?(page: Page, ctx?: StepContext): Promise<boolean>;
   /** Sign in with the account's credentials; TOTP is handled here, an out-of-band code is not. */
   signIn(page: Page, ctx: StepContext): Promise<SignInResult>;
   /** Enter a one-time code a person supplied (MFA handoff). Returns whether the sign-in is now complete. */
@@ -135,4 +159,13 @@ export interface Playbook<I = Record<string, unknown>> {
   screenshots?: ScreenshotPolicy;
   /** CSS selectors masked in every screenshot of this playbook (see `Step.sensitive`). */
   sensitive?: string[];
+  /**
+   * The inputs as JSON Schema, when the playbook was written against one (the declarative form);
+   * otherwise `GET /playbooks` derives it from `inputSchema`.
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /** Inputs that fit `inputSchema`: shown by `GET /playbooks`, used by `npm run playbook -- test` when given none. */
+  exampleInputs?: I;
+  /** Only these tenants may run the playbook (default: every tenant). */
+  tenants?: readonly string[];
 }

@@ -67,3 +67,72 @@ export class MissingApplicationError extends BelayError {
     this.application = application;
   }
 }
+
+/** A playbook (or application) fails the SDK's checks: every problem, one per line. */
+export class PlaybookDefinitionError extends BelayError {
+  readonly playbook: string;
+  readonly problems: readonly string[];
+  constructor(playbook: string, problems: readonly string[], options?: ErrorOptions) {
+    super(
+      'PlaybookDefinitionError',
+      'playbook-definition',
+      `${playbook} is not a valid playbook:\n  ${problems.join('\n  ')}`,
+      options,
+    );
+    this.playbook = playbook;
+    this.problems = problems;
+  }
+}
+
+/** A playbook file could not be loaded or is not valid; `problems` name the line and field where known. */
+export class PlaybookFileError extends BelayError {
+  readonly file: string;
+  readonly problems: readonly string[];
+  constructor(file: string, problems: readonly string[], options?: ErrorOptions) {
+    super('PlaybookFileError', 'playbook-file', `${file}:\n  ${problems.join('\n  ')}`, options);
+    this.file = file;
+    this.problems = problems;
+  }
+}
+
+/** Two playbook files define the same `name@version`. */
+export class DuplicatePlaybookError extends BelayError {
+  readonly playbookId: string;
+  readonly files: readonly string[];
+  constructor(playbookId: string, files: readonly string[], options?: ErrorOptions) {
+    super(
+      'DuplicatePlaybookError',
+      'duplicate-playbook',
+      `two playbooks have the id ${playbookId}: ${files.join(' and ')}; change the name or the version of one`,
+      options,
+    );
+    this.playbookId = playbookId;
+    this.files = files;
+  }
+}
+
+/** A folder given to look for playbooks in does not exist or cannot be read. */
+export class PlaybookDirectoryError extends BelayError {
+  readonly directory: string;
+  constructor(directory: string, detail: string, options?: ErrorOptions) {
+    super(
+      'PlaybookDirectoryError',
+      'playbook-directory',
+      `playbooks folder ${directory}: ${detail}`,
+      options,
+    );
+    this.directory = directory;
+  }
+}
+
+/** The engine was run from its sources without playbooks: they come from the bundle or from `loadPlaybooks`. */
+export class UnbundledPlaybooksError extends BelayError {
+  constructor(options?: ErrorOptions) {
+    super(
+      'UnbundledPlaybooksError',
+      'unbundled-playbooks',
+      'no playbooks: this code runs unbundled; bundle it with lambdas/bundling.ts (which generates the registry) or pass the playbooks from loadPlaybooks()',
+      options,
+    );
+  }
+}

@@ -6,6 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { Evidence } from '../ledger/types.ts';
 import type { Application, PreconditionResult, ProbeResult, StepContext } from './contract.ts';
 import { MissingApplicationError } from './errors.ts';
+import { describeTarget, type Target, visibleTarget } from './target.ts';
 
 /** How long a precondition lets the page finish loading. */
 export const LOAD_TIMEOUT_MS = 10_000;
@@ -17,7 +18,7 @@ export const READY_TIMEOUT_MS = 1_000;
 /** How long a verify or probe waits for the element that carries its evidence. */
 export const EVIDENCE_TIMEOUT_MS = 3_000;
 
-/** The selector of a test hook (`data-testid`) of the demo sites' classic layout. */
+/** The selector of a test hook: `tid('cart')` is `[data-testid="cart"]`. */
 export function tid(name: string): string {
   return `[data-testid="${name}"]`;
 }
@@ -119,16 +120,21 @@ export interface StartSpec {
   application: Application;
   /** Where the step starts (path only). */
   path: RegExp;
-  /** The element the step acts on first; missing on the right page = the layout changed. */
-  ready: string;
+  /** The element the step acts on first (a CSS selector or a target); missing on the right page = the layout changed. */
+  ready: Target;
   /** The step needs a signed-in account (default true). */
   signedIn?: boolean;
 }
 
 /**
  * The precondition of every step: signed out (the sign-in form, or a public page showing
- * "Sign in"), the wrong page (another origin or path: restore can fix it), or the right
- * page without the element the step starts from (the layout changed: do not guess).
+ * "Sign in": the application's `isSignedOut` and `showsSignedOut`), the wrong page (another
+ * origin or path: restore can fix it), or the right page without the element the step starts
+ * from (the layout changed: do not guess; a person looks at the page).
+ *
+ * @example
+ * precondition: (page, ctx) =>
+ *   checkStart(page, ctx, { app: 'shop', application: shop, path: /^\/cart$/, ready: tid('checkout-button') }),
  */
 export async function checkStart(
   page: Page,
@@ -145,7 +151,9 @@ export async function checkStart(
       detail: `the page is not in ${spec.app} (${url?.protocol ?? 'no url'})`,
     };
   }
-  if (await spec.application.isSignedOut(page)) {
+  // The application's own signs, never a site's markup guessed at here.
+  const appCtx = ctx as StepContext;
+  if (await spec.application.isSignedOut(page, appCtx).catch(() => false)) {
     return { ok: false, reason: 'signed_out', detail: `${spec.app} shows its sign-in page` };
   }
   if (!spec.path.test(url.pathname)) {
@@ -157,11 +165,7 @@ export async function checkStart(
   }
   if (
     spec.signedIn !== false &&
-    (await page
-      .locator(tid('signin-link'))
-      .first()
-      .isVisible()
-      .catch(() => false))
+    (await spec.application.showsSignedOut?.(page, appCtx).catch(() => false)) === true
   ) {
     return {
       ok: false,
@@ -169,11 +173,11 @@ export async function checkStart(
       detail: `${spec.app} shows "Sign in": the account is signed out`,
     };
   }
-  if (!(await visibleWithin(page, spec.ready, READY_TIMEOUT_MS))) {
+  if (!(await visibleTarget(page, spec.ready, READY_TIMEOUT_MS))) {
     return {
       ok: false,
       reason: 'layout_changed',
-      detail: `${spec.app} ${url.pathname} has no ${spec.ready}`,
+      detail: `${spec.app} ${url.pathname} has no ${describeTarget(spec.ready)}`,
     };
   }
   return { ok: true };

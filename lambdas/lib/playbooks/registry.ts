@@ -1,25 +1,61 @@
-/** The playbooks that ship with the Lambdas, by `name@version`. */
-import { checkoutPlaybook } from './checkout/index.ts';
-import type { Playbook } from './contract.ts';
-import { crmBillingSyncPlaybook } from './crm-billing-sync/index.ts';
-import { UnknownPlaybookError } from './errors.ts';
-
-const PLAYBOOKS: ReadonlyMap<string, Playbook> = new Map<string, Playbook>(
-  [checkoutPlaybook, crmBillingSyncPlaybook].map((p) => [p.id, p]),
-);
-
 /**
- * The playbook registered as `id` (`name@version`).
- * @throws UnknownPlaybookError naming the known ids.
- * @example getPlaybook('checkout@1').steps.length // 14
+ * The playbooks one deployment runs, by `name@version`. Nothing here names a playbook: the
+ * registry is built from what was found in the playbook folders (`discovery/`), in the bundle
+ * by the module generated at bundle time (`bundled.ts`), in a local process by `loadPlaybooks`.
  */
-export function getPlaybook(id: string): Playbook {
-  const playbook = PLAYBOOKS.get(id);
-  if (!playbook) throw new UnknownPlaybookError(id, [...PLAYBOOKS.keys()]);
-  return playbook;
+import type { Playbook } from './contract.ts';
+import { playbookProblems } from './define.ts';
+import { DuplicatePlaybookError, PlaybookFileError, UnknownPlaybookError } from './errors.ts';
+
+/** One playbook and the file it came from (repository-relative or absolute, for messages). */
+export interface PlaybookEntry {
+  playbook: Playbook;
+  source: string;
 }
 
-/** Every registered playbook, in registration order. */
-export function listPlaybooks(): Playbook[] {
-  return [...PLAYBOOKS.values()];
+/** Where the engine and the API find playbooks. */
+export interface PlaybookRegistry {
+  /**
+   * The playbook registered as `id` (`name@version`).
+   * @throws UnknownPlaybookError naming the known ids.
+   */
+  get(id: string): Playbook;
+  /** Every registered playbook, in the order found (folders in order, files by name). */
+  list(): Playbook[];
+  /** The file a playbook came from, or undefined for an unknown id. */
+  sourceOf(id: string): string | undefined;
+}
+
+/**
+ * A registry of `entries`, each checked as `definePlaybook` checks (whatever its module did).
+ *
+ * @throws PlaybookFileError naming the file and every problem of a playbook that is not valid
+ * @throws DuplicatePlaybookError naming both files when two playbooks have one id
+ * @example
+ * const registry = createPlaybookRegistry([{ playbook: checkout, source: 'playbooks/checkout/index.ts' }]);
+ * registry.get('checkout@1').steps.length; // 14
+ */
+export function createPlaybookRegistry(entries: readonly PlaybookEntry[]): PlaybookRegistry {
+  const byId = new Map<string, PlaybookEntry>();
+  for (const entry of entries) {
+    const problems = playbookProblems(entry.playbook);
+    if (problems.length > 0) throw new PlaybookFileError(entry.source, problems);
+    const earlier = byId.get(entry.playbook.id);
+    if (earlier) throw new DuplicatePlaybookError(entry.playbook.id, [earlier.source, entry.source]);
+    byId.set(entry.playbook.id, entry);
+  }
+  return {
+    get(id) {
+      const entry = byId.get(id);
+      if (!entry) throw new UnknownPlaybookError(id, [...byId.keys()]);
+      return entry.playbook;
+    },
+    list: () => [...byId.values()].map((e) => e.playbook),
+    sourceOf: (id) => byId.get(id)?.source,
+  };
+}
+
+/** May `tenantId` run `playbook`? (A playbook without `tenants` is every tenant's.) */
+export function tenantMayRun(playbook: Playbook, tenantId: string): boolean {
+  return playbook.tenants === undefined || playbook.tenants.includes(tenantId);
 }

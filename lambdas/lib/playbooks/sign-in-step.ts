@@ -1,27 +1,53 @@
 /**
- * The sign-in step of a demo application, shared by the playbooks. Its precondition reports
- * `signed_out` while the account is signed out, so the engine signs in through its
- * re-authentication path (TOTP by itself; a person's one-time code through `mfa_required`);
- * its run does the same when driven directly.
+ * A sign-in step for any application that can tell a signed-in page (`isSignedIn`; every
+ * `formSignIn` application can). Its precondition reports `signed_out` while the account is
+ * signed out, so the engine signs in through its re-authentication path (TOTP by itself; a
+ * person's one-time code through `mfa_required`); its run does the same when driven directly.
  */
-import type { Application, PreconditionResult, Step } from './contract.ts';
-import { MfaRequiredError } from './errors.ts';
-import {
-  appBase,
-  appUrl,
-  goto,
-  LOAD_TIMEOUT_MS,
-  pageUrl,
-  READY_TIMEOUT_MS,
-  tid,
-  visibleWithin,
-} from './page.ts';
+import type { Page } from 'playwright-core';
+import type { Application, PreconditionResult, Step, StepContext } from './contract.ts';
+import { MfaRequiredError, PlaybookDefinitionError } from './errors.ts';
+import { appBase, appUrl, goto, LOAD_TIMEOUT_MS, pageUrl, READY_TIMEOUT_MS } from './page.ts';
 
-/** A read step that leaves `app` signed in, on the page it was on (or the application's home). */
-export function signInStep(id: string, app: string, application: Application): Step {
+/** An application that can tell a signed-in page. */
+export type SignInApplication = Application & Required<Pick<Application, 'isSignedIn'>>;
+
+async function signedInWithin(
+  application: SignInApplication,
+  page: Page,
+  ctx: StepContext,
+  timeoutMs: number,
+): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await application.isSignedIn(page, ctx).catch(() => false)) return true;
+    if (Date.now() >= until) return false;
+    await page.waitForTimeout(100).catch(() => undefined);
+  }
+}
+
+/**
+ * A read step that leaves `app` signed in, on the page it was on (or the application's home).
+ * Safe to run twice: signed in already, it does nothing.
+ *
+ * @example
+ * const shop = formSignIn({ name: 'shop', ... });
+ * steps: [signInStep('sign-in', 'shop', shop), ...]
+ */
+export function signInStep<I = Record<string, unknown>>(
+  id: string,
+  app: string,
+  application: SignInApplication,
+  options: { title?: string; home?: string } = {},
+): Step<I> {
+  if (typeof application.isSignedIn !== 'function')
+    throw new PlaybookDefinitionError(`step ${id}`, [
+      `application ${application.name} cannot tell a signed-in page (isSignedIn); formSignIn gives it`,
+    ]);
+  const asCtx = (ctx: StepContext<I>): StepContext => ctx as unknown as StepContext;
   return {
     id,
-    title: `Sign in to ${app}`,
+    title: options.title ?? `Sign in to ${app}`,
     kind: 'read',
     app,
     async precondition(page, ctx): Promise<PreconditionResult> {
@@ -30,39 +56,37 @@ export function signInStep(id: string, app: string, application: Application): S
       if (!url || url.origin !== appBase(ctx, app).origin) {
         return { ok: false, reason: 'wrong_page', detail: `the page is not in ${app}` };
       }
-      if (await application.isSignedOut(page))
+      if (await application.isSignedOut(page, asCtx(ctx)).catch(() => false))
         return { ok: false, reason: 'signed_out', detail: `${app} asks to sign in` };
-      if (
-        await page
-          .locator(tid('signin-link'))
-          .first()
-          .isVisible()
-          .catch(() => false)
-      ) {
+      if ((await application.showsSignedOut?.(page, asCtx(ctx)).catch(() => false)) === true) {
         return { ok: false, reason: 'signed_out', detail: `${app} shows "Sign in"` };
       }
-      if (!(await visibleWithin(page, tid('account-name'), READY_TIMEOUT_MS))) {
+      if (!(await signedInWithin(application, page, asCtx(ctx), READY_TIMEOUT_MS))) {
         return {
           ok: false,
           reason: 'layout_changed',
-          detail: `${app} ${url.pathname} shows neither "Sign in" nor the account`,
+          detail: `${app} ${url.pathname} shows neither "Sign in" nor the signed-in account`,
         };
       }
       return { ok: true };
     },
     async restore(page, ctx): Promise<void> {
-      await goto(page, appUrl(ctx, app, '/'));
+      await goto(page, appUrl(ctx, app, options.home ?? '/'));
     },
     async run(page, ctx): Promise<void> {
-      if (await visibleWithin(page, tid('account-name'), 500)) return;
-      const result = await application.signIn(page, ctx);
+      if (await signedInWithin(application, page, asCtx(ctx), 500)) return;
+      const result = await application.signIn(page, asCtx(ctx));
       if (result.status === 'mfa_required') throw new MfaRequiredError(app, result.detail);
     },
     async verify(page, ctx) {
       const url = pageUrl(page);
-      if (!url || url.origin !== appBase(ctx, app).origin || (await application.isSignedOut(page)))
+      if (
+        !url ||
+        url.origin !== appBase(ctx, app).origin ||
+        (await application.isSignedOut(page, asCtx(ctx)).catch(() => false))
+      )
         return null;
-      return (await visibleWithin(page, tid('account-name'), 2_000))
+      return (await signedInWithin(application, page, asCtx(ctx), 2_000))
         ? { signedIn: true, application: app }
         : null;
     },

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,19 +16,26 @@ import {
 import { ENGINE_FUNCTIONS } from '../../../cdk/engine-functions.ts';
 import { REPO_ROOT } from '../../../cdk/paths.ts';
 import type { StateMachineFunction } from '../../../lambdas/lib/engine/functions.ts';
+import { playbookDirs } from '../../../lambdas/lib/playbooks/discovery/find.ts';
+import { registryModuleForDirs } from '../../../lambdas/lib/playbooks/discovery/registry-module.ts';
 import { cdkJsonContext, fixture, TestApps } from '../../support/cdk.ts';
 
 const apps = new TestApps();
 afterAll(() => apps.cleanup());
 
-/** Bundles the browser fixture through the construct (real esbuild) and returns the asset dir. */
-function bundle(runtimeModules?: readonly string[]): string {
+/** Bundles a fixture through the construct (real esbuild) and returns the asset dir. */
+function bundle(
+  runtimeModules?: readonly string[],
+  entry = 'browser-handler.ts',
+  playbookRegistry?: string,
+): string {
   const app = apps.app({}, { bundling: true });
   const stack = new Stack(app, 'BundlingTest');
   new BelayFunction(stack, 'Browser', {
-    entry: fixture('browser-handler.ts'),
+    entry: fixture(entry),
     timeout: Duration.seconds(30),
     runtimeModules,
+    ...(playbookRegistry ? { playbookRegistry } : {}),
   });
   const [fn] = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
   const key = fn?.Properties.Code.S3Key as string;
@@ -67,6 +75,61 @@ describe('Construct: BelayFunction bundling (esbuild, no Docker)', () => {
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
     await expect(invoke(dir)).rejects.toThrow(/__dirname is not defined|Cannot find module/);
   });
+});
+
+describe('Playbook folders in the bundle (cdk synth -c belay:playbooks=<dir>)', () => {
+  it('bundles the playbooks of a folder outside the repository beside the repository ones', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'belay-cdk-playbooks-'));
+    try {
+      cpSync(join(REPO_ROOT, 'test', 'fixtures', 'outside-playbooks'), outside, { recursive: true });
+      const registry = registryModuleForDirs(playbookDirs([outside], {}));
+      const dir = bundle(PLAYWRIGHT_RUNTIME_MODULES, 'playbooks-handler.ts', registry);
+      const { ids, steps } = JSON.parse(await invoke(dir)) as {
+        ids: string[];
+        steps: Record<string, string[]>;
+      };
+      expect(ids).toEqual(expect.arrayContaining(['checkout@1', 'expenses@1', 'expense-report@1']));
+      expect(steps['expenses@1']).toEqual(['sign-in', 'create-report', 'add-line']);
+      expect(steps['expense-report@1']).toEqual(['sign-in', 'create-report']);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it.each([
+    ['two playbooks with one id', ['ok', 'dup'], ['test/fixtures/playbooks/dup/tiny/index.ts']],
+    [
+      'a module with no default export',
+      ['bad-module'],
+      ['bad-module/no-export/index.ts', 'has no default export'],
+    ],
+    ['an invalid declarative file', ['bad-yaml'], ['bad-yaml/broken.playbook.yaml', 'line 24, column 9']],
+  ])(
+    'fails the synth on %s, naming the file',
+    async (_label, dirs, expected) => {
+      const value = JSON.stringify(dirs.map((d) => join(REPO_ROOT, 'test', 'fixtures', 'playbooks', d)));
+      const outdir = mkdtempSync(join(tmpdir(), 'belay-cdk-bad-'));
+      try {
+        const failure = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'cdk/app.ts'], {
+          cwd: REPO_ROOT,
+          timeout: 60_000,
+          env: {
+            ...process.env,
+            CDK_OUTDIR: outdir,
+            CDK_CONTEXT_JSON: JSON.stringify({ 'belay:playbooks': value }),
+          },
+        }).then(
+          () => undefined,
+          (err: { code?: number; stderr?: string }) => err,
+        );
+        expect(failure?.code).toBe(1);
+        for (const text of expected) expect(failure?.stderr).toContain(text);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+    70_000,
+  );
 });
 
 describe('Stack: BelayStack bundling (what `cdk synth` does)', () => {

@@ -4,7 +4,8 @@
  * a child process killed and restarted once, checked against the demo sites' own records.
  * Plus the plan and the re-execution check on their own, without a stack.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { catalogOf, type PlaybookCatalog } from '../../../tools/chaos/catalog.ts';
 import type { EntryView } from '../../../tools/chaos/clients.ts';
 import type { SeenEvent } from '../../../tools/chaos/events.ts';
 import { FAULT_KINDS, faultsPerKind, planRun } from '../../../tools/chaos/plan.ts';
@@ -12,16 +13,22 @@ import { createPrng } from '../../../tools/chaos/prng.ts';
 import { formatSummary } from '../../../tools/chaos/report.ts';
 import { runChaos } from '../../../tools/chaos/run.ts';
 import { reExecutions } from '../../../tools/chaos/verify.ts';
+import { repoPlaybooks } from '../../support/playbooks.ts';
 
 const SEED = 1;
 const RUNS = 4;
 
+let catalog: PlaybookCatalog;
+beforeAll(async () => {
+  catalog = catalogOf((await repoPlaybooks()).registry);
+});
+
 describe('the chaos plan', () => {
   it('is the same for the same seed, and puts every fault kind in a run of four', () => {
-    const a = planRun(createPrng(SEED), RUNS, SEED);
-    const b = planRun(createPrng(SEED), RUNS, SEED);
+    const a = planRun(createPrng(SEED), RUNS, SEED, catalog);
+    const b = planRun(createPrng(SEED), RUNS, SEED, catalog);
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-    expect(JSON.stringify(planRun(createPrng(2), RUNS, 2))).not.toBe(JSON.stringify(a));
+    expect(JSON.stringify(planRun(createPrng(2), RUNS, 2, catalog))).not.toBe(JSON.stringify(a));
     const kinds = new Set(a.flatMap((j) => j.faults.map((f) => f.kind)));
     expect([...kinds].sort()).toEqual([...FAULT_KINDS].sort());
     expect(new Set(a.map((j) => j.playbook))).toEqual(new Set(['checkout@1', 'crm-billing-sync@1']));
@@ -30,13 +37,13 @@ describe('the chaos plan', () => {
   });
 
   it('plans every kind six times over thirty jobs (five must land), a dropped response never with a kill after that write', () => {
-    const plan = planRun(createPrng(7), 30, 7);
+    const plan = planRun(createPrng(7), 30, 7, catalog);
     expect(faultsPerKind(30)).toBe(6);
     for (const kind of FAULT_KINDS) {
       expect(plan.flatMap((j) => j.faults).filter((f) => f.kind === kind)).toHaveLength(6);
     }
     let checked = 0;
-    for (const job of planRun(createPrng(30), 30, 30)) {
+    for (const job of planRun(createPrng(30), 30, 30, catalog)) {
       const drop = job.faults.find((f) => f.kind === 'drop-write-response');
       const after = job.faults.filter(
         (f) => f.kind === 'worker-kill:after-action' || f.kind === 'worker-kill:during-checkpoint',

@@ -209,14 +209,15 @@ describe('belay, the command line', () => {
     expect(watched.code).toBe(0);
     expect((await stack.ledger.getJob(TENANT, 'demo-checkout-1')).status).toBe('SUCCEEDED');
 
-    // keys create through the API (admin), and the new key works; playbooks list says where it comes from.
+    // keys create through the API (admin), and the new key works; playbooks list comes from GET /playbooks.
     const created = await belay(['--json', 'keys', 'create', '--roles', 'approver', '--label', 'cli']);
     expect(created.code, created.err).toBe(0);
     const newKey = (JSON.parse(created.out) as { apiKey: string }).apiKey;
     expect((await belay(['jobs', 'list'], { BELAY_KEY: newKey })).code).toBe(0);
     const playbooks = await belay(['playbooks', 'list']);
-    expect(playbooks.out).toContain('checkout@1');
-    expect(playbooks.err).toContain('no GET /playbooks');
+    expect(playbooks.code, playbooks.err).toBe(0);
+    expect(playbooks.out).toMatch(/checkout@1\s+14 steps/);
+    expect(playbooks.out).toMatch(/crm-billing-sync@1\s+\d+ steps/);
     expect((await belay(['logout'])).code).toBe(0);
   }, 600_000);
 });

@@ -18,10 +18,11 @@ import { RATES, RATES_AS_OF } from '../../../lambdas/lib/cost/rates.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger, type Job } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
-import { getPlaybook } from '../../../lambdas/lib/playbooks/registry.ts';
 import { startLocalApi } from '../../../local/api/server.ts';
+import { checkoutPlaybook } from '../../../playbooks/checkout/index.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
 import { CHECKOUT_INPUTS } from '../../support/fixtures.ts';
+import { registryOf } from '../../support/playbooks.ts';
 import { call } from '../api/support/http.ts';
 import { EXPECTED, JOBS, NOW, records, T } from './example.ts';
 
@@ -171,7 +172,7 @@ describe('Route: GET /reports/cost', () => {
         ledger,
         clock: () => NOW,
         log: createLogger({ sink: () => undefined }),
-        playbooks: { get: getPlaybook },
+        playbooks: registryOf(checkoutPlaybook),
         applications: {},
         capacity: createLeaseCapacity({ doc, tableName }),
         settings: DEFAULT_SETTINGS,

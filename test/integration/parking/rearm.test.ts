@@ -13,9 +13,10 @@ import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/t
 import { createNoScreenshotStore } from '../../../lambdas/lib/evidence/store.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
-import { getPlaybook } from '../../../lambdas/lib/playbooks/registry.ts';
+import { checkoutPlaybook } from '../../../playbooks/checkout/index.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
 import { CHECKOUT_INPUTS } from '../../support/fixtures.ts';
+import { registryOf } from '../../support/playbooks.ts';
 
 const ddb = useDynamoDb();
 const TENANT = 't-rearm';
@@ -36,7 +37,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       isAlive: unused,
       usage: unused,
     },
-    playbooks: { get: getPlaybook },
+    playbooks: registryOf(checkoutPlaybook),
     // The real directory: re-arming checks the job's accounts are still the tenant's.
     accounts: createAccountRegistry({ doc: ddb.doc(), tableName: ddb.tableName() }),
     secrets: { getCredentials: unused },

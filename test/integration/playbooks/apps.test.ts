@@ -4,12 +4,15 @@ import type { DemoSiteName } from '../../../demo/accounts.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
-import { billingApplication } from '../../../lambdas/lib/playbooks/apps/billing.ts';
-import { crmApplication } from '../../../lambdas/lib/playbooks/apps/crm.ts';
-import { shopApplication } from '../../../lambdas/lib/playbooks/apps/shop.ts';
-import type { Application, StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
+import type { StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
 import { MfaRequiredError, SignInFailedError } from '../../../lambdas/lib/playbooks/errors.ts';
+import type { FormSignInApplication } from '../../../lambdas/lib/playbooks/form-sign-in.ts';
 import { signInStep } from '../../../lambdas/lib/playbooks/sign-in-step.ts';
+import {
+  billing as billingApplication,
+  crm as crmApplication,
+  shop as shopApplication,
+} from '../../../playbooks/demo-sites.ts';
 import { contextFor, launchChromium, newJob } from './harness.ts';
 
 let browser: Browser;
@@ -36,7 +39,7 @@ afterEach(async () => {
   await context.close();
 });
 
-const APPS: Array<[DemoSiteName, Application]> = [
+const APPS: Array<[DemoSiteName, FormSignInApplication]> = [
   ['shop', shopApplication],
   ['crm', crmApplication],
   ['billing', billingApplication],

@@ -5,9 +5,9 @@ import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
-import type { CheckoutInputs } from '../../../lambdas/lib/playbooks/checkout/index.ts';
-import { checkoutPlaybook as playbook } from '../../../lambdas/lib/playbooks/checkout/index.ts';
 import { StepActionError } from '../../../lambdas/lib/playbooks/errors.ts';
+import type { CheckoutInputs } from '../../../playbooks/checkout/index.ts';
+import { checkoutPlaybook as playbook } from '../../../playbooks/checkout/index.ts';
 import { CHECKOUT_STEPS } from '../../support/fixtures.ts';
 import type { SiteClient } from '../sites/http-client.ts';
 import {

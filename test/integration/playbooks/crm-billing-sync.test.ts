@@ -4,8 +4,8 @@ import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
-import type { CrmBillingSyncInputs } from '../../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
-import { crmBillingSyncPlaybook as playbook } from '../../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
+import type { CrmBillingSyncInputs } from '../../../playbooks/crm-billing-sync/index.ts';
+import { crmBillingSyncPlaybook as playbook } from '../../../playbooks/crm-billing-sync/index.ts';
 import {
   contextFor,
   drive,

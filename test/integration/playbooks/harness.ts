@@ -59,10 +59,19 @@ export interface Job<I> {
   accounts: Partial<Record<DemoSiteName, string>>;
   sites: StartedSites;
   log: LogEntry[];
+  /** What each step verified, as the ledger would give it to later steps (`ctx.evidence`). */
+  evidence: Record<string, Evidence>;
 }
 
 export function newJob<I>(sites: StartedSites, inputs: I, accounts: Job<I>['accounts']): Job<I> {
-  return { jobId: `job-${Math.random().toString(36).slice(2, 10)}`, inputs, accounts, sites, log: [] };
+  return {
+    jobId: `job-${Math.random().toString(36).slice(2, 10)}`,
+    inputs,
+    accounts,
+    sites,
+    log: [],
+    evidence: {},
+  };
 }
 
 /** The StepContext the engine would build for `step` of `job`. */
@@ -87,6 +96,7 @@ export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
     },
     log: memoryLogger(job.log),
     faultPoint: async () => undefined,
+    evidence: (stepId) => job.evidence[stepId],
   };
 }
 
@@ -132,7 +142,9 @@ export async function drive<I>(
   }
   if (!pre.ok) return { pre, evidence: null };
   await step.run(page, ctx);
-  return { pre, evidence: await step.verify(page, ctx) };
+  const evidence = await step.verify(page, ctx);
+  if (evidence) job.evidence[step.id] = evidence;
+  return { pre, evidence };
 }
 
 /** Drives steps in order up to (not including) `untilId`, expecting each to verify. */

@@ -28,6 +28,7 @@ describe('Function: readConfig', () => {
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
       defaultPlan: 'free',
       provisionedRunSteps: 0,
+      playbookDirs: [],
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });

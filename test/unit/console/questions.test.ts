@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { questionCard, questionOf } from '../../../lambdas/lib/api/console/questions.ts';
 import type { Principal } from '../../../lambdas/lib/auth/api-keys.ts';
 import { type Job, type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
-import { getPlaybook } from '../../../lambdas/lib/playbooks/registry.ts';
+import { checkoutPlaybook } from '../../../playbooks/checkout/index.ts';
 
-const playbook = getPlaybook('checkout@1');
+const playbook = checkoutPlaybook;
 const APPROVER: Principal = { tenantId: 't', roles: ['approver'], keyId: 'blk_approver0001' };
 const SUBMITTER: Principal = { tenantId: 't', roles: ['submitter'], keyId: 'blk_submitter001' };
 

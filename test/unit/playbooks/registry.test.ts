@@ -1,95 +1,136 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutInputSchema } from '../../../lambdas/lib/playbooks/checkout/index.ts';
-import { crmBillingSyncInputSchema } from '../../../lambdas/lib/playbooks/crm-billing-sync/index.ts';
-import { UnknownPlaybookError } from '../../../lambdas/lib/playbooks/errors.ts';
-import { getPlaybook, listPlaybooks } from '../../../lambdas/lib/playbooks/registry.ts';
+import { z } from 'zod';
+import type { Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
+import { definePlaybook, playbookProblems } from '../../../lambdas/lib/playbooks/define.ts';
+import {
+  DuplicatePlaybookError,
+  PlaybookDefinitionError,
+  PlaybookFileError,
+  UnknownPlaybookError,
+} from '../../../lambdas/lib/playbooks/errors.ts';
+import { formSignIn } from '../../../lambdas/lib/playbooks/form-sign-in.ts';
+import { createPlaybookRegistry, tenantMayRun } from '../../../lambdas/lib/playbooks/registry.ts';
+import { signInStep } from '../../../lambdas/lib/playbooks/sign-in-step.ts';
+import { repoPlaybooks } from '../../support/playbooks.ts';
 
-describe('Playbook registry', () => {
-  it('lists the playbooks by name@version', () => {
-    expect(listPlaybooks().map((p) => p.id)).toEqual(['checkout@1', 'crm-billing-sync@1']);
-    expect(getPlaybook('checkout@1').steps).toHaveLength(14);
-    expect(getPlaybook('crm-billing-sync@1').steps.map((s) => [s.id, s.app, s.kind])).toEqual([
-      ['crm-sign-in', 'crm', 'read'],
-      ['billing-sign-in', 'billing', 'read'],
-      ['update-crm-customer', 'crm', 'write'],
-      ['update-billing-address', 'billing', 'write'],
-      ['verify-crm-record', 'crm', 'read'],
-      ['verify-billing-account', 'billing', 'read'],
-    ]);
+const site = formSignIn({
+  name: 'site',
+  signInPath: '/login',
+  username: '#user',
+  password: '#pass',
+  submit: '#go',
+  signedIn: '#me',
+});
+
+const read: Step = {
+  id: 'look',
+  title: 'Look',
+  kind: 'read',
+  app: 'site',
+  precondition: async () => ({ ok: true }),
+  restore: async () => undefined,
+  run: async () => undefined,
+  verify: async () => ({ seen: true }),
+};
+
+function playbook(over: Partial<Playbook> = {}): Playbook {
+  return {
+    name: 'p',
+    version: 1,
+    id: 'p@1',
+    description: 'A test playbook.',
+    inputSchema: z.object({}),
+    applications: { site },
+    steps: [signInStep('sign-in', 'site', site), read],
+    ...over,
+  };
+}
+
+describe('definePlaybook', () => {
+  it('accepts a valid playbook and fills in its id', () => {
+    const { id: _id, ...rest } = playbook();
+    expect(definePlaybook(rest).id).toBe('p@1');
   });
 
-  it('throws UnknownPlaybookError naming the known ids', () => {
+  it.each([
+    [
+      'a write without a probe',
+      { steps: [{ ...read, kind: 'write' as const }] },
+      'steps[0] (look).probe: a write needs a probe',
+    ],
+    [
+      'a step in an undeclared application',
+      { steps: [{ ...read, app: 'elsewhere' }] },
+      'steps[0] (look).app: "elsewhere" is not one of',
+    ],
+    ['no input schema', { inputSchema: undefined as never }, 'inputSchema: the inputs need a schema'],
+    ['an id that is not name@version', { id: 'p@2' }, 'id: must be name@version (p@1)'],
+    ['two steps with one id', { steps: [read, read] }, 'steps: two steps have the id look'],
+    ['a bad step id', { steps: [{ ...read, id: 'Look Around' }] }, 'steps[0].id: lower-case letters'],
+    [
+      'example inputs that do not fit',
+      { exampleInputs: { x: 1 }, inputSchema: z.object({}).strict() },
+      'exampleInputs: do not fit',
+    ],
+  ])('refuses %s, naming the field', (_label, over, message) => {
+    const p = playbook(over as Partial<Playbook>);
+    expect(playbookProblems(p).join('\n')).toContain(message);
+    expect(() => definePlaybook(p)).toThrow(PlaybookDefinitionError);
+  });
+});
+
+describe('createPlaybookRegistry', () => {
+  it('finds playbooks by id and names the known ones for an unknown id', () => {
+    const registry = createPlaybookRegistry([{ playbook: playbook(), source: 'a/p/index.ts' }]);
+    expect(registry.get('p@1').steps).toHaveLength(2);
+    expect(registry.sourceOf('p@1')).toBe('a/p/index.ts');
     const error = (() => {
       try {
-        getPlaybook('checkout@2');
+        registry.get('p@2');
       } catch (e) {
         return e;
       }
     })();
     expect(error).toBeInstanceOf(UnknownPlaybookError);
-    expect((error as UnknownPlaybookError).known).toEqual(['checkout@1', 'crm-billing-sync@1']);
-    expect((error as Error).message).toContain('checkout@1, crm-billing-sync@1');
+    expect((error as UnknownPlaybookError).known).toEqual(['p@1']);
   });
 
-  it('gives every write a probe and every step an application the playbook declares', () => {
-    for (const playbook of listPlaybooks()) {
-      for (const step of playbook.steps) {
-        expect(playbook.applications[step.app], `${playbook.id} ${step.id}`).toBeDefined();
-        expect(typeof step.probe === 'function', `${playbook.id} ${step.id}`).toBe(step.kind === 'write');
+  it('refuses two playbooks with one id, naming both files', () => {
+    expect(() =>
+      createPlaybookRegistry([
+        { playbook: playbook(), source: 'a/p/index.ts' },
+        { playbook: playbook(), source: 'b/p.playbook.yaml' },
+      ]),
+    ).toThrow(new DuplicatePlaybookError('p@1', ['a/p/index.ts', 'b/p.playbook.yaml']));
+  });
+
+  it('checks what a module exported without definePlaybook, naming its file', () => {
+    const bad = { ...playbook(), steps: [{ ...read, kind: 'write' as const }] };
+    const error = (() => {
+      try {
+        createPlaybookRegistry([{ playbook: bad, source: 'c/bad/index.ts' }]);
+      } catch (e) {
+        return e;
       }
-      expect(new Set(playbook.steps.map((s) => s.id)).size).toBe(playbook.steps.length);
+    })();
+    expect(error).toBeInstanceOf(PlaybookFileError);
+    expect((error as Error).message).toMatch(/^c\/bad\/index\.ts:/);
+    expect((error as Error).message).toContain('a write needs a probe');
+  });
+
+  it('limits a playbook to its tenants when it names them', () => {
+    expect(tenantMayRun(playbook(), 'acme')).toBe(true);
+    expect(tenantMayRun(playbook({ tenants: ['demo'] }), 'acme')).toBe(false);
+  });
+});
+
+describe("the repository's playbooks", () => {
+  it('all load and pass the checks (whichever ship)', async () => {
+    const { playbooks } = await repoPlaybooks();
+    expect(playbooks.length).toBeGreaterThan(0);
+    for (const { playbook: p, source } of playbooks) {
+      expect(playbookProblems(p), source).toEqual([]);
+      expect(source.startsWith('playbooks/'), source).toBe(true);
     }
-  });
-
-  it.each([
-    ['a card number', { payment: { savedCardLast4: '4242', cardNumber: '4242424242424242' } }, ['payment']],
-    ['an unknown field', { password: 'x' }, []],
-    [
-      'the same item twice',
-      {
-        items: [
-          { sku: 'NB-A5-DOT', quantity: 1 },
-          { sku: 'NB-A5-DOT', quantity: 2 },
-        ],
-      },
-      ['items'],
-    ],
-    [
-      'a quantity of 11',
-      {
-        items: [
-          { sku: 'NB-A5-DOT', quantity: 11 },
-          { sku: 'PEN-GEL-3PK', quantity: 1 },
-        ],
-      },
-      ['items', 0, 'quantity'],
-    ],
-  ])('checkout inputs refuse %s', (_label, change, path) => {
-    const valid = {
-      search: 'notebook',
-      items: [
-        { sku: 'NB-A5-DOT', quantity: 1 },
-        { sku: 'NB-A4-LINED', quantity: 2 },
-      ],
-      shippingAddress: { name: 'A', line1: '1 A St', city: 'Bath', postcode: 'BA1 1AA', country: 'GB' },
-      shippingMethod: 'standard',
-      payment: { savedCardLast4: '4242' },
-    };
-    expect(checkoutInputSchema.safeParse(valid).success).toBe(true);
-    const result = checkoutInputSchema.safeParse({ ...valid, ...change });
-    expect(result.success).toBe(false);
-    expect(result.error?.issues[0]?.path).toEqual(path);
-  });
-
-  it('crm-billing-sync inputs need an email and a full address', () => {
-    const ok = {
-      customerEmail: 'a@b.example',
-      address: { line1: 'x', city: 'y', postcode: 'z', country: 'GB' },
-    };
-    expect(crmBillingSyncInputSchema.safeParse(ok).success).toBe(true);
-    expect(
-      crmBillingSyncInputSchema.safeParse({ ...ok, customerEmail: 'nope' }).error?.issues[0]?.path,
-    ).toEqual(['customerEmail']);
-    expect(crmBillingSyncInputSchema.safeParse({ ...ok, address: { line1: 'x' } }).success).toBe(false);
   });
 });

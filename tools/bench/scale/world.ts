@@ -16,9 +16,9 @@ import type { Browser, Page } from 'playwright-core';
 import { SessionGoneError } from '../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../lambdas/lib/browser/types.ts';
 import type { Evidence } from '../../../lambdas/lib/ledger/types.ts';
-import { checkoutPlaybook } from '../../../lambdas/lib/playbooks/checkout/index.ts';
 import type { Application, Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
-import { UnknownPlaybookError } from '../../../lambdas/lib/playbooks/errors.ts';
+import { createPlaybookRegistry, type PlaybookRegistry } from '../../../lambdas/lib/playbooks/registry.ts';
+import { checkoutPlaybook } from '../../../playbooks/checkout/index.ts';
 
 export interface ScriptedWorldOptions {
   /** Time one step's work takes (its page actions), ms. */
@@ -30,7 +30,7 @@ export interface ScriptedWorldOptions {
 /** The scripted sessions and the shop's record of placed orders. */
 export interface ScriptedWorld {
   browser: BrowserAdapter;
-  playbooks: { get(id: string): Playbook };
+  playbooks: PlaybookRegistry;
   /** Orders placed, by idempotency key: a second order for one key is a duplicated side effect. */
   orders: Map<string, number>;
   sessionsOpened(): number;
@@ -130,12 +130,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
 
   return {
     browser,
-    playbooks: {
-      get(id) {
-        if (id !== playbook.id) throw new UnknownPlaybookError(id, [playbook.id]);
-        return playbook;
-      },
-    },
+    playbooks: createPlaybookRegistry([{ playbook, source: 'tools/bench/scale/world.ts' }]),
     orders,
     sessionsOpened: () => opened,
     sessionsLive: () => [...sessions.values()].filter((s) => !s.ended).length,

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { listPlaybooks } from '../../../lambdas/lib/playbooks/registry.ts';
-import { ApiCallError, CliError, EXIT } from './errors.ts';
+import { CliError, EXIT } from './errors.ts';
 import { table } from './io.ts';
 import type { CommandContext } from './jobs.ts';
 
@@ -9,34 +8,16 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
   const print = (data: unknown, human: () => string): void =>
     ctx.io.out(ctx.json() ? JSON.stringify(data, null, 2) : human());
 
-  program
-    .command('playbooks')
-    .description('the playbooks jobs can run')
+  const playbooks = program.command('playbooks').description('the playbooks jobs can run');
+  playbooks
     .command('list')
-    .description(
-      'list playbooks: from GET /playbooks once the API has it (issue 15 adds it); until then, the playbooks bundled with this checkout of Belay, with a note saying so',
-    )
+    .description('list the playbooks this tenant may run (GET /playbooks)')
     .action(async () => {
-      const client = await ctx.client();
-      try {
-        const res = await client.request<{ playbooks: { id: string; description?: string }[] }>(
-          'GET',
-          '/playbooks',
-        );
-        return print(res, () => table(res.playbooks.map((p) => [p.id, p.description ?? ''])));
-      } catch (err) {
-        if (!(err instanceof ApiCallError) || err.status !== 404) throw err;
-      }
-      ctx.io.err(
-        'note: this Belay has no GET /playbooks yet; listing the playbooks bundled with this checkout',
-      );
-      const local = listPlaybooks().map((p) => ({
-        id: p.id,
-        description: p.description,
-        steps: p.steps.length,
-      }));
-      print({ playbooks: local, source: 'bundled' }, () =>
-        table(local.map((p) => [p.id, `${p.steps} steps`, p.description])),
+      const res = await (await ctx.client()).request<{
+        playbooks: { id: string; description?: string; steps?: unknown[] }[];
+      }>('GET', '/playbooks');
+      print(res, () =>
+        table(res.playbooks.map((p) => [p.id, `${p.steps?.length ?? 0} steps`, p.description ?? ''])),
       );
     });
 

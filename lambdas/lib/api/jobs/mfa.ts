@@ -82,12 +82,12 @@ export async function completeMfa(
   const { page, sessionId } = attach.attached;
   let signedIn: boolean;
   try {
-    const ctx = stepContext(deps.engine, job, playbook, step as Step, wait.stepIndex);
+    const ctx = stepContext(deps.engine, job, playbook, step as Step, wait.stepIndex, entries);
     if (parsed.data.code !== undefined) {
       const result = await application.submitOneTimeCode(page, ctx, parsed.data.code);
-      signedIn = result.status === 'signed_in' && !(await application.isSignedOut(page));
+      signedIn = result.status === 'signed_in' && !(await application.isSignedOut(page, ctx));
     } else {
-      signedIn = !(await application.isSignedOut(page));
+      signedIn = !(await application.isSignedOut(page, ctx));
     }
   } finally {
     await deps.engine.browser.detach(sessionId).catch(() => undefined);

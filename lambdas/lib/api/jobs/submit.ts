@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/api-keys.ts';
 import { JobConflictError } from '../../ledger/errors.ts';
 import type { Job, JobRequest } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
+import { tenantMayRun } from '../../playbooks/registry.ts';
 import { type ApiDeps, findPlaybook } from '../deps.ts';
 import { BadRequestError, ConflictError, type FieldIssue, UnprocessableError } from '../errors.ts';
 import { fieldIssues, ID_PATTERN } from '../schemas.ts';
@@ -45,7 +46,9 @@ export async function submitJob(
   }
   const request = parsed.data;
   const jobId = resolveJobId(request.jobId, idempotencyKey);
-  const playbook = findPlaybook(deps, request.playbook);
+  const found = findPlaybook(deps, request.playbook);
+  // A playbook reserved to other tenants is as unknown to this one as one that does not exist.
+  const playbook = found && tenantMayRun(found, principal.tenantId) ? found : undefined;
   if (!playbook) {
     throw new UnprocessableError('unknown_playbook', `there is no playbook ${request.playbook}`, {
       details: [

@@ -5,7 +5,7 @@ import type { WritableSecretStore } from '../../../../lambdas/lib/accounts/types
 import { SessionGoneError } from '../../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../../lambdas/lib/browser/types.ts';
 import type { Application, Credentials, Playbook, Step } from '../../../../lambdas/lib/playbooks/contract.ts';
-import { UnknownPlaybookError } from '../../../../lambdas/lib/playbooks/errors.ts';
+import { createPlaybookRegistry, type PlaybookRegistry } from '../../../../lambdas/lib/playbooks/registry.ts';
 
 /**
  * The browser side of the API tests, in memory: a browser adapter whose sessions are
@@ -182,14 +182,10 @@ export function testPlaybook(world: FakeWorld): Playbook {
 }
 
 /** A registry with just the test playbook. */
-export function testPlaybooks(world: FakeWorld): { get(id: string): Playbook } {
-  const playbook = testPlaybook(world);
-  return {
-    get(id) {
-      if (id !== playbook.id) throw new UnknownPlaybookError(id, [playbook.id]);
-      return playbook;
-    },
-  };
+export function testPlaybooks(world: FakeWorld): PlaybookRegistry {
+  return createPlaybookRegistry([
+    { playbook: testPlaybook(world), source: 'test/integration/api/support/fakes.ts' },
+  ]);
 }
 
 /**

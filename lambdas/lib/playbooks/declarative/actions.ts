@@ -1,0 +1,167 @@
+/**
+ * Running a scripted step's actions: goto, fill, select, check, click, press, waitFor. The
+ * fault point `mid-action` is reported before the last action (in a write, the one that
+ * commits it), and a write's idempotency key is put in its field just before that action.
+ */
+import type { Locator, Page } from 'playwright-core';
+import type { StepContext } from '../contract.ts';
+import { StepActionError } from '../errors.ts';
+import { appUrl, EVIDENCE_TIMEOUT_MS, goto, LOAD_TIMEOUT_MS } from '../page.ts';
+import { describeTarget, locate, type Target, visibleTarget } from '../target.ts';
+import type { Action, ScriptedStep } from './schema.ts';
+import { render, renderWithSecrets, truthy } from './template.ts';
+
+/** How long an action waits for its target to show. */
+const TARGET_TIMEOUT_MS = EVIDENCE_TIMEOUT_MS;
+
+/** An absolute URL for a `goto`: a path of the step's application, or a URL as written. */
+export function urlFor(ctx: StepContext, app: string, rendered: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(rendered) ? rendered : appUrl(ctx, app, rendered);
+}
+
+function optionsOf(
+  value: unknown,
+): { target: Target; when?: string; missing?: string } & Record<string, unknown> {
+  // `click: '<css>'` and `click: { target, wait }` both mean one target.
+  if (typeof value === 'object' && value !== null && 'target' in value)
+    return value as { target: Target } & Record<string, unknown>;
+  return { target: value as Target };
+}
+
+async function element(
+  page: Page,
+  stepId: string,
+  what: string,
+  target: Target,
+  ctx: StepContext,
+  missing?: string,
+): Promise<Locator> {
+  const el = await visibleTarget(page, target, TARGET_TIMEOUT_MS, (t) => render(t, ctx));
+  if (!el)
+    throw new StepActionError(stepId, missing ?? `${what}: ${describeTarget(target)} is not on the page`);
+  return el;
+}
+
+/** The action's key (`fill`, `click`, ...). */
+export function actionName(action: Action): string {
+  return Object.keys(action).find((k) => k !== 'when') ?? 'action';
+}
+
+async function runAction(page: Page, step: ScriptedStep, action: Action, ctx: StepContext): Promise<void> {
+  const id = step.id;
+  if ('goto' in action) {
+    if (action.when !== undefined && !truthy(render(action.when, ctx))) return;
+    await goto(page, urlFor(ctx, step.app, render(action.goto, ctx)));
+    return;
+  }
+  if ('fill' in action) {
+    const o = action.fill;
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    const el = await element(page, id, 'fill', o.target, ctx, o.missing);
+    const { value, secret } = await renderWithSecrets(o.value, ctx, step.app);
+    // A password field takes only a reference to the account's password, never text from a file or an input.
+    if (!secret && (await el.getAttribute('type').catch(() => null)) === 'password')
+      throw new StepActionError(id, 'a password field is filled only with {{credentials.password}}');
+    await el.fill(value);
+    return;
+  }
+  if ('select' in action) {
+    const o = action.select;
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    const el = await element(page, id, 'select', o.target, ctx, o.missing);
+    const value = render(o.value, ctx);
+    try {
+      await el.selectOption(value, { timeout: TARGET_TIMEOUT_MS });
+    } catch {
+      await el.selectOption({ label: value }, { timeout: TARGET_TIMEOUT_MS }).catch(() => {
+        throw new StepActionError(
+          id,
+          `select: ${describeTarget(o.target)} has no option ${JSON.stringify(value)}`,
+        );
+      });
+    }
+    return;
+  }
+  if ('check' in action) {
+    const o = optionsOf(action.check);
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    const el = await element(page, id, 'check', o.target, ctx, o.missing);
+    await el.setChecked(o.checked !== false);
+    return;
+  }
+  if ('click' in action) {
+    const o = optionsOf(action.click);
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    const el = await element(page, id, 'click', o.target, ctx, o.missing);
+    await el.click();
+    if (o.wait !== 'none')
+      await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+    return;
+  }
+  if ('press' in action) {
+    const o = action.press;
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    if (o.target) await (await element(page, id, 'press', o.target, ctx)).press(o.key);
+    else await page.keyboard.press(o.key);
+    await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+    return;
+  }
+  const o = optionsOf(action.waitFor) as {
+    target?: Target;
+    url?: string;
+    state?: 'visible' | 'hidden';
+    timeoutMs?: number;
+    when?: string;
+    missing?: string;
+  };
+  if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+  const timeout = o.timeoutMs ?? TARGET_TIMEOUT_MS;
+  if (o.url !== undefined) {
+    const pattern = new RegExp(o.url);
+    await page
+      .waitForURL((u) => pattern.test(u.pathname), { timeout })
+      .catch(() => {
+        throw new StepActionError(id, o.missing ?? `waitFor: the page did not reach ${o.url}`);
+      });
+  }
+  if (o.target !== undefined) {
+    const el = await locate(page, o.target, (t) => render(t, ctx));
+    const ok = el
+      ? await el.waitFor({ state: o.state ?? 'visible', timeout }).then(
+          () => true,
+          () => false,
+        )
+      : o.state === 'hidden';
+    if (!ok)
+      throw new StepActionError(
+        id,
+        o.missing ?? `waitFor: ${describeTarget(o.target)} did not become ${o.state ?? 'visible'}`,
+      );
+  }
+}
+
+/** Sets a write's idempotency key in the field the site reads it from (often a hidden input). */
+async function setKey(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  if (!step.idempotencyKey) return;
+  const el = await locate(page, step.idempotencyKey.field, (t) => render(t, ctx));
+  if (!el || !(await el.count()))
+    throw new StepActionError(
+      step.id,
+      `the idempotency key's field ${describeTarget(step.idempotencyKey.field)} is not on the page`,
+    );
+  await el.evaluate((node, value) => {
+    (node as HTMLInputElement).value = value;
+  }, ctx.idempotencyKey);
+}
+
+/** Runs the step's actions in order (see the file's comment for the last one). */
+export async function runActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  const last = step.actions.length - 1;
+  for (const [i, action] of step.actions.entries()) {
+    if (i === last) {
+      if (step.kind === 'write') await setKey(page, step, ctx);
+      if (last > 0) await ctx.faultPoint('mid-action');
+    }
+    await runAction(page, step, action, ctx);
+  }
+}

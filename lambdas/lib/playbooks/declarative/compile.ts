@@ -1,0 +1,210 @@
+/**
+ * A declarative playbook (checked JSON: `read.ts` parsed it from YAML or JSON) as the contract's
+ * `Playbook`: its applications are `formSignIn`s, its steps are built by their form (a scripted
+ * step, a sign-in step), its inputs are checked with their JSON Schema. The bundle's registry
+ * module calls this at cold start with the JSON it carries, so a handler builds exactly what
+ * start-up checked.
+ */
+import type { Page } from 'playwright-core';
+import type { Evidence } from '../../ledger/types.ts';
+import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
+import { definePlaybook } from '../define.ts';
+import { PlaybookFileError } from '../errors.ts';
+import { type FormSignInApplication, formSignIn } from '../form-sign-in.ts';
+import {
+  checkStart,
+  countedProbe,
+  EVIDENCE_TIMEOUT_MS,
+  goto,
+  hasVisibleError,
+  LOAD_TIMEOUT_MS,
+  pageUrl,
+  READY_TIMEOUT_MS,
+  visibleErrorText,
+} from '../page.ts';
+import { signInStep } from '../sign-in-step.ts';
+import { locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { runActions, urlFor } from './actions.ts';
+import { jsonSchemaInputs } from './inputs.ts';
+import { declarativeProblems } from './problems.ts';
+import { checksHold, readEvidence } from './reads.ts';
+import {
+  type DeclarativePlaybook,
+  DeclarativePlaybookSchema,
+  type Probe,
+  type ScriptedStep,
+} from './schema.ts';
+import { render } from './template.ts';
+
+type Apps = Record<string, FormSignInApplication>;
+
+const exactPath = (path: string): RegExp =>
+  new RegExp(`^${(path.split('?')[0] ?? '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+
+function startOf(step: ScriptedStep, apps: Apps): Pick<Step, 'precondition' | 'restore'> {
+  const start = step.startsAt;
+  // A first step that navigates starts anywhere (a new session's blank page included).
+  if (start === 'anywhere')
+    return { precondition: async () => ({ ok: true }), restore: async () => undefined };
+  const application = apps[step.app] as FormSignInApplication;
+  return {
+    precondition: (page, ctx): Promise<PreconditionResult> => {
+      const path = render(start.path, ctx);
+      return checkStart(page, ctx, {
+        app: step.app,
+        application,
+        path: start.pathPattern
+          ? new RegExp(start.pathPattern)
+          : exactPath(new URL(urlFor(ctx, step.app, path)).pathname),
+        ready: start.ready,
+        ...(start.signedIn === undefined ? {} : { signedIn: start.signedIn }),
+      });
+    },
+    restore: (page, ctx) => goto(page, urlFor(ctx, step.app, render(start.path, ctx))),
+  };
+}
+
+async function verifyOf(step: ScriptedStep, page: Page, ctx: StepContext): Promise<Evidence | null> {
+  const e = step.expect;
+  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+  const path = pageUrl(page)?.pathname ?? '';
+  const base = ctx.apps[step.app]?.baseUrl;
+  if (base && pageUrl(page)?.origin !== new URL(base).origin) return null;
+  if (e.url !== undefined && !new RegExp(e.url).test(path)) return null;
+  if (e.noError !== false && (await hasVisibleError(page))) return null;
+  const visible = e.visible === undefined ? [] : Array.isArray(e.visible) ? e.visible : [e.visible];
+  for (const target of visible) {
+    if (!(await visibleTarget(page, target, EVIDENCE_TIMEOUT_MS, (t) => render(t, ctx)))) return null;
+  }
+  if (e.checks && !(await checksHold(page, e.checks, ctx))) return null;
+  if (!e.evidence || Object.keys(e.evidence).length === 0) return { path };
+  return readEvidence(page, page, e.evidence, ctx);
+}
+
+async function probeOf(
+  step: ScriptedStep,
+  probe: Probe,
+  application: FormSignInApplication,
+  page: Page,
+  ctx: StepContext,
+): Promise<ProbeResult> {
+  const url = urlFor(ctx, step.app, render(probe.goto, ctx));
+  try {
+    await goto(page, url);
+  } catch (err) {
+    return {
+      status: 'unknown',
+      detail: `${step.app} did not load ${new URL(url).pathname}: ${(err as Error).message}`,
+    };
+  }
+  if (await application.isSignedOut(page, ctx).catch(() => false))
+    return { status: 'unknown', detail: `signed out of ${step.app}` };
+  const at = probe.at ? new RegExp(probe.at) : exactPath(new URL(url).pathname);
+  if (!at.test(pageUrl(page)?.pathname ?? ''))
+    return { status: 'unknown', detail: `${step.app} did not show ${at}` };
+  const r = (t: string): string => render(t, ctx);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    // Every record of this write: an application that de-duplicates nothing may hold two.
+    const records = await locateAll(page, probe.records, r);
+    if (records.length > 0) {
+      const found: Evidence[] = [];
+      for (const record of records) {
+        const evidence = probe.evidence
+          ? await readEvidence(page, record, probe.evidence, ctx)
+          : { found: true };
+        if (evidence) found.push(evidence);
+      }
+      const counted = countedProbe(found, 'records');
+      if (counted) return counted;
+    }
+    if (await targetVisible(page, probe.absent, r))
+      return { status: 'absent', detail: `${step.app} shows no record of this write` };
+    if (Date.now() >= deadline)
+      return {
+        status: 'unknown',
+        detail: `${step.app} ${at} showed neither a record of this write nor its "none" sign (layout changed?)`,
+      };
+    await page.waitForTimeout(100).catch(() => undefined);
+  }
+}
+
+function scripted(step: ScriptedStep, apps: Apps): Step {
+  const application = apps[step.app] as FormSignInApplication;
+  const out: Step = {
+    id: step.id,
+    title: step.title ?? step.id,
+    kind: step.kind,
+    app: step.app,
+    ...(step.needsApproval ? { needsApproval: true } : {}),
+    ...(step.sensitive ? { sensitive: step.sensitive } : {}),
+    ...startOf(step, apps),
+    run: (page, ctx) => runActions(page, step, ctx),
+    verify: (page, ctx) => verifyOf(step, page, ctx),
+  };
+  if (step.kind === 'write' && step.probe) {
+    const probe = step.probe;
+    out.probe = (page, ctx) => probeOf(step, probe, application, page, ctx);
+    const refusal = step.refusal ?? 'alert';
+    if (refusal === 'alert') out.refusal = (page) => visibleErrorText(page);
+    else if (refusal !== 'none')
+      out.refusal = async (page, ctx) => {
+        const el = await visibleTarget(page, refusal, 500, (t) => render(t, ctx));
+        return el ? ((await el.textContent().catch(() => null))?.trim().slice(0, 300) ?? 'refused') : null;
+      };
+  }
+  return out;
+}
+
+/**
+ * The playbook `spec` describes.
+ *
+ * @param source the file it came from, for messages
+ * @throws PlaybookFileError listing every problem (by field; `read.ts` adds the lines)
+ */
+export function compileDeclarative(spec: DeclarativePlaybook, source: string): Playbook {
+  const checked = DeclarativePlaybookSchema.safeParse(spec);
+  if (!checked.success)
+    throw new PlaybookFileError(
+      source,
+      checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
+  const problems = declarativeProblems(checked.data);
+  if (problems.length > 0)
+    throw new PlaybookFileError(
+      source,
+      problems.map((p) => `${p.path.join('.')}: ${p.message}`),
+    );
+  const apps: Apps = {};
+  for (const [name, app] of Object.entries(spec.applications))
+    apps[name] = formSignIn({ name, ...app.formSignIn });
+  const steps = spec.steps.map(
+    (step): Step =>
+      'signIn' in step
+        ? signInStep(step.id, step.app, apps[step.app] as FormSignInApplication, {
+            ...(step.title ? { title: step.title } : {}),
+            ...(step.home ? { home: step.home } : {}),
+          })
+        : {
+            ...scripted(step, apps),
+            ...(step.needsApproval ? { needsApproval: true } : {}),
+          },
+  );
+  for (const [i, s] of spec.steps.entries()) {
+    if ('signIn' in s && s.needsApproval) (steps[i] as Step).needsApproval = true;
+    if ('signIn' in s && s.sensitive) (steps[i] as Step).sensitive = s.sensitive;
+  }
+  return definePlaybook({
+    name: spec.name,
+    version: spec.version,
+    description: spec.description,
+    inputSchema: jsonSchemaInputs(spec.inputs),
+    inputJsonSchema: spec.inputs,
+    ...(spec.exampleInputs ? { exampleInputs: spec.exampleInputs } : {}),
+    applications: apps,
+    steps,
+    ...(spec.screenshots ? { screenshots: spec.screenshots } : {}),
+    ...(spec.sensitive ? { sensitive: spec.sensitive } : {}),
+    ...(spec.tenants ? { tenants: spec.tenants } : {}),
+  });
+}

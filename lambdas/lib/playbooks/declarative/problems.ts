@@ -1,0 +1,147 @@
+/**
+ * What the format's schema cannot say about a declarative playbook: steps in declared
+ * applications, a probe for every write, references to inputs the schema has and to steps that
+ * come earlier, secrets only where a field is filled, patterns that compile, a JSON Schema Ajv
+ * can use. Each problem carries its path in the file, so the reader can name the line.
+ */
+import { compileInputSchema } from './inputs.ts';
+import type { DeclarativePlaybook } from './schema.ts';
+import { type Reference, referenceProblem, referencesOf } from './template.ts';
+
+/** A problem at a path of the file (`steps.2.probe.records`). */
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+}
+
+const PATTERN_KEYS = new Set(['url', 'at', 'pathPattern']);
+
+/** Does the JSON Schema describe `path` (as far as it says: free-form objects accept anything)? */
+function schemaHas(schema: unknown, path: readonly string[]): boolean {
+  let node = schema as Record<string, unknown> | undefined;
+  for (const key of path) {
+    if (!node || typeof node !== 'object') return true;
+    const props = node.properties as Record<string, unknown> | undefined;
+    if (props && key in props) {
+      node = props[key] as Record<string, unknown>;
+      continue;
+    }
+    if (node.type === 'array' && /^\d+$/.test(key)) {
+      const items = node.items ?? (node.prefixItems as unknown[] | undefined)?.[Number(key)];
+      node = items as Record<string, unknown> | undefined;
+      continue;
+    }
+    // A field the schema does not list is most likely a typo, unless the schema asks for more
+    // fields explicitly (additionalProperties: true or a schema) or lists none at all.
+    return !props || (node.additionalProperties !== undefined && node.additionalProperties !== false);
+  }
+  return true;
+}
+
+function walk(
+  value: unknown,
+  path: (string | number)[],
+  visit: (v: unknown, p: (string | number)[]) => void,
+): void {
+  visit(value, path);
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) walk(v, [...path, i], visit);
+  } else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) walk(v, [...path, k], visit);
+}
+
+function referenceIssues(
+  spec: DeclarativePlaybook,
+  ref: Reference,
+  path: (string | number)[],
+): string | undefined {
+  const allowCredentials = path.at(-1) === 'value' && path.at(-2) === 'fill';
+  const basic = referenceProblem(ref, allowCredentials);
+  if (basic) return basic;
+  const [root, ...rest] = ref.path;
+  if (root === 'inputs' && !schemaHas(spec.inputs, rest))
+    return `${ref.text}: the inputs' schema has no ${rest.join('.')}`;
+  if (root === 'evidence') {
+    const stepIndex = path[0] === 'steps' && typeof path[1] === 'number' ? path[1] : spec.steps.length;
+    const earlier = spec.steps.slice(0, stepIndex).map((s) => s.id);
+    if (!earlier.includes(rest[0] ?? ''))
+      return `${ref.text}: ${rest[0]} is not a step before this one (${earlier.join(', ') || 'none'})`;
+  }
+  return undefined;
+}
+
+/** Every problem of `spec` that its schema does not catch. */
+export function declarativeProblems(spec: DeclarativePlaybook): Issue[] {
+  const issues: Issue[] = [];
+  const apps = Object.keys(spec.applications);
+  const seen = new Map<string, number>();
+  spec.steps.forEach((step, i) => {
+    const at = (...rest: (string | number)[]): (string | number)[] => ['steps', i, ...rest];
+    if (!apps.includes(step.app))
+      issues.push({
+        path: at('app'),
+        message: `${step.app} is not one of applications (${apps.join(', ')})`,
+      });
+    const earlier = seen.get(step.id);
+    if (earlier !== undefined)
+      issues.push({ path: at('id'), message: `steps ${earlier} and ${i} both have the id ${step.id}` });
+    seen.set(step.id, i);
+    if ('actions' in step) {
+      if (step.kind === 'write' && !step.probe)
+        issues.push({
+          path: at('probe'),
+          message: 'a write needs a probe: where to look for its effect after a crash',
+        });
+      if (step.kind === 'read') {
+        for (const key of ['probe', 'idempotencyKey', 'refusal'] as const)
+          if (step[key] !== undefined) issues.push({ path: at(key), message: 'only writes have one' });
+      }
+      if (step.kind === 'write' && step.actions.length === 0)
+        issues.push({ path: at('actions'), message: 'a write needs the action that commits it' });
+      const e = step.expect;
+      if (
+        e.url === undefined &&
+        e.visible === undefined &&
+        !e.checks?.length &&
+        !Object.keys(e.evidence ?? {}).length
+      )
+        issues.push({
+          path: at('expect'),
+          message: 'say what shows the step worked: url, visible, checks or evidence',
+        });
+      // A sign-in step's title defaults to "Sign in to <app>"; a scripted one says what it does.
+      if (step.title === undefined)
+        issues.push({ path: at('title'), message: 'a line for people: what the step does' });
+    }
+  });
+  walk(spec, [], (value, path) => {
+    if (typeof value !== 'string') return;
+    const key = path.at(-1);
+    if (typeof key === 'string' && PATTERN_KEYS.has(key) && path[0] === 'steps') {
+      try {
+        new RegExp(value);
+      } catch (err) {
+        issues.push({ path, message: `not a regular expression: ${(err as Error).message}` });
+      }
+    }
+    if (!value.includes('{{') || path[0] === 'inputs' || path[0] === 'exampleInputs') return;
+    for (const ref of referencesOf(value)) {
+      const problem = referenceIssues(spec, ref, path);
+      if (problem) issues.push({ path, message: problem });
+    }
+  });
+  if (spec.inputs.type !== 'object')
+    issues.push({ path: ['inputs', 'type'], message: 'the inputs are an object: type: object' });
+  let validate: ReturnType<typeof compileInputSchema> | undefined;
+  try {
+    validate = compileInputSchema(spec.inputs);
+  } catch (err) {
+    issues.push({ path: ['inputs'], message: `not a JSON Schema Ajv can use: ${(err as Error).message}` });
+  }
+  if (validate && spec.exampleInputs !== undefined && !validate(spec.exampleInputs))
+    issues.push({
+      path: ['exampleInputs'],
+      message: `do not fit the inputs' schema: ${(validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`,
+    });
+  return issues;
+}

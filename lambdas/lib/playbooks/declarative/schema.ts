@@ -1,0 +1,283 @@
+/**
+ * The declarative playbook format (YAML or JSON): a playbook for a flow that needs no code.
+ * This zod schema is the format's definition: files are checked with it (`read.ts`) and the
+ * published JSON Schema for editors (`playbooks/playbook.schema.json`) is generated from it.
+ *
+ * A step is one of a fixed set of forms, told apart by the key that carries its action:
+ * `actions` (a scripted step) or `signIn` (the application's sign-in). New forms (issue 16's
+ * `agent`) are added to {@link STEP_FORM_KEYS} and `step-forms.ts`, leaving these untouched.
+ */
+import { z } from 'zod';
+import { NAME_PATTERN } from '../define.ts';
+import { FormSignInSchema } from '../form-sign-in.ts';
+import { TargetSchema } from '../target.ts';
+
+/** A text that may hold `{{ ... }}` references (inputs, earlier evidence, the idempotency key). */
+const Template = z
+  .string()
+  .describe(
+    'Text with {{references}}: {{inputs.a.b}}, {{evidence.<step>.<field>}}, {{idempotencyKey}}, {{jobId}}, {{stepId}}; filters: {{inputs.q | url}} (also lower, upper, trim). In fill values only: {{credentials.username}}, {{credentials.password}}.',
+  );
+
+/** A regular expression, as text (`^/orders/[^/]+$`). */
+const Pattern = z.string().min(1).describe('A regular expression (JavaScript syntax), e.g. ^/orders/[^/]+$');
+
+const Name = z.string().regex(NAME_PATTERN, 'lower-case letters, digits and dashes, starting with a letter');
+
+const When = {
+  when: Template.optional().describe(
+    'Do this only when the text renders non-empty (and not "false"), e.g. {{inputs.phone}}',
+  ),
+};
+
+const Missing = {
+  missing: z
+    .string()
+    .optional()
+    .describe('What to say when the target is not on the page (the step then fails with this text)'),
+};
+
+/** Reading one value off the page (or the record a probe found). */
+const ReadSchema = z.union([
+  z
+    .object({
+      target: TargetSchema.optional().describe(
+        "The element to read; in a probe's evidence, default: the record itself",
+      ),
+      attr: z.string().min(1).optional().describe('Read this attribute (data-version)'),
+      text: z.literal(true).optional().describe('Read the text (the default)'),
+      value: z.literal(true).optional().describe("Read a form field's value"),
+      count: z.literal(true).optional().describe('Count the elements the target finds'),
+    })
+    .strict(),
+  z
+    .object({
+      url: Pattern.describe("A regular expression on the page's path: its first group, or the whole match"),
+    })
+    .strict(),
+  z.object({ const: z.union([z.string(), z.number(), z.boolean(), z.null()]) }).strict(),
+  z.object({ template: Template }).strict(),
+]);
+
+const EvidenceFieldSchema = z.intersection(
+  ReadSchema,
+  z.object({
+    type: z
+      .enum(['string', 'integer', 'number', 'boolean'])
+      .optional()
+      .describe(
+        'The value as a string (default), a whole number, a number or a boolean; a value that is not one means "not verified"',
+      ),
+    optional: z.boolean().optional().describe('A missing value is null instead of "not verified"'),
+  }),
+);
+
+const CheckSchema = z.intersection(
+  ReadSchema,
+  z.object({
+    equals: Template.describe('What the value must be'),
+    compare: z
+      .enum(['exact', 'text', 'loose', 'digits'])
+      .optional()
+      .describe(
+        'exact (trimmed), text (spaces collapsed; the default), loose (no spaces, any case), digits (only the digits)',
+      ),
+    ...When,
+  }),
+);
+
+const ExpectSchema = z
+  .object({
+    url: Pattern.optional().describe("The page's path must match"),
+    visible: z
+      .union([TargetSchema, z.array(TargetSchema)])
+      .optional()
+      .describe('Must be visible'),
+    noError: z
+      .boolean()
+      .optional()
+      .describe('A visible error ([role="alert"]) means not verified (default true)'),
+    checks: z.array(CheckSchema).optional(),
+    evidence: z
+      .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema)
+      .optional()
+      .describe('The evidence recorded when the step is verified; at least one check, url, visible or field'),
+  })
+  .strict();
+
+const TargetOrOptions = <T extends z.ZodRawShape>(extra: T) =>
+  z.union([z.object({ target: TargetSchema, ...extra, ...When, ...Missing }).strict(), TargetSchema]);
+
+/** One action of a scripted step. Exactly one action key per item. */
+export const ActionSchema = z.union([
+  z.object({ goto: Template.describe('A path of the application, or a URL'), ...When }).strict(),
+  z
+    .object({
+      fill: z.object({ target: TargetSchema, value: Template, ...When, ...Missing }).strict(),
+    })
+    .strict(),
+  z
+    .object({
+      select: z
+        .object({
+          target: TargetSchema,
+          value: Template.describe('The option value or label'),
+          ...When,
+          ...Missing,
+        })
+        .strict(),
+    })
+    .strict(),
+  z.object({ check: TargetOrOptions({ checked: z.boolean().optional() }) }).strict(),
+  z
+    .object({
+      click: TargetOrOptions({
+        wait: z.enum(['load', 'none']).optional().describe('Wait for the next page to load (default load)'),
+      }),
+    })
+    .strict(),
+  z
+    .object({
+      press: z
+        .object({
+          key: z.string().min(1).describe('A key, e.g. Enter'),
+          target: TargetSchema.optional(),
+          ...When,
+        })
+        .strict(),
+    })
+    .strict(),
+  z
+    .object({
+      waitFor: z.union([
+        z
+          .object({
+            target: TargetSchema.optional(),
+            url: Pattern.optional(),
+            state: z.enum(['visible', 'hidden']).optional(),
+            timeoutMs: z.number().int().min(1).max(60_000).optional(),
+            ...When,
+            ...Missing,
+          })
+          .strict(),
+        TargetSchema,
+      ]),
+    })
+    .strict(),
+]);
+
+const StartsAtSchema = z.union([
+  z.literal('anywhere').describe('The step starts on any page (a first step that navigates)'),
+  z
+    .object({
+      path: Template.describe('The page the step starts on; its restore goes there'),
+      pathPattern: Pattern.optional().describe('Paths that count as the start (default: exactly the path)'),
+      ready: TargetSchema.describe(
+        'The element the step acts on first: missing there means the layout changed',
+      ),
+      signedIn: z.boolean().optional().describe('The step needs the account signed in (default true)'),
+    })
+    .strict(),
+]);
+
+const ProbeSchema = z
+  .object({
+    goto: Template.describe(
+      "Where the application lists the write's effects, e.g. /orders?key={{idempotencyKey | url}}",
+    ),
+    at: Pattern.optional().describe("The page's path there (default: exactly goto's path)"),
+    records: TargetSchema.describe(
+      'Each record of this write: use where to match the idempotency key (or another value) in code',
+    ),
+    absent: TargetSchema.describe('Shown when the application has no such record ("no orders")'),
+    evidence: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema).optional(),
+  })
+  .strict();
+
+const StepCommon = {
+  id: Name,
+  title: z.string().min(1).optional().describe('One line for people (required except for signIn steps)'),
+  app: Name.describe('The application the step works in (a key of applications)'),
+  needsApproval: z.boolean().optional(),
+  sensitive: z.array(z.string().min(1)).optional().describe('CSS selectors masked in screenshots'),
+};
+
+/** The keys that carry a step's action, one per step form. */
+export const STEP_FORM_KEYS = ['actions', 'signIn'] as const;
+
+export const ScriptedStepSchema = z
+  .object({
+    ...StepCommon,
+    kind: z.enum(['read', 'write']).describe('write: it has a side effect outside the browser'),
+    startsAt: StartsAtSchema,
+    actions: z.array(ActionSchema).describe('What the step does; in a write, the last action commits it'),
+    expect: ExpectSchema,
+    idempotencyKey: z
+      .object({ field: TargetSchema.describe('A form field (often hidden) that takes the key') })
+      .strict()
+      .optional()
+      .describe(
+        'Writes only: where the site takes an idempotency key; it is set just before the last action',
+      ),
+    probe: ProbeSchema.optional().describe(
+      'Writes: how to find the effect of an attempt whose outcome is unknown',
+    ),
+    refusal: z
+      .union([z.enum(['alert', 'none']), TargetSchema])
+      .optional()
+      .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+  })
+  .strict();
+
+export const SignInStepSchema = z
+  .object({
+    ...StepCommon,
+    kind: z.literal('read').optional(),
+    signIn: z.literal(true).describe("The application's sign-in (its formSignIn), as a step"),
+    home: z.string().regex(/^\//).optional().describe('Where its restore goes (default /)'),
+  })
+  .strict();
+
+export const StepSchema = z.union([ScriptedStepSchema, SignInStepSchema]);
+
+/** The action keys, in the order `ActionSchema` lists their forms. */
+export const ACTION_KEYS = ['goto', 'fill', 'select', 'check', 'click', 'press', 'waitFor'] as const;
+
+const ApplicationSchema = z
+  .object({
+    formSignIn: FormSignInSchema.omit({ name: true }).describe(
+      'A form sign-in: selectors or accessible names of its fields (the name is the key)',
+    ),
+  })
+  .strict();
+
+/** A declarative playbook file. */
+export const DeclarativePlaybookSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: Name,
+    version: z.number().int().min(1),
+    description: z.string().min(1),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .describe('The inputs as a JSON Schema (type: object); jobs are checked against it'),
+    exampleInputs: z.record(z.string(), z.unknown()).optional(),
+    applications: z.record(Name, ApplicationSchema),
+    screenshots: z.enum(['default', 'writes', 'every-step', 'none']).optional(),
+    sensitive: z.array(z.string().min(1)).optional(),
+    tenants: z.array(z.string().min(1)).optional(),
+    steps: z.array(StepSchema).min(1),
+  })
+  .strict();
+
+export type DeclarativePlaybook = z.infer<typeof DeclarativePlaybookSchema>;
+export type DeclarativeStep = z.infer<typeof StepSchema>;
+export type ScriptedStep = z.infer<typeof ScriptedStepSchema>;
+export type SignInStepSpec = z.infer<typeof SignInStepSchema>;
+export type Action = z.infer<typeof ActionSchema>;
+export type Expect = z.infer<typeof ExpectSchema>;
+export type Probe = z.infer<typeof ProbeSchema>;
+export type Read = z.infer<typeof ReadSchema>;
+export type EvidenceField = z.infer<typeof EvidenceFieldSchema>;
+export type Check = z.infer<typeof CheckSchema>;
+export type StartsAt = z.infer<typeof StartsAtSchema>;

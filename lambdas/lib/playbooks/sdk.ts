@@ -1,0 +1,79 @@
+/**
+ * `belay/sdk`: everything a playbook imports. A playbook folder anywhere on disk imports this
+ * (and may import Belay's own `zod` and `playwright-core`) with nothing installed: the bundler
+ * aliases it (`lambdas/bundling.ts`) and `npm start`, `npm run playbook` and `cdk synth`
+ * resolve it for files outside the repository (`discovery/register.ts`).
+ *
+ * @example
+ * import { definePlaybook, formSignIn, signInStep, startsAt, clickAndWait, tid } from 'belay/sdk';
+ * import { z } from 'zod';
+ */
+
+export type { Evidence } from '../ledger/types.ts';
+// The step contract.
+export type {
+  Application,
+  Credentials,
+  CredentialsProvider,
+  FaultPoint,
+  Logger,
+  Playbook,
+  PreconditionResult,
+  ProbeResult,
+  ScreenshotPolicy,
+  SignInResult,
+  Step,
+  StepContext,
+  StepKind,
+} from './contract.ts';
+
+// Checking and building playbooks.
+export { defineApplication, definePlaybook, NAME_PATTERN } from './define.ts';
+// The errors a playbook throws (or the engine recognises).
+export {
+  MfaRequiredError,
+  MissingApplicationError,
+  PlaybookDefinitionError,
+  SignInFailedError,
+  StepActionError,
+} from './errors.ts';
+export {
+  type FormSignInApplication,
+  type FormSignInConfig,
+  formSignIn,
+  type OneTimeCodePage,
+} from './form-sign-in.ts';
+// Page helpers and their timeouts.
+export {
+  appBase,
+  appUrl,
+  checkStart,
+  clickAndWait,
+  countedProbe,
+  dataAttr,
+  EVIDENCE_TIMEOUT_MS,
+  goto,
+  hasVisibleError,
+  isAt,
+  LOAD_TIMEOUT_MS,
+  pageUrl,
+  READY_TIMEOUT_MS,
+  rowsWithKey,
+  type StartSpec,
+  sameText,
+  tid,
+  visibleErrorText,
+  visibleWithin,
+} from './page.ts';
+export { type SignInApplication, signInStep } from './sign-in-step.ts';
+export { type StartsAtSpec, startsAt } from './starts-at.ts';
+export {
+  type AttributeFilter,
+  describeTarget,
+  locate,
+  locateAll,
+  type Target,
+  type TargetSpec,
+  targetVisible,
+  visibleTarget,
+} from './target.ts';

@@ -1,0 +1,39 @@
+/**
+ * The demo sites (`demo/sites/`: shop, crm, billing) as the SDK's generic form sign-in
+ * describes them: a password form, then per account nothing, an authenticator code (the engine
+ * answers it) or a code texted to a person (the job waits for it). Not a playbook (discovery
+ * looks only at `<name>/index.ts` and `<name>.playbook.yaml|json`): the demo playbooks share it.
+ *
+ * The selectors are the ones that survive the sites' changed layout (form identity and field
+ * names); the signed-in and signed-out signs are the classic layout's test hooks, so a changed
+ * layout shows up as one.
+ */
+import { type FormSignInApplication, formSignIn, tid } from 'belay/sdk';
+
+/** The application of demo site `name` (`shop`, `crm` or `billing`). */
+export function demoSite(name: 'shop' | 'crm' | 'billing'): FormSignInApplication {
+  return formSignIn({
+    name,
+    signInPath: '/signin',
+    returnParam: 'next',
+    username: 'form[data-form="signin"] input[name="username"]',
+    password: 'form[data-form="signin"] input[name="password"]',
+    submit: 'form[data-form="signin"] [type="submit"]',
+    signedIn: tid('account-name'),
+    signedOut: tid('signin-link'),
+    error: '[role="alert"]',
+    oneTimeCode: {
+      path: '/signin/code',
+      field: 'form[data-form="code"] input[name="code"]',
+      submit: 'form[data-form="code"] [type="submit"]',
+      message: `${tid('code-hint')}, [data-method]`,
+    },
+  });
+}
+
+/** The demo shop: its accounts sign in with a password, an authenticator (TOTP) or a code texted to a person. */
+export const shop: FormSignInApplication = demoSite('shop');
+/** The demo CRM: customer records and their change log. */
+export const crm: FormSignInApplication = demoSite('crm');
+/** The demo billing portal: billing accounts and their activity. */
+export const billing: FormSignInApplication = demoSite('billing');

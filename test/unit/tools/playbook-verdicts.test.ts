@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import type { Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
+import { declarativeJsonSchema } from '../../../lambdas/lib/playbooks/declarative/json-schema.ts';
+import {
+  formatVerdicts,
+  planScenarios,
+  type RunOutcome,
+  type Scenario,
+  verdicts,
+} from '../../../tools/playbook/verdicts.ts';
+
+const step = (id: string, kind: 'read' | 'write'): Step =>
+  ({ id, title: id, kind, app: 'site' }) as unknown as Step;
+const playbook = {
+  id: 'p@1',
+  steps: [step('look', 'read'), step('save', 'write')],
+  inputSchema: z.object({}),
+} as unknown as Playbook;
+
+let t = 0;
+function entry(type: LedgerEntry['type'], stepId: string, more: Partial<LedgerEntry> = {}): LedgerEntry {
+  t += 1000;
+  return { type, step: stepId, at: new Date(Date.UTC(2026, 0, 1) + t).toISOString(), ...more } as LedgerEntry;
+}
+
+const completed = (reconciledSave: boolean): LedgerEntry[] => [
+  entry('step-started', 'look'),
+  entry('step-completed', 'look', { evidence: { title: 'x' } }),
+  entry('step-started', 'save'),
+  entry('step-completed', 'save', {
+    evidence: reconciledSave ? { id: 'r1', reconciled: true } : { id: 'r1' },
+  }),
+];
+
+const run = (scenario: Scenario, over: Partial<RunOutcome> = {}): RunOutcome => ({
+  scenario,
+  status: 'SUCCEEDED',
+  struck: scenario.fault !== 'clean',
+  entries: completed(scenario.fault === 'kill-after' && scenario.stepIndex === 1),
+  seconds: 1,
+  ...over,
+});
+
+const allGood = (): RunOutcome[] => planScenarios(playbook).map((s) => run(s));
+
+describe('playbook test: verdicts', () => {
+  it('plans a clean run and four faults per step (or per chosen step)', () => {
+    expect(planScenarios(playbook)).toHaveLength(9);
+    expect(planScenarios(playbook, ['save']).map((s) => `${s.fault}@${s.stepIndex ?? '-'}`)).toEqual([
+      'clean@-',
+      'kill-before@1',
+      'kill-mid@1',
+      'kill-after@1',
+      'browser-lost@1',
+    ]);
+  });
+
+  it('calls every step safe when reads converge, the probe finds the write, restore works and verify gives evidence', () => {
+    const list = verdicts(playbook, allGood());
+    expect(list.map((v) => [v.id, v.safe, v.ms])).toEqual([
+      ['look', true, 1000],
+      ['save', true, 1000],
+    ]);
+    expect(formatVerdicts('p@1', list)).toContain('every step is safe to retry (2 steps)');
+  });
+
+  it('fails a write whose probe said absent after its action committed, naming the step', () => {
+    const runs = allGood().map((r) =>
+      r.scenario.fault === 'kill-after' && r.scenario.stepIndex === 1
+        ? {
+            ...r,
+            entries: [...completed(false), entry('reconciled', 'save', { detail: { probe: 'absent' } })],
+          }
+        : r,
+    );
+    const list = verdicts(playbook, runs);
+    expect(list.find((v) => v.id === 'save')?.safe).toBe(false);
+    const text = formatVerdicts('p@1', list);
+    expect(text).toContain('NOT safe to retry: save');
+    expect(text).toContain('save: killed after its action, the probe said absent: it acted twice');
+  });
+
+  it('fails a write that completed after the kill without its probe', () => {
+    const runs = allGood().map((r) =>
+      r.scenario.fault === 'kill-after' && r.scenario.stepIndex === 1
+        ? { ...r, entries: completed(false) }
+        : r,
+    );
+    expect(formatVerdicts('p@1', verdicts(playbook, runs))).toContain('completed without its probe');
+  });
+
+  it('fails a read that does not converge when run again, and a step without evidence', () => {
+    const runs = allGood().map((r) => {
+      if (r.scenario.fault === 'kill-after' && r.scenario.stepIndex === 0)
+        return { ...r, status: 'FAILED', detail: 'retry-budget-exhausted' };
+      if (r.scenario.fault === 'clean')
+        return {
+          ...r,
+          entries: completed(false).map((e) => (e.step === 'look' ? { ...e, evidence: {} } : e)),
+        };
+      return r;
+    });
+    const text = formatVerdicts('p@1', verdicts(playbook, runs));
+    expect(text).toContain('look: verify gave no evidence');
+    expect(text).toContain('look: re-run after kill-after: FAILED (retry-budget-exhausted)');
+  });
+
+  it('does not judge a fault that never struck (a step with no middle)', () => {
+    const runs = allGood().map((r) =>
+      r.scenario.fault === 'kill-mid' ? { ...r, struck: false, status: 'FAILED' } : r,
+    );
+    expect(verdicts(playbook, runs).every((v) => v.safe)).toBe(true);
+  });
+});
+
+describe('the published JSON Schema of the declarative form', () => {
+  it('is current (regenerate with npm run -s playbook -- schema > playbooks/playbook.schema.json)', () => {
+    const file = join(import.meta.dirname, '..', '..', '..', 'playbooks', 'playbook.schema.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(declarativeJsonSchema());
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The runs of `npm run playbook -- test` on the local stack: each scenario is one job,
+ * submitted and answered through the public API (approvals are given as a person would),
+ * with its fault armed in the local Lambda runner (a SIGKILL of the RunStep worker at a fault
+ * point) or struck through the browser service (the job's browser killed before a step).
+ * A job that stops for a person (a review, a one-time code) is cancelled and counts as not
+ * succeeded: a step that is safe to retry never needs one after a crash.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
+import type { FaultPointEvent } from '../../local/lambda/events.ts';
+import { DEMO_TENANT } from '../../local/seed.ts';
+import { type LocalStack, localFunctionArn } from '../../local/stack.ts';
+import { FAULT_POINTS, type RunOutcome, type Scenario } from './verdicts.ts';
+
+export interface DriveOptions {
+  stack: LocalStack;
+  apiKey: string;
+  playbook: Playbook;
+  inputs: unknown;
+  jobTimeoutMs: number;
+}
+
+const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+
+async function api(
+  o: DriveOptions,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${o.stack.apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${o.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+/** Strikes the scenario's fault when the job's worker reaches its point; settles whether it struck. */
+function armFault(o: DriveOptions, jobId: string, s: Scenario): { struck: () => boolean; off: () => void } {
+  if (s.fault === 'clean' || s.stepIndex === undefined) return { struck: () => false, off: () => undefined };
+  const point = FAULT_POINTS[s.fault];
+  const events = o.stack.lambdas.events;
+  let struck = false;
+  const ours = (e: FaultPointEvent): boolean =>
+    e.info.jobId === jobId && e.info.stepIndex === s.stepIndex && e.point === point;
+  let listener: (e: FaultPointEvent) => void;
+  if (s.fault === 'browser-lost') {
+    const app = o.playbook.steps[s.stepIndex]?.app ?? '';
+    listener = (e) => {
+      if (struck || !ours(e)) return;
+      const session = o.stack.anchor
+        .sessions()
+        .find(
+          (x) =>
+            x.status === 'running' &&
+            Array.isArray(x.tags) &&
+            x.tags.includes(`jobId:${jobId}`) &&
+            x.tags.includes(`application:${app}`),
+        );
+      if (!session) return;
+      struck = true;
+      // Killed before the worker is let past the point (the runner acks after its listeners ran).
+      void o.stack.anchor.killBrowser(session.id).catch(() => undefined);
+    };
+    events.on('fault-point', listener);
+  } else {
+    o.stack.lambdas.arm({
+      functionName: localFunctionArn('RunStep'),
+      point,
+      match: { jobId, stepIndex: s.stepIndex },
+      times: 1,
+    });
+    listener = (e) => {
+      if (ours(e)) struck = true;
+    };
+    events.on('fault-fired', listener);
+  }
+  return {
+    struck: () => struck,
+    off: () => {
+      events.off('fault-point', listener);
+      events.off('fault-fired', listener);
+    },
+  };
+}
+
+/** Runs one scenario as job `jobId` on `accounts` (application -> connected account id). */
+export async function runScenario(
+  o: DriveOptions,
+  s: Scenario,
+  jobId: string,
+  accounts: Record<string, string>,
+): Promise<RunOutcome> {
+  const started = Date.now();
+  const fault = armFault(o, jobId, s);
+  try {
+    const submitted = await api(o, 'POST', '/jobs', {
+      jobId,
+      playbook: o.playbook.id,
+      inputs: o.inputs,
+      accounts,
+    });
+    if (submitted.status >= 300)
+      return {
+        scenario: s,
+        status: `refused (${submitted.status})`,
+        struck: false,
+        entries: [],
+        seconds: 0,
+        detail: JSON.stringify(submitted.json.error ?? submitted.json).slice(0, 300),
+      };
+    let detail: string | undefined;
+    const deadline = started + o.jobTimeoutMs;
+    for (;;) {
+      const job = (await api(o, 'GET', `/jobs/${jobId}`)).json.job as Record<string, unknown>;
+      const status = String(job?.status);
+      const wait = job?.wait as { kind?: string; step?: string; reason?: string } | undefined;
+      if (TERMINAL.has(status)) {
+        const failure = job.failure as { reason?: string; message?: string } | undefined;
+        if (failure) detail = `${failure.reason}: ${failure.message}`.slice(0, 300);
+        break;
+      }
+      if (status === 'WAITING_APPROVAL' && wait?.step) {
+        await api(o, 'POST', `/jobs/${jobId}/decisions`, { step: wait.step, decision: 'approve' });
+      } else if (status.startsWith('WAITING_') || status === 'PARKED') {
+        // A person would be asked: not what a step safe to retry needs. Stop the job.
+        detail = `stopped for a person: ${status}${wait?.step ? ` at ${wait.step}` : ''}${wait?.reason ? ` (${wait.reason})` : ''}`;
+        await api(o, 'POST', `/jobs/${jobId}/cancel`);
+      } else if (Date.now() > deadline) {
+        detail = `still ${status} after ${o.jobTimeoutMs / 1000} s`;
+        await api(o, 'POST', `/jobs/${jobId}/cancel`);
+      }
+      await sleep(250);
+    }
+    const { job, entries } = await o.stack.ledger.readJob(DEMO_TENANT, jobId);
+    return {
+      scenario: s,
+      status: detail?.startsWith('stopped for a person') ? 'NEEDED A PERSON' : job.status,
+      struck: fault.struck(),
+      entries,
+      seconds: (Date.now() - started) / 1000,
+      ...(detail ? { detail } : {}),
+    };
+  } finally {
+    fault.off();
+  }
+}
+
+/** Runs `scenarios` in `lanes` (one job at a time each, on the lane's accounts), reporting each as it ends. */
+export async function runAll(
+  o: DriveOptions,
+  scenarios: readonly Scenario[],
+  lanes: number,
+  accountsOf: (lane: number) => Record<string, string>,
+  jobIdOf: (s: Scenario, i: number) => string,
+  onDone: (outcome: RunOutcome, done: number) => void,
+): Promise<RunOutcome[]> {
+  const out: RunOutcome[] = new Array(scenarios.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (lane: number): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      const s = scenarios[i];
+      if (!s) return;
+      out[i] = await runScenario(o, s, jobIdOf(s, i), accountsOf(lane));
+      onDone(out[i] as RunOutcome, ++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, (_, lane) => worker(lane)));
+  return out;
+}

@@ -1,0 +1,217 @@
+/**
+ * `npm run playbook -- test <id>`: proves a playbook durable on the local stack before anyone
+ * runs it for real (see `verdicts.ts` for what each run proves). `npm run playbook -- schema`
+ * prints the JSON Schema of the declarative form (for editors).
+ *
+ * Exit status: 0 when every step is safe to retry, 1 when one is not, 2 on a usage error.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { type ApplicationConfig, parseApplications } from '../../lambdas/lib/engine/applications.ts';
+import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
+import { startLocalStack } from '../../local/stack.ts';
+import { runAll } from './drive.ts';
+import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
+
+const program = new Command()
+  .name('npm run playbook --')
+  .description('Check playbooks before anyone runs them for real.');
+
+program
+  .command('schema')
+  .description('print the JSON Schema of the declarative playbook form (*.playbook.yaml / .json)')
+  .action(() => {
+    console.log(JSON.stringify(declarativeJsonSchema(), null, 2));
+  });
+
+interface TestOptions {
+  playbooks: string[];
+  inputs?: string;
+  account: string[];
+  applications?: string;
+  steps?: string;
+  parallel: number;
+  jobTimeout: number;
+}
+
+/** `--account app=acct_id` (an account the demo tenant has) or `app=@creds.json` (connected for the test). */
+function parseAccount(value: string, list: string[]): string[] {
+  if (!/^[a-z][a-z0-9-]*=.+$/.test(value))
+    throw new Error(`--account ${value}: expected <app>=<accountId> or <app>=@<credentials.json>`);
+  return [...list, value];
+}
+
+program
+  .command('test <playbook>')
+  .description(
+    'run the playbook on the local stack clean, then with its worker killed before, in the middle of and after each step, and its browser lost before each step; print a table per step; exit 1 when a step is not safe to retry',
+  )
+  .option(
+    '--playbooks <dir>',
+    'a folder of playbooks besides playbooks/ (repeatable)',
+    (d: string, l: string[]) => [...l, d],
+    [],
+  )
+  .option('--inputs <file>', "the job's inputs (JSON); default: the playbook's exampleInputs")
+  .option(
+    '--account <app=account>',
+    'the account per application: an account id of the demo tenant, or @file.json with {username, password, totpSecret?} (repeatable; default: the first account connected for it)',
+    parseAccount,
+    [],
+  )
+  .option('--applications <json>', 'target applications over the demo sites (as npm start --applications)')
+  .option('--steps <ids>', 'only fault these steps (comma-separated)')
+  .option(
+    '--parallel <n>',
+    'jobs at a time, at most one per account (give several --account for one application)',
+    (v) => Number(v),
+    3,
+  )
+  .option('--job-timeout <s>', 'seconds a job may take', (v) => Number(v), 240)
+  .action(async (id: string, opts: TestOptions) => {
+    process.exitCode = await testPlaybook(id, opts);
+  });
+
+async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
+  let applications: Record<string, ApplicationConfig> = {};
+  try {
+    if (process.env.BELAY_APPLICATIONS)
+      applications = parseApplications(process.env.BELAY_APPLICATIONS, 'BELAY_APPLICATIONS');
+    if (opts.applications)
+      applications = { ...applications, ...parseApplications(opts.applications, '--applications') };
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'belay-playbook-test-'));
+  const say = (line: string): void => console.log(line);
+  say(`starting the local stack (data in ${dataDir})`);
+  let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+  try {
+    stack = await startLocalStack({
+      dataDir,
+      fresh: true,
+      resume: false,
+      apiPort: 0,
+      ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0 },
+      lambdaMode: 'warm',
+      playbookDirs: opts.playbooks,
+      applications,
+      // Retries without the production pauses: a crash is retried at once.
+      retryIntervalMs: 150,
+      waitTimeOverrides: { RetryBackoff: 200, FinishBackoff: 200, WaitForCapacity: 500 },
+      env: { BELAY_RETRY_BACKOFF_SECONDS: '0', BELAY_CAPACITY_POLL_SECONDS: '1', LOG_LEVEL: 'error' },
+    });
+  } catch (err) {
+    console.error(`the local stack did not start: ${(err as Error).message}`);
+    await rm(dataDir, { recursive: true, force: true });
+    return 2;
+  }
+  const s = stack;
+  // Ctrl-C stops what the command started (browsers, DynamoDB Local, workers) before exiting.
+  const interrupted = (signal: string): void => {
+    say(`${signal}: stopping the local stack`);
+    void s
+      .stop({ endSessions: true })
+      .finally(() => rm(dataDir, { recursive: true, force: true }))
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', () => interrupted('SIGINT'));
+  process.once('SIGTERM', () => interrupted('SIGTERM'));
+  try {
+    const playbook = s.playbooks.registry.get(id);
+    const key = s.demoApiKey;
+    const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${s.apiUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (!res.ok)
+        throw new Error(
+          `${method} ${path}: ${res.status} ${JSON.stringify(json.error ?? json).slice(0, 300)}`,
+        );
+      return json;
+    };
+    const inputs = opts.inputs ? JSON.parse(await readFile(opts.inputs, 'utf8')) : playbook.exampleInputs;
+    if (inputs === undefined) {
+      console.error(`${id} has no exampleInputs: give --inputs <file>`);
+      return 2;
+    }
+    // Accounts by application; each lane of parallel jobs gets its own (jobs on one account
+    // would share its cart, its records: they would interfere, not prove anything).
+    const accounts: Record<string, string[]> = {};
+    for (const entry of opts.account) {
+      const [app, value] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+      let accountId = value;
+      if (value.startsWith('@')) {
+        const credentials = JSON.parse(await readFile(value.slice(1), 'utf8'));
+        const made = await call('POST', '/accounts', {
+          application: app,
+          label: `${app} (playbook test)`,
+          credentials,
+        });
+        accountId = (made.account as { accountId: string }).accountId;
+      }
+      accounts[app] = [...(accounts[app] ?? []), accountId];
+    }
+    const connected = ((await call('GET', '/accounts')).accounts ?? []) as {
+      accountId: string;
+      application: string;
+      status: string;
+    }[];
+    for (const app of Object.keys(playbook.applications)) {
+      if (accounts[app]) continue;
+      // The demo accounts whose sign-in needs no person (the plain and TOTP ones).
+      const found = connected.filter(
+        (a) => a.application === app && a.status === 'connected' && !/_sms$|_outbox$/.test(a.accountId),
+      );
+      if (found.length === 0) {
+        console.error(`no account for ${app}: give --account ${app}=@credentials.json`);
+        return 2;
+      }
+      accounts[app] = found.map((a) => a.accountId);
+    }
+    const lanes = Math.max(1, Math.min(opts.parallel, ...Object.values(accounts).map((l) => l.length)));
+    const laneAccounts = (lane: number): Record<string, string> =>
+      Object.fromEntries(Object.entries(accounts).map(([app, list]) => [app, list[lane] as string]));
+    const scenarios = planScenarios(
+      playbook,
+      opts.steps?.split(',').map((x) => x.trim()),
+    );
+    say(
+      `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${lanes} at a time, one account each), accounts ${JSON.stringify(laneAccounts(0))}${lanes > 1 ? ' ...' : ''}`,
+    );
+    const runId = Date.now().toString(36);
+    const outcomes = await runAll(
+      { stack: s, apiKey: key, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000 },
+      scenarios,
+      lanes,
+      laneAccounts,
+      (_sc, i) => `pbtest-${runId}-${i}`,
+      (o, done) => {
+        const mark = o.status === 'SUCCEEDED' ? 'ok' : o.status;
+        say(
+          `  [${done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && !o.struck ? ' (fault did not strike)' : ''} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
+        );
+      },
+    );
+    const list = verdicts(playbook, outcomes);
+    say('');
+    const clean = outcomes.find((o) => o.scenario.fault === 'clean');
+    say(formatVerdicts(id, list, clean));
+    return list.every((v) => v.safe) && clean?.status === 'SUCCEEDED' ? 0 : 1;
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  } finally {
+    say('stopping the local stack');
+    await s.stop({ endSessions: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await program.parseAsync();

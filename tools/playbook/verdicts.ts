@@ -1,0 +1,220 @@
+/**
+ * `npm run playbook -- test`: the runs it makes of one playbook and what they prove, step by
+ * step. Pure: the plan is a list of scenarios, the verdicts are read from each run's outcome
+ * and ledger (the driver, `drive.ts`, makes the runs on the local stack).
+ *
+ * What is checked, per step:
+ * - verify: the clean run completed the step with evidence (something the application showed);
+ * - re-run (reads): killed before, in the middle of (when the step marks it) and after its
+ *   action, the job still succeeds: running the read again converges;
+ * - probe (writes): killed after its action (the write committed, no checkpoint), the next
+ *   attempt's probe finds the effect (the step completes `reconciled`) instead of acting again;
+ *   killed before it, the probe says absent and the job succeeds;
+ * - restore: with the browser lost just before the step, restore rebuilds its page in a new
+ *   session and the job succeeds;
+ * - time: how long the step took in the clean run.
+ */
+import type { FaultPoint } from '../../lambdas/lib/fault.ts';
+import type { LedgerEntry } from '../../lambdas/lib/ledger/types.ts';
+import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
+
+export type FaultKind = 'clean' | 'kill-before' | 'kill-mid' | 'kill-after' | 'browser-lost';
+
+/** One run of the playbook: clean, or with one fault at one step. */
+export interface Scenario {
+  fault: FaultKind;
+  /** The step the fault is at (none for the clean run). */
+  stepIndex?: number;
+}
+
+/** Where each fault strikes in the engine (`RunStep`'s fault points). */
+export const FAULT_POINTS: Record<Exclude<FaultKind, 'clean'>, FaultPoint> = {
+  'kill-before': 'before-action',
+  'kill-mid': 'mid-action',
+  'kill-after': 'after-action',
+  'browser-lost': 'before-action',
+};
+
+/** How one run ended. */
+export interface RunOutcome {
+  scenario: Scenario;
+  status: string;
+  /** Did the fault strike (a step that never calls `faultPoint('mid-action')` has no middle)? */
+  struck: boolean;
+  entries: LedgerEntry[];
+  seconds: number;
+  /** Why it did not succeed, when it did not (a review asked for, a failure reason). */
+  detail?: string;
+}
+
+export type Mark = { ok: true; note?: string } | { ok: false; note: string } | { na: string };
+
+export interface StepVerdict {
+  stepIndex: number;
+  id: string;
+  kind: 'read' | 'write';
+  verify: Mark;
+  /** Reads: the re-runs after each kill. */
+  rerun: Mark;
+  /** Writes: the probe after a kill after the action, and before it. */
+  probe: Mark;
+  restore: Mark;
+  /** The step in the clean run, in ms. */
+  ms?: number;
+  /** Safe to retry: every mark that applies is ok. */
+  safe: boolean;
+}
+
+/** Every run `playbook test` makes: clean, then each fault at each step (`only` limits the steps). */
+export function planScenarios(playbook: Playbook, only?: readonly string[]): Scenario[] {
+  const plan: Scenario[] = [{ fault: 'clean' }];
+  playbook.steps.forEach((step, stepIndex) => {
+    if (only && !only.includes(step.id)) return;
+    for (const fault of ['kill-before', 'kill-mid', 'kill-after', 'browser-lost'] as const)
+      plan.push({ fault, stepIndex });
+  });
+  return plan;
+}
+
+/** The scenario's name in progress lines and the table (`kill-after@place-order`). */
+export function scenarioName(playbook: Playbook, s: Scenario): string {
+  return s.stepIndex === undefined ? s.fault : `${s.fault}@${playbook.steps[s.stepIndex]?.id}`;
+}
+
+const completionOf = (entries: readonly LedgerEntry[], step: string): LedgerEntry | undefined =>
+  entries.findLast((e) => e.type === 'step-completed' && e.step === step);
+
+const failed = (o: RunOutcome, what: string): Mark => ({
+  ok: false,
+  note: `${what}: ${o.status}${o.detail ? ` (${o.detail})` : ''}`,
+});
+
+function stepMs(entries: readonly LedgerEntry[], step: string): number | undefined {
+  const started = entries.find((e) => e.type === 'step-started' && e.step === step);
+  const done = completionOf(entries, step);
+  if (!done) return undefined;
+  const from = started ?? entries[entries.findIndex((e) => e === done) - 1];
+  return from ? Date.parse(done.at) - Date.parse(from.at) : undefined;
+}
+
+/** The verdicts of every step from the runs made (`runs` holds the clean run and the faults' runs). */
+export function verdicts(playbook: Playbook, runs: readonly RunOutcome[]): StepVerdict[] {
+  const clean = runs.find((r) => r.scenario.fault === 'clean');
+  return playbook.steps.flatMap((step, stepIndex): StepVerdict[] => {
+    const at = (fault: FaultKind): RunOutcome | undefined =>
+      runs.find((r) => r.scenario.fault === fault && r.scenario.stepIndex === stepIndex);
+    if (!at('kill-before') && !at('kill-after')) return [];
+    let verify: Mark = { na: 'no clean run' };
+    if (clean) {
+      const done = completionOf(clean.entries, step.id);
+      const evidence = done?.evidence ?? {};
+      verify = !done
+        ? failed(clean, 'the clean run did not complete it')
+        : Object.keys(evidence).length > 0 || done.evidenceRef
+          ? { ok: true }
+          : { ok: false, note: 'verify gave no evidence' };
+    }
+
+    const succeeded = (o: RunOutcome | undefined, what: string): Mark =>
+      !o ? { na: 'not run' } : o.status === 'SUCCEEDED' ? { ok: true } : failed(o, what);
+
+    let rerun: Mark = { na: 'a write (its probe decides)' };
+    let probe: Mark = { na: 'a read' };
+    if (step.kind === 'read') {
+      // The kill after the action first: it is the one that runs the read twice.
+      const marks = (['kill-after', 'kill-mid', 'kill-before'] as const)
+        .map((f) => [f, at(f)] as const)
+        .filter(([, o]) => o?.struck)
+        .map(([f, o]) => succeeded(o, `re-run after ${f}`));
+      rerun = marks.find((m) => 'ok' in m && !m.ok) ?? marks[0] ?? { na: 'no fault struck' };
+    } else {
+      const after = at('kill-after');
+      const before = at('kill-before');
+      if (after?.struck) {
+        const done = completionOf(after.entries, step.id);
+        const reprobed = after.entries.some(
+          (e) => e.type === 'reconciled' && e.step === step.id && e.detail?.probe === 'absent',
+        );
+        if (reprobed)
+          probe = { ok: false, note: 'killed after its action, the probe said absent: it acted twice' };
+        else if (after.status !== 'SUCCEEDED') probe = failed(after, 'killed after its action');
+        else if (done?.evidence?.reconciled !== true)
+          probe = { ok: false, note: 'killed after its action, the step completed without its probe' };
+        else probe = { ok: true, note: 'found the effect' };
+      } else probe = { na: 'the kill after the action did not strike' };
+      if ('ok' in probe && probe.ok && before?.struck && before.status !== 'SUCCEEDED')
+        probe = failed(before, 'killed before its action');
+    }
+
+    const lost = at('browser-lost');
+    const restore: Mark = !lost?.struck
+      ? { na: 'the browser was not lost' }
+      : succeeded(lost, 'browser lost before the step');
+
+    const ms = clean ? stepMs(clean.entries, step.id) : undefined;
+    const marks = [verify, rerun, probe, restore];
+    return [
+      {
+        stepIndex,
+        id: step.id,
+        kind: step.kind,
+        verify,
+        rerun,
+        probe,
+        restore,
+        ...(ms === undefined ? {} : { ms }),
+        safe: marks.every((m) => !('ok' in m) || m.ok),
+      },
+    ];
+  });
+}
+
+const cell = (m: Mark): string => ('na' in m ? '-' : m.ok ? 'ok' : 'FAIL');
+
+/** The table `playbook test` prints, then one line per problem (`clean`: the clean run, said first when it failed). */
+export function formatVerdicts(playbookId: string, list: readonly StepVerdict[], clean?: RunOutcome): string {
+  const rows = [
+    ['#', 'step', 'kind', 'verify', 're-run', 'probe', 'restore', 'time', 'safe'],
+    ...list.map((v) => [
+      String(v.stepIndex + 1),
+      v.id,
+      v.kind,
+      cell(v.verify),
+      cell(v.rerun),
+      cell(v.probe),
+      cell(v.restore),
+      v.ms === undefined ? '-' : `${(v.ms / 1000).toFixed(1)} s`,
+      v.safe ? 'yes' : 'NO',
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  const lines = rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  const problems = list.flatMap((v) =>
+    (['verify', 'rerun', 'probe', 'restore'] as const)
+      .map((k) => v[k])
+      .filter((m): m is { ok: false; note: string } => 'ok' in m && !m.ok)
+      .map((m) => `  ${v.id}: ${m.note}`),
+  );
+  const unsafe = list.filter((v) => !v.safe).map((v) => v.id);
+  const cleanLine =
+    clean && clean.status !== 'SUCCEEDED'
+      ? [`the clean run did not succeed: ${clean.status}${clean.detail ? ` (${clean.detail})` : ''}`]
+      : [];
+  return [
+    `${playbookId}`,
+    ...cleanLine,
+    ...lines,
+    '',
+    unsafe.length === 0 && cleanLine.length === 0
+      ? `every step is safe to retry (${list.length} steps)`
+      : unsafe.length === 0
+        ? 'NOT safe: the clean run did not succeed'
+        : `NOT safe to retry: ${unsafe.join(', ')}`,
+    ...problems,
+  ].join('\n');
+}
