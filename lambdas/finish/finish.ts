@@ -4,6 +4,7 @@ import { attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { OutcomeNotVerifiedError } from '../lib/engine/errors.ts';
 import { probeWrite, signedOutNow } from '../lib/engine/probe.ts';
 import { signInAgain } from '../lib/engine/sign-in.ts';
+import { readOnlyStepActions } from '../lib/engine/step-actions.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { DECISION_ENTRY, sinceWaitRequested, type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
 import type { Evidence, Job, LedgerEntry } from '../lib/ledger/types.ts';
@@ -60,7 +61,7 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
       verified[step.id] = { reviewedBy: reviewed };
       continue;
     }
-    const checked = await checkWrite(deps, job, playbook, step, index);
+    const checked = await checkWrite(deps, job, entries, playbook, step, index);
     if (checked.outcome !== 'done') return await notConcluded(deps, job, entries, step, checked);
     verified[step.id] = checked.evidence;
   }
@@ -88,6 +89,7 @@ type Checked =
 async function checkWrite(
   deps: EngineDeps,
   job: Job,
+  entries: readonly LedgerEntry[],
   playbook: Playbook,
   step: Step,
   index: number,
@@ -95,7 +97,7 @@ async function checkWrite(
   const attach = await attachFor(deps, job, step.app);
   if (!attach.ok) return { outcome: 'session_lost', app: step.app, detail: attach.detail };
   const page: Page = attach.attached.page;
-  const ctx = stepContext(deps, job, playbook, step, index);
+  const ctx = stepContext(deps, job, playbook, step, index, readOnlyStepActions(job, entries, step.id));
   try {
     let probe = await probeWrite(step, page, ctx);
     if (probe.status === 'unknown' && (await signedOutNow(playbook.applications[step.app], page))) {

@@ -2,6 +2,7 @@ import { applyCancel } from '../lib/engine/cancel.ts';
 import { attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { hasOpenIntent } from '../lib/engine/history.ts';
 import { type Resolution, resolveOpenIntent, signedOutNow } from '../lib/engine/probe.ts';
+import { readOnlyStepActions } from '../lib/engine/step-actions.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { type WaitRequest, waitRequest } from '../lib/engine/waits.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
@@ -49,7 +50,7 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
       playbook,
       stepIndex,
       page,
-      ctx: stepContext(deps, job, playbook, step, stepIndex),
+      ctx: stepContext(deps, job, playbook, step, stepIndex, readOnlyStepActions(job, entries, step.id)),
       sessionId: job.sessions[step.app]?.sessionId,
       identityId: job.sessions[step.app]?.identityId,
       startedMs: started,

@@ -3,8 +3,9 @@ import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
 import type { Job } from '../ledger/types.ts';
-import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
+import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
+import { readOnlyStepActions } from './step-actions.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
 /** Longest a single browser action (click, fill, navigation) may take inside a step. */
@@ -36,18 +37,23 @@ export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint 
   return endpoint;
 }
 
-/** The step context a playbook step runs with: inputs, idempotency key, credentials, redacting logger. */
+/**
+ * The step context a playbook step runs with: inputs, idempotency key, credentials, redacting
+ * logger, and the step's action record: written by the step only where it runs (RunStep gives
+ * a live one), read-only elsewhere (probes, sign-ins).
+ */
 export function stepContext(
   deps: EngineDeps,
   job: Job,
   playbook: Playbook,
   step: Step,
   stepIndex: number,
+  actions: StepActions = readOnlyStepActions(job, [], step.id),
 ): StepContext {
-  const apps: Record<string, { baseUrl: string }> = {};
+  const apps: StepContext['apps'] = {};
   for (const name of Object.keys(playbook.applications)) {
     const endpoint = deps.applications[name];
-    if (endpoint) apps[name] = { baseUrl: endpoint.baseUrl };
+    if (endpoint) apps[name] = { baseUrl: endpoint.baseUrl, allowedDomains: [...endpoint.allowedDomains] };
   }
   return {
     tenantId: job.tenantId,
@@ -63,7 +69,14 @@ export function stepContext(
       },
     },
     log: deps.log.child({ tenantId: job.tenantId, jobId: job.jobId, step: step.id, requestId: randomUUID() }),
-    faultPoint: (point) => deps.faultPoint(point, { jobId: job.jobId, step: step.id, stepIndex }),
+    faultPoint: (point, at) =>
+      deps.faultPoint(point, {
+        jobId: job.jobId,
+        step: step.id,
+        stepIndex,
+        ...(at ? { action: at.action } : {}),
+      }),
+    actions,
   };
 }
 
