@@ -1,11 +1,12 @@
 /** The playbooks that ship with the Lambdas, by `name@version`. */
 import { checkoutPlaybook } from './checkout/index.ts';
 import type { Playbook } from './contract.ts';
+import { crmContactAgentPlaybook } from './crm-agent/index.ts';
 import { crmBillingSyncPlaybook } from './crm-billing-sync/index.ts';
 import { UnknownPlaybookError } from './errors.ts';
 
 const PLAYBOOKS: ReadonlyMap<string, Playbook> = new Map<string, Playbook>(
-  [checkoutPlaybook, crmBillingSyncPlaybook].map((p) => [p.id, p]),
+  [checkoutPlaybook, crmBillingSyncPlaybook, crmContactAgentPlaybook].map((p) => [p.id, p]),
 );
 
 /**
