@@ -6,7 +6,11 @@ import { getPlaybook, listPlaybooks } from '../../../lambdas/lib/playbooks/regis
 
 describe('Playbook registry', () => {
   it('lists the playbooks by name@version', () => {
-    expect(listPlaybooks().map((p) => p.id)).toEqual(['checkout@1', 'crm-billing-sync@1', 'crm-contact-agent@1']);
+    expect(listPlaybooks().map((p) => p.id)).toEqual([
+      'checkout@1',
+      'crm-billing-sync@1',
+      'crm-contact-agent@1',
+    ]);
     expect(getPlaybook('checkout@1').steps).toHaveLength(14);
     expect(getPlaybook('crm-billing-sync@1').steps.map((s) => [s.id, s.app, s.kind])).toEqual([
       ['crm-sign-in', 'crm', 'read'],
@@ -27,7 +31,11 @@ describe('Playbook registry', () => {
       }
     })();
     expect(error).toBeInstanceOf(UnknownPlaybookError);
-    expect((error as UnknownPlaybookError).known).toEqual(['checkout@1', 'crm-billing-sync@1', 'crm-contact-agent@1']);
+    expect((error as UnknownPlaybookError).known).toEqual([
+      'checkout@1',
+      'crm-billing-sync@1',
+      'crm-contact-agent@1',
+    ]);
     expect((error as Error).message).toContain('checkout@1, crm-billing-sync@1, crm-contact-agent@1');
   });
 
