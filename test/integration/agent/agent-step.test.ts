@@ -6,13 +6,16 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { demoCredentials } from '../../../demo/accounts.ts';
 import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
+import { agentStep } from '../../../lambdas/lib/agent/agent-step.ts';
 import { nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
 import type { Decision, Observation, Policy } from '../../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../../lambdas/lib/agent/registry.ts';
+import { crmApplication } from '../../../lambdas/lib/playbooks/apps/crm.ts';
 import type { StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
 import {
   type CrmContactAgentInputs,
@@ -20,6 +23,7 @@ import {
   updateContactByAgent as step,
 } from '../../../lambdas/lib/playbooks/crm-agent/index.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
+import { startModelServer, WIRE } from '../../support/model-servers.ts';
 import {
   contextFor,
   type Job,
@@ -210,5 +214,68 @@ describe('Agent step: crm-contact-agent@1 update-contact', () => {
     expect(new URL(page.url()).host).toBe(new URL(sites.crm.baseUrl).host);
     expect(await step.verify(page, ctx)).not.toBeNull();
     expect((await crm.writes()).count).toBe(1);
+  });
+});
+
+describe('Agent step: no secret reaches the model', () => {
+  const SECRET_PHONE = '+44 117 496 0777';
+  // A step whose phone is a secret input: the model sees only {{secret:phone}}.
+  const secretStep = agentStep<CrmContactAgentInputs>({
+    id: 'update-contact',
+    title: 'Update the contact with a secret phone',
+    kind: 'write',
+    app: 'crm',
+    application: crmApplication,
+    start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
+    goal: 'Set the contact to {{inputs.contactName}} and the phone to {{secret:phone}}, then save.',
+    fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{secret:phone}}' },
+    secrets: async () => ({ phone: SECRET_PHONE }),
+    model: 'anthropic:claude-haiku-4-5',
+    verify: async (page) => (/[?&]saved=/.test(page.url()) ? { saved: true } : null),
+  });
+
+  it('types the secret from a placeholder; no request, entry or log holds it or the password', async () => {
+    const server = await startModelServer();
+    try {
+      configureAgentModels({
+        allowed: ['anthropic:claude-haiku-4-5'],
+        localLatencyMs: 0,
+        anthropic: { apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` },
+      });
+      server.script([
+        WIRE.anthropic.call('fill', {
+          target: { role: 'textbox', name: 'Contact name' },
+          value: 'Mei Chen-Ward',
+        }),
+        WIRE.anthropic.call('fill', {
+          target: { role: 'textbox', name: 'Phone' },
+          value: '{{secret:phone}}',
+        }),
+        WIRE.anthropic.call('click', { target: { role: 'button', name: 'Save record' } }),
+        WIRE.anthropic.call('done', { summary: 'saved' }),
+      ]);
+      const job = newJob(sites, INPUTS, { crm: 'ada@example.com' });
+      const actions = memoryStepActions();
+      const ctx: StepContext<CrmContactAgentInputs> = { ...contextFor(job, secretStep), actions };
+      expect(await ready(secretStep, page, ctx)).toEqual({ ok: true });
+      await secretStep.run(page, ctx);
+      expect(await secretStep.verify(page, ctx)).toEqual({ saved: true });
+      // The site got the real value...
+      expect((await page.getByTestId('record-phone').textContent())?.trim()).toBe(SECRET_PHONE);
+      expect(server.requests).toHaveLength(4);
+      // ...the model saw the placeholder where the page showed it (the last request sees the saved record).
+      expect(server.requests[3]?.rawBody).toContain('{{secret:phone}}');
+      const password = demoCredentials('crm', 'ada@example.com').password;
+      const everything = [
+        ...server.requests.map((r) => r.rawBody),
+        JSON.stringify(actions.entries),
+        JSON.stringify(job.log),
+      ].join('\n');
+      expect(everything).not.toContain(SECRET_PHONE);
+      expect(everything).not.toContain(password);
+      expect(actions.entries.map((e) => e.detail.usage)).toEqual(Array(4).fill({ input: 321, output: 17 }));
+    } finally {
+      await server.close();
+    }
   });
 });
