@@ -6,9 +6,10 @@ import { controlsOf, nextLocalAction } from '../../../lambdas/lib/agent/local-po
 import { parseModelSpec } from '../../../lambdas/lib/agent/model-spec.ts';
 import { substituteSecrets, withPlaceholders } from '../../../lambdas/lib/agent/observe.ts';
 import { fillTemplate } from '../../../lambdas/lib/agent/template.ts';
+import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { modelCallUsd, modelRate, priceCost } from '../../../lambdas/lib/cost/rates.ts';
 import { actionRecord } from '../../../lambdas/lib/engine/step-actions.ts';
-import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import { ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 
 const SNAPSHOT = [
@@ -172,5 +173,40 @@ describe('Function: model rates', () => {
     expect(priced.modelTokens).toBe(0);
     expect(priced.modelUsd).toBe(2.5);
     expect(priced.total).toBeCloseTo(2.5);
+  });
+});
+
+describe('Function: buildCostReport models', () => {
+  it('splits agent decisions, tokens and dollars by model', () => {
+    const decision = (model: string, input: number, output: number, usd: number): LedgerEntry =>
+      ({
+        type: 'action-chosen',
+        step: 's',
+        at: 't',
+        detail: { model, usage: { input, output } },
+        cost: { ...ZERO_COST, modelTokens: input + output, modelUsd: usd },
+      }) as unknown as LedgerEntry;
+    const job = { status: 'SUCCEEDED', sessions: {}, createdAt: 't' } as unknown as Job;
+    const report = buildCostReport({
+      tenantId: 't',
+      from: 'a',
+      to: 'b',
+      now: new Date(0),
+      jobs: [
+        {
+          job,
+          entries: [
+            decision('anthropic:claude-haiku-4-5', 1000, 100, 0.0015),
+            decision('anthropic:claude-haiku-4-5', 1000, 100, 0.0015),
+            decision('local', 0, 0, 0),
+          ],
+        },
+      ],
+    });
+    expect(report.models).toEqual({
+      'anthropic:claude-haiku-4-5': { decisions: 2, inputTokens: 2000, outputTokens: 200, usd: 0.003 },
+      local: { decisions: 1, inputTokens: 0, outputTokens: 0, usd: 0 },
+    });
+    expect(report.cost.modelUsd).toBeCloseTo(0.003);
   });
 });
