@@ -22,6 +22,7 @@ import {
   crmContactAgentPlaybook,
   updateContactByAgent as step,
 } from '../../../lambdas/lib/playbooks/crm-agent/index.ts';
+import { PersonAskedError } from '../../../lambdas/lib/playbooks/errors.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
 import { startModelServer, WIRE } from '../../support/model-servers.ts';
 import {
@@ -213,6 +214,35 @@ describe('Agent step: crm-contact-agent@1 update-contact', () => {
     });
     expect(new URL(page.url()).host).toBe(new URL(sites.crm.baseUrl).host);
     expect(await step.verify(page, ctx)).not.toBeNull();
+    expect((await crm.writes()).count).toBe(1);
+  });
+});
+
+describe('Agent step: ask_person', () => {
+  it("stops the step with the model's question, and gives the answer to the model when it runs again", async () => {
+    const seenAnswers: string[][] = [];
+    policy = new CountingPolicy((o, call) => {
+      seenAnswers.push([...o.answers]);
+      return call === 1
+        ? {
+            action: { name: 'ask_person', question: 'Which phone?' },
+            model: 'local',
+            tokens: { input: 0, output: 0 },
+          }
+        : undefined;
+    });
+    const { job, actions } = jobAndRecord();
+    const ctx: StepContext<CrmContactAgentInputs> = { ...contextFor(job, step), actions };
+    expect(await ready(step, page, ctx)).toEqual({ ok: true });
+    const asked = await step.run(page, ctx).catch((e: unknown) => e);
+    expect(asked).toBeInstanceOf(PersonAskedError);
+    expect((asked as PersonAskedError).question).toBe('Which phone?');
+    // A person answers (the engine adds the review's comment to the step's record).
+    actions.entries.push({ type: 'answer', detail: { answer: 'the mobile' }, at: 't' });
+    await step.run(page, ctx);
+    // The question was not asked again: the replay met its answer; every later call saw it.
+    expect(policy.calls).toBe(5);
+    expect(seenAnswers.slice(1).every((a) => a.join() === 'the mobile')).toBe(true);
     expect((await crm.writes()).count).toBe(1);
   });
 });
