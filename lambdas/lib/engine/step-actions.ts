@@ -31,7 +31,7 @@ export function actionRecord(entries: readonly LedgerEntry[], step: string): Rec
     } else if (e.type === 'review-recorded' && e.detail?.decision === 'approve') {
       // Only a question the step asked is answered in its record; other reviews of the step
       // (a changed layout, an uncertain write) answer the engine, not the step.
-      const asked = record.filter((r) => r.type === 'action-chosen' && r.detail.name === 'ask_person').length;
+      const asked = record.filter((r) => r.type === 'action-chosen' && askedPerson(r.detail)).length;
       const answered = record.filter((r) => r.type === 'answer').length;
       if (asked > answered) {
         const comment = typeof e.detail.comment === 'string' ? e.detail.comment : '';
@@ -91,4 +91,12 @@ export function readOnlyStepActions(job: Job, entries: readonly LedgerEntry[], s
     recorded: () => [...record],
     record: refuse,
   };
+}
+
+/** The entry records an `ask_person` action (its `action` as agent steps record it). */
+function askedPerson(detail: Record<string, unknown>): boolean {
+  const action = detail.action;
+  return (
+    typeof action === 'object' && action !== null && (action as { name?: unknown }).name === 'ask_person'
+  );
 }

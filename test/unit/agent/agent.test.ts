@@ -116,7 +116,6 @@ describe('Function: actionRecord', () => {
     expect(actionRecord([approve], 's')).toEqual([]);
     const asked = entry('action-chosen', {
       n: 1,
-      name: 'ask_person',
       action: { name: 'ask_person', question: 'q' },
     });
     expect(actionRecord([asked, approve], 's').at(-1)).toMatchObject({
