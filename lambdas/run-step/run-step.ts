@@ -14,6 +14,7 @@ import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/c
 import {
   DeadlineExceededError,
   isStateMachineError,
+  JobConfigurationError,
   RetryBudgetExhaustedError,
 } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt } from '../lib/engine/history.ts';
@@ -35,7 +36,7 @@ import type {
   Step,
   StepContext,
 } from '../lib/playbooks/contract.ts';
-import { PersonAskedError } from '../lib/playbooks/errors.ts';
+import { PersonAskedError, StepConfigurationError } from '../lib/playbooks/errors.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
 
 /**
@@ -430,6 +431,8 @@ class StepAttempt {
       return this.#sessionLost(describe(err));
     }
     if (isStateMachineError(err)) throw err;
+    // A model the deployment does not offer: trying again cannot help, the job fails as misconfigured.
+    if (err instanceof StepConfigurationError) throw new JobConfigurationError(err.message, { cause: err });
     // The step's model asked a person: the job waits for a review with the question; the
     // answer (the decision's comment) is in the step's record when it runs again.
     if (err instanceof PersonAskedError) {

@@ -10,7 +10,7 @@ import { decide } from '../../../lambdas/lib/api/jobs/decide.ts';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { PERSON } from '../../support/fixtures.ts';
-import { runToSuccess, waitForJob, waitingAt } from '../../support/jobs.ts';
+import { runToSuccess, statusIs, waitForJob, waitingAt } from '../../support/jobs.ts';
 import { startModelServer, WIRE } from '../../support/model-servers.ts';
 
 const MODEL = 'anthropic:claude-haiku-4-5';
@@ -75,5 +75,29 @@ describe('Engine: an agent step on a hosted model (Anthropic wire format, loopba
     expect((await e.crm.writes()).count).toBe(1);
     const password = demoCredentials('crm', 'ada@example.com').password;
     for (const r of model.requests) expect(r.rawBody).not.toContain(password);
+  });
+
+  it('fails a job whose model the deployment does not offer, at once and as misconfigured', {
+    timeout: 120_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'agent-model-not-offered';
+    const before = model.requests.length;
+    await submitJob(
+      e.api,
+      PERSON,
+      {
+        jobId,
+        playbook: 'crm-contact-agent@1',
+        inputs: { customerId: 'C-1001', contactName: 'Nobody', phone: '+44 117 496 0999' },
+        accounts: { crm: 'acct_demo_crm' },
+        model: 'openai:gpt-5',
+      },
+      undefined,
+    );
+    const { job } = await waitForJob(e, jobId, statusIs('FAILED'), { timeoutMs: 100_000 });
+    expect(job.failure?.reason).toBe('misconfigured');
+    expect(job.retriesUsed).toBe(0);
+    expect(model.requests.length).toBe(before);
   });
 });
