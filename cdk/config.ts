@@ -5,6 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
+import { parseModelSpec } from '../lambdas/lib/agent/model-spec.ts';
 import { isPlanName, type PlanName } from '../lambdas/lib/capacity/plans.ts';
 import { type ApplicationsConfig, parseApplications } from './config-applications.ts';
 import { parsePlaybookDirs } from './config-playbooks.ts';
@@ -45,6 +46,11 @@ export const CONTEXT_KEYS = {
    * `BELAY_PLAYBOOKS_DIRS`): a folder, several comma-separated, or a JSON list. Default none.
    */
   playbooks: 'belay:playbooks',
+  /**
+   * Models agent steps may use besides `local` (`bedrock:<model id>`, comma-separated or a
+   * list). RunStep may invoke exactly the Bedrock ones. Default: none (`local` only).
+   */
+  agentModels: 'belay:agentModels',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -70,6 +76,8 @@ export interface BelayConfig {
   readonly provisionedRunSteps: number;
   /** Playbook folders besides the repository's (absolute). */
   readonly playbookDirs: readonly string[];
+  /** Model specs agent steps may use besides `local` (`BELAY_AGENT_MODELS`). */
+  readonly agentModels: readonly string[];
 }
 
 /** What the app uses when a key is not set. */
@@ -82,6 +90,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   defaultPlan: 'free',
   provisionedRunSteps: 0,
   playbookDirs: Object.freeze([]),
+  agentModels: Object.freeze([]),
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -105,6 +114,7 @@ export function readConfig(scope: IConstruct): BelayConfig {
     defaultPlan: parseDefaultPlan(context(CONTEXT_KEYS.defaultPlan)),
     provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
     playbookDirs: parsePlaybookDirs(CONTEXT_KEYS.playbooks, context(CONTEXT_KEYS.playbooks)),
+    agentModels: parseAgentModels(context(CONTEXT_KEYS.agentModels)),
   };
 }
 
@@ -187,6 +197,19 @@ export function parseProvisionedRunSteps(value: unknown): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 1000) return n;
   throw new ConfigError(CONTEXT_KEYS.provisionedRunSteps, value, 'a whole number from 0 to 1000');
+}
+
+/** Parses `belay:agentModels`: model specs (a list or a comma-separated string), default none. */
+export function parseAgentModels(value: unknown): readonly string[] {
+  if (value === undefined || value === '') return DEFAULT_CONFIG.agentModels;
+  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
+  if (Array.isArray(list) && list.every((s) => typeof s === 'string' && parseModelSpec(s) !== undefined))
+    return Object.freeze([...(list as string[])]);
+  throw new ConfigError(
+    CONTEXT_KEYS.agentModels,
+    value,
+    'model specs such as bedrock:<model id>, comma-separated',
+  );
 }
 
 /** Parses `belay:defaultPlan`: free | starter | growth | enterprise, default free. */

@@ -14,9 +14,12 @@ import type { LedgerEntry } from '../lambdas/lib/ledger/types.ts';
 import { createProgressTracker } from '../local/progress.ts';
 import { localFunctionArn, startLocalStack } from '../local/stack.ts';
 import { checkoutPlaybook } from '../playbooks/checkout/index.ts';
+import { AGENT_ACTIONS, runAgentDemo } from './agent.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 interface DemoOptions {
+  /** Run crm-contact-agent@1 (an agent step) instead; `crashAt` is then an action number. */
+  agent: boolean;
   crashAt?: number;
   json: boolean;
   timeoutSeconds: number;
@@ -38,6 +41,11 @@ function parseArgs(argv: string[]): DemoOptions {
   const program = new Command()
     .name('npm run demo --')
     .description('Run checkout@1 end to end on the local stack.')
+    .option(
+      '--agent',
+      `run crm-contact-agent@1: an agent step, model local (--crash-at 1-${AGENT_ACTIONS}: after that action is recorded)`,
+      false,
+    )
     .option('--crash-at <step>', `SIGKILL the step worker in the middle of step N (1-${STEPS})`, (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > STEPS)
@@ -49,8 +57,10 @@ function parseArgs(argv: string[]): DemoOptions {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv, { from: 'user' });
-  const o = program.opts<{ crashAt?: number; json: boolean; timeout: number }>();
-  return { crashAt: o.crashAt, json: o.json, timeoutSeconds: o.timeout };
+  const o = program.opts<{ agent: boolean; crashAt?: number; json: boolean; timeout: number }>();
+  if (o.agent && o.crashAt !== undefined && o.crashAt > AGENT_ACTIONS)
+    throw new InvalidArgumentError(`with --agent, an action number from 1 to ${AGENT_ACTIONS}`);
+  return { agent: o.agent, crashAt: o.crashAt, json: o.json, timeoutSeconds: o.timeout };
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
@@ -219,6 +229,14 @@ async function main(): Promise<void> {
     options = parseArgs(process.argv.slice(2));
   } catch (err) {
     process.exitCode = (err as { exitCode?: number }).exitCode ?? 2;
+    return;
+  }
+  if (options.agent) {
+    const agent = await runAgentDemo(options);
+    if (options.json) console.log(JSON.stringify(agent, null, 2));
+    const held =
+      agent.status === 'SUCCEEDED' && agent.writesCommitted === 1 && agent.repeatedModelCalls === 0;
+    process.exitCode = held ? 0 : 1;
     return;
   }
   const summary = await runDemo(options);

@@ -29,6 +29,7 @@ import {
   LEDGER_WRITE,
   STATE_MACHINE_START,
 } from '../constructs/bind.ts';
+import { bindAgentModels } from '../constructs/bind-models.ts';
 import { bindSecret, bindSecretStore, SECRET_MANAGE, SECRET_READ } from '../constructs/bind-secrets.ts';
 import { JobAlarms } from '../constructs/job-alarms.ts';
 import { JobApi } from '../constructs/job-api.ts';
@@ -199,6 +200,9 @@ export class BelayStack extends Stack {
     for (const fn of [engine.RunStep, engine.Reconcile]) {
       bindScreenshots(fn, this.screenshots.bucket, { env: 'BELAY_SCREENSHOT_BUCKET', access: 'put' });
     }
+
+    // Agent steps decide in RunStep only: it alone may invoke the configured Bedrock models.
+    bindAgentModels(engine.RunStep, config.agentModels);
 
     // With provisioned RunSteps the machine invokes an alias whose environments Lambda keeps
     // initialized (the handler loads playwright-core at their init): a retried step starts warm.

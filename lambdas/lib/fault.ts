@@ -18,6 +18,8 @@ export interface FaultPointInfo {
   jobId?: string;
   step?: string;
   stepIndex?: number;
+  /** An agent step's action number (1-based), at `action-recorded` and `action-executed`. */
+  action?: number;
 }
 
 /** Worker -> runner: a fault point was reached; the worker waits for the ack. */
@@ -81,7 +83,12 @@ export function faultPoint(point: FaultPoint, info: FaultPointInfo = {}): Promis
     type: 'fault-point',
     seq: id,
     point,
-    info: { jobId: info.jobId, step: info.step, stepIndex: info.stepIndex },
+    info: {
+      jobId: info.jobId,
+      step: info.step,
+      stepIndex: info.stepIndex,
+      ...(info.action === undefined ? {} : { action: info.action }),
+    },
   };
   return new Promise<void>((resolve) => {
     waiting.set(id, resolve);

@@ -1,3 +1,4 @@
+import { providerTokensUsd } from '../lib/cost/rates.ts';
 import { accountFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
@@ -82,6 +83,7 @@ export async function openSession(
           dynamoWrites: 2,
           proxyBytes: replacedUsage?.proxyBytes ?? 0,
           modelTokens: replacedUsage?.modelTokens ?? 0,
+          modelUsd: providerTokensUsd(replacedUsage?.modelTokens ?? 0),
         },
       },
     });

@@ -14,12 +14,14 @@ import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/c
 import {
   DeadlineExceededError,
   isStateMachineError,
+  JobConfigurationError,
   RetryBudgetExhaustedError,
 } from '../lib/engine/errors.ts';
 import { approvalDecision, hasOpenIntent, nextAttempt } from '../lib/engine/history.ts';
 import { requestLease } from '../lib/engine/lease.ts';
 import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
+import { liveStepActions } from '../lib/engine/step-actions.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
@@ -27,7 +29,14 @@ import { reasonAfterStep } from '../lib/evidence/policy.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
 import type { Evidence, Job, LedgerEntry, ScreenshotReason, ScreenshotRef } from '../lib/ledger/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
-import type { Playbook, PreconditionResult, Step, StepContext } from '../lib/playbooks/contract.ts';
+import type {
+  ActionEntryInput,
+  Playbook,
+  PreconditionResult,
+  Step,
+  StepContext,
+} from '../lib/playbooks/contract.ts';
+import { PersonAskedError, StepConfigurationError } from '../lib/playbooks/errors.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
 
 /**
@@ -200,7 +209,11 @@ class StepAttempt {
     if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
     this.#attached = attach.attached;
     this.#page = attach.attached.page;
-    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries);
+    // The step's own record (agent steps): each entry fenced by the job's version, like the intent.
+    const actions = liveStepActions(job, this.entries, step.id, {
+      write: (entry) => this.#recordAction(entry),
+    });
+    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
     this.#common = {
       step: step.id,
       stepIndex: this.stepIndex,
@@ -208,6 +221,20 @@ class StepAttempt {
       identityId: account.identityId,
     };
     return undefined;
+  }
+
+  /** An agent step's entry about one of its actions, written before the action runs. */
+  async #recordAction(entry: ActionEntryInput): Promise<void> {
+    this.#current = await this.deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+      expectedVersion: this.#current.version,
+      entry: {
+        type: entry.type,
+        ...this.#common,
+        attempt: nextAttempt(this.entries, this.step.id),
+        detail: entry.detail,
+        cost: { dynamoWrites: 2, ...entry.cost },
+      },
+    });
   }
 
   /** 3. The previous attempt of this write may or may not have happened: ask the application. */
@@ -404,6 +431,24 @@ class StepAttempt {
       return this.#sessionLost(describe(err));
     }
     if (isStateMachineError(err)) throw err;
+    // A model the deployment does not offer: trying again cannot help, the job fails as misconfigured.
+    if (err instanceof StepConfigurationError) throw new JobConfigurationError(err.message, { cause: err });
+    // The step's model asked a person: the job waits for a review with the question; the
+    // answer (the decision's comment) is in the step's record when it runs again.
+    if (err instanceof PersonAskedError) {
+      return {
+        outcome: 'needs_review',
+        step: this.step.id,
+        detail: err.message,
+        wait: waitRequest(
+          this.job,
+          'review',
+          this.step.id,
+          'agent-question',
+          this.deps.settings.parkAfterSeconds,
+        ),
+      };
+    }
     // The page misbehaved mid-action: classify from what it shows now.
     if (await this.#isSignedOut()) return await this.#signedOut(describe(err));
     // The intent was written in this invocation (the job's version moved), so the write may have happened.

@@ -9,7 +9,8 @@ function infoMatches(want: FaultPointInfo | undefined, got: FaultPointInfo): boo
   return (
     (want.jobId === undefined || want.jobId === got.jobId) &&
     (want.step === undefined || want.step === got.step) &&
-    (want.stepIndex === undefined || want.stepIndex === got.stepIndex)
+    (want.stepIndex === undefined || want.stepIndex === got.stepIndex) &&
+    (want.action === undefined || want.action === got.action)
   );
 }
 

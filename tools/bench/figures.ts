@@ -122,7 +122,7 @@ const PUBLISHED: readonly CostComponent[] = [
 
 /** Prices one job's usage with `priceCost` and scales it to 1,000 jobs. */
 export function pricePer1000(usage: JobUsage): PricePer1000 {
-  const cost: Cost = { ...usage, proxyBytes: 0, modelTokens: 0 };
+  const cost: Cost = { ...usage, proxyBytes: 0, modelTokens: 0, modelUsd: 0 };
   const { total, ...byComponent } = priceCost(cost);
   const scaled = Object.fromEntries(Object.entries(byComponent).map(([k, v]) => [k, v * 1000])) as Record<
     CostComponent,

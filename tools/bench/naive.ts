@@ -10,6 +10,7 @@
  * supervisor can clean up after a crash), `step`, `fault` (it reached the armed fault point and
  * waits to be killed), `done`.
  */
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
+import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
 import { type CheckoutInputs, checkoutPlaybook } from '../../playbooks/checkout/index.ts';
 
@@ -112,7 +114,9 @@ export async function runNaiveCheckout(options: {
         stepId: step.id,
         idempotencyKey: `${options.jobId}:${step.id}`,
         inputs,
-        apps: { shop: { baseUrl: options.shopBaseUrl } },
+        apps: {
+          shop: { baseUrl: options.shopBaseUrl, allowedDomains: [new URL(options.shopBaseUrl).hostname] },
+        },
         credentials: { get: async () => demoCredentials('shop', options.username) },
         log: quiet,
         faultPoint: async (point) => {
@@ -122,6 +126,7 @@ export async function runNaiveCheckout(options: {
         },
         // A naive runner keeps nothing between runs: only what this run verified.
         evidence: (stepId) => verified.get(stepId),
+        actions: memoryStepActions(),
       };
       await prepare(step, page, ctx);
       await step.run(page, ctx);

@@ -129,7 +129,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     );
     if (!a) return;
     a.fired = true;
-    injected[`worker-kill:${e.point}`]++;
+    const kind = `worker-kill:${e.point}`;
+    if (kind in injected) injected[kind as keyof typeof injected]++;
     say(`  ${a.jobId}: SIGKILL of the step worker (pid ${e.pid}) ${e.point} in ${e.info.step}`);
   });
 

@@ -22,6 +22,7 @@ export const COST_COMPONENTS = {
   dynamoWrites: z.number(),
   proxyBytes: z.number(),
   modelTokens: z.number(),
+  modelUsd: z.number().meta({ description: 'Dollars of the model tokens, priced per model when spent.' }),
   humanInterventions: z.number(),
 } satisfies Record<keyof Cost, z.ZodNumber>;
 

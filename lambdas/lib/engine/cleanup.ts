@@ -1,4 +1,5 @@
 import type { SessionUsage } from '../browser/types.ts';
+import { providerTokensUsd } from '../cost/rates.ts';
 import { StaleCheckpointError } from '../ledger/errors.ts';
 import type { Cost, Job } from '../ledger/types.ts';
 import type { EngineDeps } from './types.ts';
@@ -82,14 +83,19 @@ async function recordSessionEnd(
         entry: {
           type: 'session-ended',
           sessionId,
-          // The usage itself is the entry's cost (proxyBytes, modelTokens).
+          // The usage itself is the entry's cost (proxyBytes, modelTokens and their dollars).
           detail: {
             application: app,
             endedBy: 'engine',
             usageReported: usage !== undefined,
             ...(usage?.providerSeconds !== undefined ? { providerSeconds: usage.providerSeconds } : {}),
           },
-          cost: { proxyBytes: usage?.proxyBytes ?? 0, modelTokens: usage?.modelTokens ?? 0, dynamoWrites: 2 },
+          cost: {
+            proxyBytes: usage?.proxyBytes ?? 0,
+            modelTokens: usage?.modelTokens ?? 0,
+            modelUsd: providerTokensUsd(usage?.modelTokens ?? 0),
+            dynamoWrites: 2,
+          },
         },
       });
     } catch (err) {

@@ -3,9 +3,10 @@ import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
 import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
-import type { Playbook, Step, StepContext } from '../playbooks/contract.ts';
+import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
+import { readOnlyStepActions } from './step-actions.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
 /** Longest a single browser action (click, fill, navigation) may take inside a step. */
@@ -48,7 +49,9 @@ export function verifiedEvidence(entries: readonly LedgerEntry[]): ReadonlyMap<s
 
 /**
  * The step context a playbook step runs with: inputs, idempotency key, credentials, redacting
- * logger, and the evidence earlier steps verified (from `entries`, the job's ledger as read).
+ * logger, the evidence earlier steps verified (from `entries`, the job's ledger as read), and the
+ * step's action record: written by the step only where it runs (RunStep gives a live one),
+ * read-only elsewhere (probes, sign-ins).
  */
 export function stepContext(
   deps: EngineDeps,
@@ -57,12 +60,13 @@ export function stepContext(
   step: Step,
   stepIndex: number,
   entries: readonly LedgerEntry[],
+  actions: StepActions = readOnlyStepActions(job, entries, step.id),
 ): StepContext {
   const evidence = verifiedEvidence(entries);
-  const apps: Record<string, { baseUrl: string }> = {};
+  const apps: StepContext['apps'] = {};
   for (const name of Object.keys(playbook.applications)) {
     const endpoint = deps.applications[name];
-    if (endpoint) apps[name] = { baseUrl: endpoint.baseUrl };
+    if (endpoint) apps[name] = { baseUrl: endpoint.baseUrl, allowedDomains: [...endpoint.allowedDomains] };
   }
   return {
     tenantId: job.tenantId,
@@ -78,11 +82,18 @@ export function stepContext(
       },
     },
     log: deps.log.child({ tenantId: job.tenantId, jobId: job.jobId, step: step.id, requestId: randomUUID() }),
-    faultPoint: (point) => deps.faultPoint(point, { jobId: job.jobId, step: step.id, stepIndex }),
+    faultPoint: (point, at) =>
+      deps.faultPoint(point, {
+        jobId: job.jobId,
+        step: step.id,
+        stepIndex,
+        ...(at ? { action: at.action } : {}),
+      }),
     evidence: (stepId) => {
       const found = evidence.get(stepId);
       return found ? { ...found } : undefined;
     },
+    actions,
   };
 }
 

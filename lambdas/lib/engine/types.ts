@@ -86,7 +86,10 @@ export interface EngineDeps {
   /** Remembers which job holds a browser session, so the provider's session events find the job. */
   recordSessionOwner(sessionId: string, tenantId: string, jobId: string, app: string): Promise<void>;
   /** The local Lambda runner's fault hook; a no-op in AWS. */
-  faultPoint(point: FaultPoint, info: { jobId: string; step: string; stepIndex: number }): Promise<void>;
+  faultPoint(
+    point: FaultPoint,
+    info: { jobId: string; step: string; stepIndex: number; action?: number },
+  ): Promise<void>;
   settings: EngineSettings;
 }
 

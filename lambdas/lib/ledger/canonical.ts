@@ -33,6 +33,7 @@ export function requestFields(request: JobRequest): JobRequest {
     retryBudget: request.retryBudget,
   };
   if (request.deadline !== undefined) fields.deadline = request.deadline;
+  if (request.model !== undefined) fields.model = request.model;
   return fields;
 }
 

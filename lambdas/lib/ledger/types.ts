@@ -61,7 +61,14 @@ export interface Cost {
   stateTransitions: number;
   dynamoWrites: number;
   proxyBytes: number;
+  /** Model tokens (input and output): agent decisions', and what a browser provider reports for a session. */
   modelTokens: number;
+  /**
+   * Dollars of those tokens, priced when they were spent (per model, at the dated rates of
+   * `cost/rates.ts`): a job's tokens mix models with different prices, so they cannot be
+   * priced from the total afterwards.
+   */
+  modelUsd: number;
   humanInterventions: number;
 }
 
@@ -73,6 +80,7 @@ export const ZERO_COST: Readonly<Cost> = Object.freeze({
   dynamoWrites: 0,
   proxyBytes: 0,
   modelTokens: 0,
+  modelUsd: 0,
   humanInterventions: 0,
 });
 
@@ -101,6 +109,11 @@ export interface JobRequest {
   approvals: string[];
   retryBudget: number;
   deadline?: string;
+  /**
+   * The model the job's agent steps use (`bedrock:<id>`, `anthropic:<id>`, `openai:<id>` or
+   * `local`), over each step's own; one the deployment does not offer fails the step.
+   */
+  model?: string;
 }
 
 export interface Job extends JobRequest {
@@ -190,6 +203,15 @@ export const LEDGER_ENTRY_TYPES = [
   'screenshot',
   /** The job's execution died outside its handlers; the recovery function started the next one. */
   'recovered',
+  /**
+   * An agent step's action, chosen by its model and recorded before it runs: the action, its
+   * target, its arguments (placeholders for secrets), what the model saw, model, tokens, cost.
+   */
+  'action-chosen',
+  /** A recorded action whose target no longer resolved, chosen again by the model (one call) for that action only. */
+  'action-healed',
+  /** An action the model chose that the engine refused (a `goto` off the job's domains, a submit in a read step). */
+  'action-refused',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

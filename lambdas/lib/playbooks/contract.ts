@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
-import type { Evidence } from '../ledger/types.ts';
+import type { Cost, Evidence } from '../ledger/types.ts';
 
 /**
  * The step contract. A playbook is versioned code: an ordered list of steps, each of which
@@ -49,8 +49,56 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Points inside a step where a fault injector may kill the worker (the local Lambda runner's hook). */
-export type FaultPoint = 'before-action' | 'mid-action' | 'after-action' | 'during-checkpoint';
+/**
+ * Points inside a step where a fault injector may kill the worker (the local Lambda runner's hook).
+ * `action-recorded` and `action-executed` are an agent step's: after a model-chosen action is in
+ * the ledger (before it runs), and after it ran.
+ */
+export type FaultPoint =
+  | 'before-action'
+  | 'mid-action'
+  | 'after-action'
+  | 'during-checkpoint'
+  | 'action-recorded'
+  | 'action-executed';
+
+/** Ledger entries an agent step writes about its own actions (see {@link StepActions}). */
+export type ActionEntryType = 'action-chosen' | 'action-healed' | 'action-refused';
+
+/** One entry of a step's action record, as the step reads it back: what it wrote, or a person's answer. */
+export interface RecordedEntry {
+  /** `answer`: a person's answer to the step's question (a review decision's comment). */
+  type: ActionEntryType | 'answer';
+  detail: Record<string, unknown>;
+  at: string;
+}
+
+/** An entry a step records about one of its actions, with what it cost (model tokens and dollars). */
+export interface ActionEntryInput {
+  type: ActionEntryType;
+  detail: Record<string, unknown>;
+  cost?: Partial<Pick<Cost, 'modelTokens' | 'modelUsd'>>;
+}
+
+/**
+ * The step's own record in the ledger, for steps whose actions are chosen as they run (agent
+ * steps): a small port, so playbook code never holds the ledger. Entries are durable once
+ * `record` resolves, and fenced by the job's version like every other write of the attempt.
+ */
+export interface StepActions {
+  /** The job's choice of model for its agent steps (`model` in the job request), if it made one. */
+  readonly model: string | undefined;
+  /** Evidence of the job's verified steps so far, by step id (goals templated with earlier evidence). */
+  readonly evidence: Readonly<Record<string, Evidence>>;
+  /**
+   * This step's record in force, oldest first: its action entries and the answers people gave
+   * it. A failed attempt (`step-failed`, or a write found not to have happened after it acted)
+   * clears it: the next attempt starts afresh.
+   */
+  recorded(): readonly RecordedEntry[];
+  /** Records one entry, before what it describes is done. */
+  record(entry: ActionEntryInput): Promise<void>;
+}
 
 export interface StepContext<I = Record<string, unknown>> {
   tenantId: string;
@@ -59,12 +107,18 @@ export interface StepContext<I = Record<string, unknown>> {
   /** `jobId:stepId`: passed to the target application wherever it accepts one. */
   idempotencyKey: string;
   inputs: I;
-  /** application name -> its base URL (e.g. `http://127.0.0.1:8801`). */
-  apps: Record<string, { baseUrl: string }>;
+  /**
+   * application name -> its base URL (e.g. `http://127.0.0.1:8801`) and the domains its pages
+   * may reach (the job's navigation allowlist for it).
+   */
+  apps: Record<string, { baseUrl: string; allowedDomains: readonly string[] }>;
   credentials: CredentialsProvider;
   log: Logger;
-  /** Playbooks call this between the parts of a multi-part action ('mid-action'). No-op unless a fault is armed. */
-  faultPoint(point: FaultPoint): Promise<void>;
+  /**
+   * Playbooks call this between the parts of a multi-part action ('mid-action'); agent steps
+   * after recording and after executing each action, with its number. No-op unless a fault is armed.
+   */
+  faultPoint(point: FaultPoint, at?: { action: number }): Promise<void>;
   /**
    * The evidence an earlier step of this job verified (its latest completion, as the ledger
    * keeps it: redacted), or undefined when that step has not completed (or its evidence was too
@@ -73,6 +127,8 @@ export interface StepContext<I = Record<string, unknown>> {
    * const reportId = ctx.evidence('create-report')?.reportId;
    */
   evidence(stepId: string): Evidence | undefined;
+  /** The step's own action record (agent steps); see {@link StepActions}. */
+  actions: StepActions;
 }
 
 /**

@@ -136,3 +136,40 @@ export class UnbundledPlaybooksError extends BelayError {
     );
   }
 }
+
+/**
+ * A step's model asked a person a question (an agent step's `ask_person`): the job waits for a
+ * review with the question, and the answer is given to the step when it runs again.
+ */
+export class PersonAskedError extends BelayError {
+  readonly step: string;
+  readonly question: string;
+  constructor(step: string, question: string, options?: ErrorOptions) {
+    super('PersonAskedError', 'person-asked', `${step} asks a person: ${question}`, options);
+    this.step = step;
+    this.question = question;
+  }
+}
+
+/** A step is configured in a way this deployment cannot run (a model it does not offer): the job fails. */
+export class StepConfigurationError extends BelayError {
+  readonly step: string;
+  constructor(step: string, detail: string, options?: ErrorOptions) {
+    super('StepConfigurationError', 'misconfigured', `${step}: ${detail}`, options);
+    this.step = step;
+  }
+}
+
+/** A step tried to write its action record where only reading it is allowed (a probe, a sign-in). */
+export class StepRecordRefusedError extends BelayError {
+  readonly step: string;
+  constructor(step: string, options?: ErrorOptions) {
+    super(
+      'StepRecordRefusedError',
+      'step-record-refused',
+      `${step}: the step's record is written only while the step runs (RunStep)`,
+      options,
+    );
+    this.step = step;
+  }
+}

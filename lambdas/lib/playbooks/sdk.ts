@@ -9,6 +9,8 @@
  * import { z } from 'zod';
  */
 
+// Agent steps: a model chooses each action, recorded in the ledger before it runs.
+export { type AgentStep, type AgentStepOptions, agentStep } from '../agent/agent-step.ts';
 export type { Evidence } from '../ledger/types.ts';
 // The step contract.
 export type {

@@ -47,7 +47,8 @@ export const JOBS: {
       [
         'step-completed',
         T('10:09:00'),
-        { ...STEP(1000, 120), modelTokens: 500_000, proxyBytes: 250_000_000 },
+        // Tokens a browser provider reported, priced when spent (500k at the blended $3/M).
+        { ...STEP(1000, 120), modelTokens: 500_000, modelUsd: 1.5, proxyBytes: 250_000_000 },
         { sessionId: 's1' },
       ],
       ['succeeded', T('10:10:00'), { lambdaInvocations: 1, stateTransitions: 2, dynamoWrites: 2 }],
@@ -120,6 +121,7 @@ export const EXPECTED = {
     dynamoWrites: 38,
     proxyBytes: 250_000_000,
     modelTokens: 500_000,
+    modelUsd: 1.5,
     humanInterventions: 2,
   },
   browser: { sessionSeconds: 1260, activeSeconds: 230, idleSeconds: 1030 },
@@ -130,7 +132,9 @@ export const EXPECTED = {
     stateTransitions: 0.000425,
     dynamoWrites: 0.00002375,
     proxyBytes: 1,
-    modelTokens: 1.5,
+    // Model dollars appear once, on modelUsd, as priced when spent.
+    modelTokens: 0,
+    modelUsd: 1.5,
     humanInterventions: 1,
     total: 3.5180505505,
   },

@@ -3,6 +3,7 @@
  * `wrong_page`, sign in on `signed_out`), run, verify. Builds the StepContext with demo
  * credentials, a logger that keeps entries in memory, and a no-op fault point.
  */
+
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
@@ -17,6 +18,7 @@ import type {
   Step,
   StepContext,
 } from '../../../lambdas/lib/playbooks/contract.ts';
+import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
 import { SiteClient } from '../sites/http-client.ts';
 
 export function launchChromium(): Promise<Browser> {
@@ -83,9 +85,9 @@ export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
     idempotencyKey: `${job.jobId}:${step.id}`,
     inputs: job.inputs,
     apps: {
-      shop: { baseUrl: job.sites.shop.baseUrl },
-      crm: { baseUrl: job.sites.crm.baseUrl },
-      billing: { baseUrl: job.sites.billing.baseUrl },
+      shop: { baseUrl: job.sites.shop.baseUrl, allowedDomains: ['127.0.0.1'] },
+      crm: { baseUrl: job.sites.crm.baseUrl, allowedDomains: ['127.0.0.1'] },
+      billing: { baseUrl: job.sites.billing.baseUrl, allowedDomains: ['127.0.0.1'] },
     },
     credentials: {
       get: async (app) => {
@@ -97,6 +99,7 @@ export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
     log: memoryLogger(job.log),
     faultPoint: async () => undefined,
     evidence: (stepId) => job.evidence[stepId],
+    actions: memoryStepActions(),
   };
 }
 

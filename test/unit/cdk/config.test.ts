@@ -19,7 +19,7 @@ const apps = new TestApps();
 afterAll(() => apps.cleanup());
 
 describe('Function: readConfig', () => {
-  it('uses retain, one month, no nag, no applications, 50/100 rps and the free plan when nothing is set', () => {
+  it('uses retain, one month, no nag, no applications, 50/100 rps the free plan and no agent models when nothing is set', () => {
     expect(readConfig(apps.app())).toEqual({
       removalPolicy: RemovalPolicy.RETAIN,
       logRetention: RetentionDays.ONE_MONTH,
@@ -29,6 +29,7 @@ describe('Function: readConfig', () => {
       defaultPlan: 'free',
       provisionedRunSteps: 0,
       playbookDirs: [],
+      agentModels: [],
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });

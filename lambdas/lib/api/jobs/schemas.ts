@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MODEL_SPEC_PATTERN } from '../../agent/model-spec.ts';
 import { JOB_STATUSES, LEDGER_ENTRY_TYPES } from '../../ledger/types.ts';
 import { CostSchema, Id } from '../schemas.ts';
 
@@ -37,6 +38,14 @@ export const SubmitJobBodySchema = z
       .datetime({ offset: true })
       .optional()
       .meta({ description: 'ISO time after which the job fails instead of running on.' }),
+    model: z
+      .string()
+      .regex(MODEL_SPEC_PATTERN, 'use local, bedrock:<model id>, anthropic:<model id> or openai:<model id>')
+      .optional()
+      .meta({
+        description:
+          "The model the playbook's agent steps use, over each step's own (one the deployment offers: BELAY_AGENT_MODELS).",
+      }),
   })
   .strict()
   .meta({ id: 'SubmitJobRequest' });
@@ -127,6 +136,10 @@ export const JobViewSchema = z
     retryBudget: z.number().int(),
     retriesUsed: z.number().int(),
     deadline: z.string().optional(),
+    model: z
+      .string()
+      .optional()
+      .meta({ description: "The model the job's agent steps use, when it chose one." }),
     sessions: z.record(
       z.string(),
       z.object({

@@ -89,6 +89,7 @@ export async function submitJob(
     approvals: request.approvals ?? [],
     retryBudget: request.retryBudget ?? DEFAULT_RETRY_BUDGET,
     ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+    ...(request.model === undefined ? {} : { model: request.model }),
   };
   let result: { job: Job; created: boolean };
   try {

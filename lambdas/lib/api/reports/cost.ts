@@ -1,5 +1,6 @@
 import { type CostComponent, priceCost, RATES_AS_OF } from '../../cost/rates.ts';
 import { type Cost, type Job, type JobStatus, type LedgerEntry, ZERO_COST } from '../../ledger/types.ts';
+import { type ModelUsage, modelUsageOf } from './models.ts';
 import { sessionSpans } from './sessions.ts';
 
 /** A job and its ledger, as the report reads them. */
@@ -47,6 +48,8 @@ export interface CostReport {
   /** Times a person was asked to act (approvals, one-time codes, reviews). */
   humanInterventions: number;
   browser: BrowserTime;
+  /** Agent decisions, tokens and model dollars by model spec (`local`, `bedrock:<id>`, ...). */
+  models: Record<string, ModelUsage>;
 }
 
 const round = (n: number, digits: number): number => Number(n.toFixed(digits));
@@ -86,7 +89,9 @@ export function buildCostReport(input: {
   let verified = 0;
   let retries = 0;
   let idle = 0;
+  const models: Record<string, ModelUsage> = {};
   for (const record of input.jobs) {
+    modelUsageOf(record.entries, models);
     byStatus[record.job.status] = (byStatus[record.job.status] ?? 0) + 1;
     if (isVerifiedCompletion(record)) verified += 1;
     for (const entry of record.entries) {
@@ -118,5 +123,6 @@ export function buildCostReport(input: {
       activeSeconds: round(active, 3),
       idleSeconds: round(idle, 3),
     },
+    models,
   };
 }

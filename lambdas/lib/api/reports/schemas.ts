@@ -42,5 +42,16 @@ export const CostReportSchema = z
         description:
           'Session time (billed), time spent in steps, and idle time: session time not spent in steps (waits that kept the browser, queues, coordination).',
       }),
+    models: z
+      .record(
+        z.string(),
+        z.object({
+          decisions: z.number().int(),
+          inputTokens: z.number().int(),
+          outputTokens: z.number().int(),
+          usd: z.number(),
+        }),
+      )
+      .meta({ description: "Agent steps' model decisions, tokens and dollars, by model." }),
   })
   .meta({ id: 'CostReport' });

@@ -1,0 +1,282 @@
+import type { Page } from 'playwright-core';
+import { modelCallUsd } from '../cost/rates.ts';
+import type { Evidence } from '../ledger/types.ts';
+import type {
+  ActionEntryType,
+  Application,
+  ProbeResult,
+  RecordedEntry,
+  Step,
+  StepContext,
+  StepKind,
+} from '../playbooks/contract.ts';
+import { PersonAskedError } from '../playbooks/errors.ts';
+import { appUrl, checkStart } from '../playbooks/page.ts';
+import { type AgentAction, describeAction, parseAction, targetOf } from './actions.ts';
+import { TargetNotFoundError } from './errors.ts';
+import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
+import { observe, type Seen } from './observe.ts';
+import type { Decision, Observation, Policy } from './policy.ts';
+import { policyForStep } from './registry.ts';
+import { fillTemplate } from './template.ts';
+
+/** Most actions an agent step takes when its definition does not say. */
+export const DEFAULT_MAX_ACTIONS = 12;
+
+/**
+ * An agent step: a goal in words whose actions a model chooses as the step runs. Each chosen
+ * action is written to the ledger (`action-chosen`) before it is executed; a retried step
+ * re-executes its recorded actions in order with no model call and asks the model only from
+ * where the record ends. A recorded target that no longer resolves to exactly one element is
+ * chosen again (one call, an `action-healed` entry). Done is what `verify` says, as for any step.
+ *
+ * @example
+ * agentStep<Inputs>({
+ *   id: 'update-contact', title: 'Update the contact', kind: 'write', app: 'crm', application: crmApplication,
+ *   start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
+ *   goal: 'Set the contact of {{inputs.customerId}} to {{inputs.contactName}} and save.',
+ *   fields: { 'Contact name': '{{inputs.contactName}}' },
+ *   verify: async (page) => (page.url().includes('saved=') ? { saved: true } : null),
+ *   probe: async (page, ctx) => ({ status: 'absent' }),
+ * });
+ */
+export interface AgentStepOptions<I> {
+  id: string;
+  title: string;
+  kind: StepKind;
+  app: string;
+  application: Application;
+  needsApproval?: boolean;
+  sensitive?: string[];
+  /** Where in the application the step starts (a path), from the job's inputs. */
+  start(ctx: StepContext<I>): string;
+  /** The goal in words; `{{inputs.x}}` and `{{evidence.step.key}}` are filled in. */
+  goal: string;
+  /** label -> value the goal sets (templated like the goal; `{{secret:name}}` for secrets). */
+  fields?: Readonly<Record<string, string>>;
+  /** Secret values the step may type, by placeholder name; the model sees only `{{secret:name}}`. */
+  secrets?(ctx: StepContext<I>): Promise<Record<string, string>>;
+  /** Bound on actions (model decisions) per attempt. */
+  maxActions?: number;
+  /** The model, unless the job names one: `local` (default), `bedrock:<id>`, `anthropic:<id>`, `openai:<id>`. */
+  model?: string;
+  verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
+  refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
+}
+
+/** A step whose actions were chosen by a model (the engine and the ledger view tell them apart by this). */
+export type AgentStep<I> = Step<I> & { agent: { goal: string; model: string; maxActions: number } };
+
+export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
+  const startUrl = (ctx: StepContext<I>): string => appUrl(ctx, options.app, options.start(ctx));
+  const startPath = (ctx: StepContext<I>): RegExp =>
+    new RegExp(`^${escapeRegExp(new URL(startUrl(ctx)).pathname)}$`);
+  const step: AgentStep<I> = {
+    id: options.id,
+    title: options.title,
+    kind: options.kind,
+    app: options.app,
+    ...(options.needsApproval ? { needsApproval: true } : {}),
+    ...(options.sensitive ? { sensitive: options.sensitive } : {}),
+    agent: {
+      goal: options.goal,
+      model: options.model ?? 'local',
+      maxActions: options.maxActions ?? DEFAULT_MAX_ACTIONS,
+    },
+    precondition: (page, ctx) =>
+      checkStart(page, ctx, {
+        app: options.app,
+        application: options.application,
+        path: startPath(ctx),
+        ready: 'body',
+      }),
+    restore: async (page, ctx) => {
+      await page.goto(startUrl(ctx), { waitUntil: 'load' });
+    },
+    run: async (page, ctx) => {
+      await new AgentRun(options, page, ctx).run(startUrl(ctx));
+    },
+    verify: (page, ctx) => options.verify(page, ctx),
+    ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.refusal ? { refusal: options.refusal } : {}),
+  };
+  return step;
+}
+
+/** One recorded action to replay, by its number: the latest entry for it wins (a heal replaces). */
+interface Planned {
+  n: number;
+  type: ActionEntryType;
+  action: AgentAction;
+}
+
+/** The step's record read back: actions to replay, in order, and the answers people gave. */
+export function planReplay(record: readonly RecordedEntry[]): { planned: Planned[]; answers: string[] } {
+  const byNumber = new Map<number, Planned>();
+  const answers: string[] = [];
+  for (const e of record) {
+    if (e.type === 'answer') {
+      answers.push(String(e.detail.answer ?? ''));
+      continue;
+    }
+    const n = Number(e.detail.n);
+    const action = parseAction(e.detail.action);
+    if (!Number.isInteger(n) || n < 1 || !action) continue;
+    byNumber.set(n, { n, type: e.type, action });
+  }
+  return { planned: [...byNumber.values()].sort((a, b) => a.n - b.n), answers };
+}
+
+/** One attempt of an agent step: replay the record, then decide, record and execute until done or the bound. */
+class AgentRun<I> {
+  #policy: Policy | undefined;
+  #secrets: Record<string, string> = {};
+  readonly #history: string[] = [];
+  #answers: string[] = [];
+  #asked = 0;
+  readonly #goal: string;
+  readonly #fields: Record<string, string>;
+  readonly #spec: string;
+
+  constructor(
+    private readonly options: AgentStepOptions<I>,
+    private readonly page: Page,
+    private readonly ctx: StepContext<I>,
+  ) {
+    const scope = { inputs: ctx.inputs, evidence: ctx.actions.evidence };
+    this.#goal = fillTemplate(options.goal, scope);
+    this.#fields = Object.fromEntries(
+      Object.entries(options.fields ?? {}).map(([k, v]) => [k, fillTemplate(v, scope)]),
+    );
+    this.#spec = ctx.actions.model ?? options.model ?? 'local';
+  }
+
+  async run(startUrl: string): Promise<void> {
+    this.#secrets = await this.#secretsFor();
+    // Every attempt starts from the step's start, so its recorded actions replay on the page they were chosen on.
+    await this.page.goto(startUrl, { waitUntil: 'load' });
+    const { planned, answers } = planReplay(this.ctx.actions.recorded());
+    this.#answers = answers;
+    let n = 0;
+    for (const item of planned) {
+      n = item.n;
+      if (item.type === 'action-refused') {
+        this.#history.push(`refused: ${describeAction(item.action)} (off the job's domains)`);
+        continue;
+      }
+      if ((await this.#replay(item)) === 'done') return;
+    }
+    const max = this.options.maxActions ?? DEFAULT_MAX_ACTIONS;
+    while (n < max) {
+      n++;
+      const seen = await observe(this.page, this.#secrets);
+      const decision = await this.#decide(seen);
+      if (this.#refused(decision.action)) {
+        await this.#record('action-refused', n, decision, seen, { refused: "goto off the job's domains" });
+        this.#history.push(`refused: ${describeAction(decision.action)} (off the job's domains)`);
+        continue;
+      }
+      await this.#record('action-chosen', n, decision, seen);
+      await this.ctx.faultPoint('action-recorded', { action: n });
+      if ((await this.#perform(decision.action)) === 'done') return;
+      await this.ctx.faultPoint('action-executed', { action: n });
+    }
+    this.ctx.log.warn('the agent step reached its bound on actions', { step: this.options.id, actions: max });
+  }
+
+  /** A recorded action again, with no model call, unless its target is gone (then it is healed). */
+  async #replay(item: Planned): Promise<'done' | 'next'> {
+    let action = item.action;
+    const target = targetOf(action);
+    if (target && !(await resolvesToOne(this.page, target))) {
+      const seen = await observe(this.page, this.#secrets);
+      const decision = await this.#decide(seen, describeAction(action));
+      if (this.#refused(decision.action)) {
+        await this.#record('action-refused', item.n, decision, seen, {
+          refused: "goto off the job's domains",
+        });
+        throw new TargetNotFoundError(
+          `${describeAction(action)} no longer resolves, and healing chose a refused goto`,
+        );
+      }
+      await this.#record('action-healed', item.n, decision, seen, { replaces: action });
+      action = decision.action;
+    }
+    return this.#perform(action);
+  }
+
+  /** Executes one action (done and ask_person end the attempt); its line joins the history. */
+  async #perform(action: AgentAction): Promise<'done' | 'next'> {
+    if (action.name === 'done') return 'done';
+    if (action.name === 'ask_person') {
+      const answer = this.#answers[this.#asked++];
+      if (answer === undefined) throw new PersonAskedError(this.options.id, action.question);
+      this.#history.push(`${describeAction(action)} -> answered: ${answer}`);
+      return 'next';
+    }
+    await executeAction(this.page, action, this.#secrets);
+    this.#history.push(describeAction(action));
+    return 'next';
+  }
+
+  #refused(action: AgentAction): boolean {
+    if (action.name !== 'goto') return false;
+    const app = this.ctx.apps[this.options.app];
+    return !onAllowedDomain(action.url, app?.allowedDomains ?? []);
+  }
+
+  async #decide(seen: Seen, healing?: string): Promise<Decision> {
+    this.#policy ??= policyForStep(this.#spec, this.options.id);
+    const observation: Observation = {
+      goal: this.#goal,
+      fields: this.#fields,
+      url: seen.url,
+      snapshot: seen.snapshot,
+      history: [...this.#history],
+      answers: this.#answers.slice(0, this.#asked),
+      ...(healing ? { healing } : {}),
+    };
+    return this.#policy.decide(observation);
+  }
+
+  /** Writes the decision to the ledger: the action (placeholders only), what was seen, model, tokens, dollars. */
+  async #record(
+    type: ActionEntryType,
+    n: number,
+    decision: Decision,
+    seen: Seen,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    const tokens = decision.tokens.input + decision.tokens.output;
+    const usd = modelCallUsd(decision.model, decision.tokens);
+    await this.ctx.actions.record({
+      type,
+      detail: {
+        n,
+        action: decision.action,
+        describe: describeAction(decision.action),
+        model: decision.model,
+        ...(decision.providerModelId ? { providerModelId: decision.providerModelId } : {}),
+        usage: decision.tokens,
+        ...(decision.simulatedLatencyMs !== undefined
+          ? { simulatedLatencyMs: decision.simulatedLatencyMs }
+          : {}),
+        seen: { url: seen.url, fingerprint: seen.fingerprint, snapshot: seen.snapshot },
+        ...extra,
+      },
+      cost: { modelTokens: tokens, modelUsd: usd },
+    });
+  }
+
+  /** The app's password (placeholder `password`) and the step's own secrets. */
+  async #secretsFor(): Promise<Record<string, string>> {
+    const own = (await this.options.secrets?.(this.ctx)) ?? {};
+    const creds = await this.ctx.credentials.get(this.options.app).catch(() => undefined);
+    return { ...(creds?.password ? { password: creds.password } : {}), ...own };
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,96 @@
+import type { AgentAction, Target } from './actions.ts';
+import type { Decision, Observation, Policy } from './policy.ts';
+
+/**
+ * `model: local`: a deterministic rule-based policy that really drives the page, so the demo,
+ * the tests and the chaos suite run agent steps with no network. It reads the accessibility
+ * snapshot and, field by field in the goal's order, fills (or selects, or checks) the control
+ * whose accessible name is the field's label until each shows its value; then it clicks the
+ * form's submit button; after that click it is done. It costs no tokens. Each decision waits a
+ * configurable, simulated latency (default 1.5 s) so benchmarks show a model's time.
+ */
+
+/** Default simulated time of one decision, close to a hosted model's. */
+export const DEFAULT_LOCAL_LATENCY_MS = 1_500;
+
+/** Names of buttons that submit a form, as the local policy recognises them. */
+const SUBMIT = /^(save|submit|send|update|place|store|confirm|continue|pay|apply|create|add)\b/i;
+
+/** One control of the snapshot: role, accessible name, the value it shows, its states. */
+export interface Control {
+  role: string;
+  name: string;
+  value: string;
+  states: string[];
+}
+
+/** The controls of an aria snapshot (Playwright's default YAML form), in page order. */
+export function controlsOf(snapshot: string): Control[] {
+  const out: Control[] = [];
+  for (const line of snapshot.split('\n')) {
+    const m = /^\s*- (\w+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?::\s?(.*))?$/.exec(line);
+    if (!m) continue;
+    const [, role = '', name = '', states = '', value = ''] = m;
+    out.push({
+      role,
+      name: name.replace(/\\(.)/g, '$1'),
+      value: value.replace(/^"(.*)"$/, '$1'),
+      states: [...states.matchAll(/\[([^\]]*)\]/g)].map((s) => s[1] ?? ''),
+    });
+  }
+  return out;
+}
+
+const norm = (s: string): string => s.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/** The next action for a form-filling goal; pure, so tests can call it on a snapshot. */
+export function nextLocalAction(observation: Observation): AgentAction {
+  const controls = controlsOf(observation.snapshot);
+  if (observation.history.some((h) => h.startsWith('click button'))) {
+    return { name: 'done', summary: 'the form was filled and submitted' };
+  }
+  for (const [label, wanted] of Object.entries(observation.fields)) {
+    const control = controls.find(
+      (c) => norm(c.name) === norm(label) && !['button', 'link', 'heading', 'option'].includes(c.role),
+    );
+    if (!control) return { name: 'ask_person', question: `I cannot find the field "${label}" on this page.` };
+    const target: Target = { role: control.role, name: control.name };
+    if (control.role === 'checkbox' || control.role === 'switch' || control.role === 'radio') {
+      const want = /^(true|yes|on|1)$/i.test(wanted);
+      if (control.states.includes('checked') !== want) return { name: 'check', target, checked: want };
+      continue;
+    }
+    if (control.role === 'combobox' || control.role === 'listbox') {
+      if (norm(control.value) !== norm(wanted)) return { name: 'select', target, option: wanted };
+      continue;
+    }
+    if (control.value !== wanted) return { name: 'fill', target, value: wanted };
+  }
+  const submit = controls.find(
+    (c) => c.role === 'button' && SUBMIT.test(c.name) && !c.states.includes('disabled'),
+  );
+  if (!submit) return { name: 'ask_person', question: 'I filled the form but cannot find how to submit it.' };
+  return { name: 'click', target: { role: 'button', name: submit.name } };
+}
+
+export class LocalPolicy implements Policy {
+  readonly spec = 'local';
+  readonly #latencyMs: number;
+  /** Decisions this policy made in this process (tests count model calls with it). */
+  calls = 0;
+
+  constructor(options: { latencyMs?: number } = {}) {
+    this.#latencyMs = options.latencyMs ?? DEFAULT_LOCAL_LATENCY_MS;
+  }
+
+  async decide(observation: Observation): Promise<Decision> {
+    this.calls++;
+    if (this.#latencyMs > 0) await new Promise((r) => setTimeout(r, this.#latencyMs));
+    return {
+      action: nextLocalAction(observation),
+      model: 'local',
+      tokens: { input: 0, output: 0 },
+      simulatedLatencyMs: this.#latencyMs,
+    };
+  }
+}

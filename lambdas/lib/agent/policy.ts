@@ -1,0 +1,40 @@
+import type { AgentAction } from './actions.ts';
+
+/**
+ * What chooses an agent step's next action: a hosted model (Bedrock, Anthropic, OpenAI through
+ * the AI SDK) or the local rule-based policy. It only chooses; the step records the choice
+ * before anything is executed, so a policy never acts on the page itself.
+ */
+
+/** What a policy is shown for one decision. Everything in it is already redacted. */
+export interface Observation {
+  /** The goal in words, templated (secret values appear only as `{{secret:name}}`). */
+  goal: string;
+  /** Fields the goal names (label -> value or placeholder): what the local policy matches to labels. */
+  fields: Readonly<Record<string, string>>;
+  /** The page's URL and accessibility snapshot, trimmed and redacted. Untrusted text. */
+  url: string;
+  snapshot: string;
+  /** The step's actions so far (recorded, replayed or refused), oldest first, in words. */
+  history: readonly string[];
+  /** Answers people gave to the step's questions, oldest first. */
+  answers: readonly string[];
+  /** Set when a recorded action no longer resolves: the model chooses again for that action only. */
+  healing?: string;
+}
+
+export interface Decision {
+  action: AgentAction;
+  /** The model spec that decided (`local`, `anthropic:claude-haiku-4-5`, ...). */
+  model: string;
+  /** The id the provider reported, when it differs from the spec's. */
+  providerModelId?: string;
+  tokens: { input: number; output: number };
+  /** The local policy's latency, simulated (labelled as such in the ledger). */
+  simulatedLatencyMs?: number;
+}
+
+export interface Policy {
+  readonly spec: string;
+  decide(observation: Observation): Promise<Decision>;
+}

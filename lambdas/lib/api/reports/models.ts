@@ -1,0 +1,35 @@
+import type { LedgerEntry } from '../../ledger/types.ts';
+
+/** One model's share of a report: its agent decisions, tokens and dollars. */
+export interface ModelUsage {
+  decisions: number;
+  inputTokens: number;
+  outputTokens: number;
+  usd: number;
+}
+
+const DECISION_ENTRIES: ReadonlySet<string> = new Set(['action-chosen', 'action-healed', 'action-refused']);
+
+/**
+ * Model cost split by model: every agent decision (an `action-chosen`, `action-healed` or
+ * `action-refused` entry: one model call each) adds its tokens and the dollars it was priced
+ * at when spent to the model that made it. Tokens a browser provider reports for a session
+ * are not a model's decision and stay in the report's `modelUsd` total only.
+ */
+export function modelUsageOf(
+  entries: Iterable<LedgerEntry>,
+  into: Record<string, ModelUsage> = {},
+): Record<string, ModelUsage> {
+  for (const e of entries) {
+    if (!DECISION_ENTRIES.has(e.type)) continue;
+    const model = typeof e.detail?.model === 'string' ? e.detail.model : 'unknown';
+    const usage = (e.detail?.usage ?? {}) as { input?: unknown; output?: unknown };
+    into[model] ??= { decisions: 0, inputTokens: 0, outputTokens: 0, usd: 0 };
+    const row = into[model];
+    row.decisions += 1;
+    row.inputTokens += typeof usage.input === 'number' ? usage.input : 0;
+    row.outputTokens += typeof usage.output === 'number' ? usage.output : 0;
+    row.usd = Number((row.usd + (e.cost?.modelUsd ?? 0)).toFixed(12));
+  }
+  return into;
+}

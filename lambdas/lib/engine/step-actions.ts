@@ -1,0 +1,102 @@
+import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
+import type { ActionEntryInput, ActionEntryType, RecordedEntry, StepActions } from '../playbooks/contract.ts';
+import { StepRecordRefusedError } from '../playbooks/errors.ts';
+import { entriesFor } from './history.ts';
+
+/**
+ * The step's own action record (`StepContext.actions`): what an agent step chose, in order, as
+ * the ledger holds it, and how it adds to it. The engine owns the ledger; the step sees only
+ * this port.
+ */
+
+const ACTION_ENTRY_TYPES: ReadonlySet<string> = new Set<ActionEntryType>([
+  'action-chosen',
+  'action-healed',
+  'action-refused',
+]);
+
+/**
+ * The step's record in force, oldest first: its action entries and the comments people gave
+ * when they answered its questions (review decisions). A failed attempt clears it: a
+ * `step-failed` entry, or a `reconciled` entry that found the write absent after the attempt
+ * acted (`failedAttempt`); a replay after those would only repeat what failed.
+ */
+export function actionRecord(entries: readonly LedgerEntry[], step: string): RecordedEntry[] {
+  let record: RecordedEntry[] = [];
+  for (const e of entriesFor(entries, step)) {
+    if (e.type === 'step-failed' || (e.type === 'reconciled' && e.detail?.failedAttempt !== undefined)) {
+      record = [];
+    } else if (ACTION_ENTRY_TYPES.has(e.type)) {
+      record.push({ type: e.type as ActionEntryType, detail: e.detail ?? {}, at: e.at });
+    } else if (e.type === 'review-recorded' && e.detail?.decision === 'approve') {
+      // Only a question the step asked is answered in its record; other reviews of the step
+      // (a changed layout, an uncertain write) answer the engine, not the step.
+      const asked = record.filter((r) => r.type === 'action-chosen' && askedPerson(r.detail)).length;
+      const answered = record.filter((r) => r.type === 'answer').length;
+      if (asked > answered) {
+        const comment = typeof e.detail.comment === 'string' ? e.detail.comment : '';
+        record.push({ type: 'answer', detail: { answer: comment, by: e.actor ?? 'a person' }, at: e.at });
+      }
+    }
+  }
+  return record;
+}
+
+/** Evidence of the job's verified steps, by step id (the latest completion of each). */
+export function evidenceByStep(entries: readonly LedgerEntry[]): Record<string, Evidence> {
+  const out: Record<string, Evidence> = {};
+  for (const e of entries) {
+    if (e.type === 'step-completed' && e.step && e.evidence) out[e.step] = e.evidence;
+  }
+  return out;
+}
+
+/** How a live record writes: one entry at a time, fenced by the job's version (RunStep's attempt). */
+export interface ActionWriter {
+  /** Writes the entry for the step; resolves once it is in the ledger. */
+  write(entry: ActionEntryInput): Promise<void>;
+}
+
+/** The record of a step that runs in this invocation (RunStep): entries it writes join it at once. */
+export function liveStepActions(
+  job: Job,
+  entries: readonly LedgerEntry[],
+  step: string,
+  writer: ActionWriter,
+): StepActions {
+  const record = actionRecord(entries, step);
+  return {
+    model: job.model,
+    evidence: evidenceByStep(entries),
+    recorded: () => [...record],
+    record: async (entry) => {
+      await writer.write(entry);
+      record.push({ type: entry.type, detail: entry.detail, at: new Date().toISOString() });
+    },
+  };
+}
+
+/**
+ * The record as a function that only looks at the step sees it (a probe in Reconcile or
+ * Finish, a sign-in): readable, never written.
+ */
+export function readOnlyStepActions(job: Job, entries: readonly LedgerEntry[], step: string): StepActions {
+  const record = actionRecord(entries, step);
+  const refuse = async (): Promise<never> => {
+    throw new StepRecordRefusedError(step);
+  };
+  return {
+    model: job.model,
+    evidence: evidenceByStep(entries),
+    recorded: () => [...record],
+    record: refuse,
+  };
+}
+
+/** The entry records an `ask_person` action (its `action` as agent steps record it). */
+function askedPerson(detail: Record<string, unknown>): boolean {
+  const action = detail.action;
+  return (
+    typeof action === 'object' && action !== null && (action as { name?: unknown }).name === 'ask_person'
+  );
+}

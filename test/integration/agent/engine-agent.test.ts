@@ -1,0 +1,95 @@
+/**
+ * An agent step on the local stack (the real ASL, RunStep in its esbuild bundle, DynamoDB
+ * Local, Chromium): the step worker SIGKILLed right after each recorded action resumes with no
+ * model call for a recorded action (each action is chosen, so recorded, once) and the CRM gets
+ * exactly one committed change; killed after the submitting click, the probe settles the write.
+ */
+import { describe, expect, it } from 'vitest';
+import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
+import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import { localFunctionArn } from '../../../local/stack.ts';
+import { useEngineStack } from '../../support/engine-stack.ts';
+import { PERSON } from '../../support/fixtures.ts';
+import { runToSuccess } from '../../support/jobs.ts';
+
+// No simulated latency: the test measures calls, not time.
+const engine = useEngineStack({ env: { BELAY_AGENT_LOCAL_LATENCY_MS: '0' } });
+const AGENT_STEP = 1;
+
+async function submitAgentJob(jobId: string, customerId: string): Promise<void> {
+  await submitJob(
+    engine().api,
+    PERSON,
+    {
+      jobId,
+      playbook: 'crm-contact-agent@1',
+      inputs: { customerId, contactName: `Agent ${jobId}`, phone: '+44 117 496 0999' },
+      accounts: { crm: 'acct_demo_crm' },
+      model: 'local',
+    },
+    undefined,
+  );
+}
+
+function armActionKill(jobId: string, point: 'action-recorded' | 'action-executed', action: number): void {
+  engine().stack.lambdas.arm({
+    functionName: localFunctionArn('RunStep'),
+    point,
+    match: { jobId, stepIndex: AGENT_STEP, action },
+    times: 1,
+  });
+}
+
+const ofStep = (entries: readonly LedgerEntry[], type: string) =>
+  entries.filter((e) => e.step === 'update-contact' && e.type === type);
+
+const fired = (jobId: string) =>
+  engine()
+    .faultPoints.filter((p) => p.fired && p.info.jobId === jobId)
+    .map((p) => [p.point, p.info.action]);
+
+describe('Engine: an agent step whose worker is killed after each recorded action', () => {
+  it('chooses each action once (no model call on replay) and commits one change', {
+    timeout: 240_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'agent-kills';
+    for (const n of [1, 2, 3, 4]) armActionKill(jobId, 'action-recorded', n);
+    await submitAgentJob(jobId, 'C-1003');
+    const { job, entries } = await runToSuccess(e, jobId, { timeoutMs: 220_000 });
+
+    expect(job.status).toBe('SUCCEEDED');
+    expect(fired(jobId)).toEqual([1, 2, 3, 4].map((n) => ['action-recorded', n]));
+    // Four decisions in all, each recorded once: a replayed action cost no model call.
+    const chosen = ofStep(entries, 'action-chosen');
+    expect(chosen.map((c) => c.detail?.describe)).toEqual([
+      `fill textbox "Contact name" = "Agent ${jobId}"`,
+      'fill textbox "Phone" = "+44 117 496 0999"',
+      'click button "Save record"',
+      'done: the form was filled and submitted',
+    ]);
+    expect(chosen.map((c) => c.detail?.n)).toEqual([1, 2, 3, 4]);
+    expect(chosen.every((c) => c.detail?.model === 'local')).toBe(true);
+    // Each action was recorded in its own attempt (one per kill), before it ran.
+    expect(new Set(chosen.map((c) => c.attempt)).size).toBe(4);
+    const writes = await e.crm.writes();
+    expect(writes.count).toBe(1);
+    expect(ofStep(entries, 'step-completed')).toHaveLength(1);
+  });
+
+  it('killed after the submitting click ran, the probe finds the change: it is not made again', {
+    timeout: 240_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'agent-kill-after-click';
+    const before = (await e.crm.writes()).count;
+    armActionKill(jobId, 'action-executed', 3);
+    await submitAgentJob(jobId, 'C-1002');
+    const { job, entries } = await runToSuccess(e, jobId, { timeoutMs: 220_000 });
+    expect(job.status).toBe('SUCCEEDED');
+    expect(fired(jobId)).toEqual([['action-executed', 3]]);
+    expect(ofStep(entries, 'action-chosen')).toHaveLength(3);
+    expect(ofStep(entries, 'step-completed')[0]?.evidence).toMatchObject({ reconciled: true });
+    expect((await e.crm.writes()).count - before).toBe(1);
+  });
+});
