@@ -106,6 +106,13 @@ export function observeLedger(
       case 'parked':
         metrics.add('JobsParked', 1, {});
         break;
+      // Each is one decision of an agent step's model (chosen, chosen again for a healed target, or
+      // chosen and refused): a replayed action writes none, so a replay counts no call.
+      case 'action-chosen':
+      case 'action-healed':
+      case 'action-refused':
+        metrics.add('ModelCalls', 1, { Playbook });
+        break;
       case 'succeeded': {
         metrics.add('JobsSucceeded', 1, { Playbook });
         const took = seconds(job?.createdAt, job?.finishedAt);

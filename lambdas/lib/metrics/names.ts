@@ -269,7 +269,7 @@ export const METRICS = {
   ModelCalls: {
     unit: 'Count',
     dimensions: ['Playbook'],
-    what: 'model calls of agent steps (the agent layer; not emitted yet)',
+    what: "model calls of agent steps (read off the ledger's action entries)",
     from: 'agent layer',
   },
   ModelCacheHits: {

@@ -1,6 +1,7 @@
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { executionArn } from '../../../lambdas/lib/api/step-functions.ts';
+import { idempotencyKeyOf } from '../../../lambdas/lib/engine/job-identity.ts';
 import { MAX_SIGN_INS_PER_STEP } from '../../../lambdas/lib/engine/sign-in.ts';
 import type { Job } from '../../../lambdas/lib/ledger/index.ts';
 import { GOOD_CODE } from './support/fakes.ts';
@@ -31,6 +32,11 @@ async function executionStatus(job: Job): Promise<string | undefined> {
   return out.status;
 }
 
+/** The key the engine placed `jobId`'s order under (its idempotency key, as the scripted shop records it). */
+async function orderKey(jobId: string): Promise<string> {
+  return idempotencyKeyOf(await ledger().getJob(TENANT_A, jobId), 'place-order');
+}
+
 async function entryTypes(jobId: string): Promise<string[]> {
   return (await ledger().readJob(TENANT_A, jobId)).entries.map((e) => e.type);
 }
@@ -55,7 +61,7 @@ describe('POST /jobs/{jobId}/decisions', () => {
     expect(entries[recorded]?.detail).toMatchObject({ decision: 'approve', comment: 'ok' });
     expect(res.json.decidedBy).toMatch(/^blk_[0-9a-f]{12}$/);
     expect(await executionStatus(done)).toBe('SUCCEEDED');
-    expect(stack.world().orders.get('dec-1:place-order')).toBeDefined();
+    expect(stack.world().orders.get(await orderKey('dec-1'))).toBeDefined();
     expect(waiting.wait?.taskToken).toBeDefined();
   });
 
@@ -97,7 +103,7 @@ describe('POST /jobs/{jobId}/decisions', () => {
     const failed = await until('dec-3', 'FAILED');
     expect(failed.failure).toMatchObject({ reason: 'rejected', message: 'wrong mug' });
     expect(await executionStatus(waiting)).toBe('FAILED');
-    expect(stack.world().orders.has('dec-3:place-order')).toBe(false);
+    expect(stack.world().orders.has(await orderKey('dec-3'))).toBe(false);
   });
 
   it.each([
@@ -226,7 +232,7 @@ describe('POST /jobs/{jobId}/cancel', () => {
     expect(types.filter((t) => t === 'session-ended')).toHaveLength(1);
     const decide = await post('/jobs/can-1/decisions', { step: 'place-order', decision: 'approve' });
     expect(decide.status).toBe(409);
-    expect(stack.world().orders.has('can-1:place-order')).toBe(false);
+    expect(stack.world().orders.has(await orderKey('can-1'))).toBe(false);
   });
 
   it('answers 409 for a job that has finished, 403 without the submitter role', async () => {

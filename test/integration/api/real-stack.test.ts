@@ -5,6 +5,7 @@ import { executionNamePrefix } from '../../../lambdas/lib/engine/executions.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { sleep, TENANT } from '../../support/fixtures.ts';
 import { waitForJob } from '../../support/jobs.ts';
+import { keyOf } from '../../support/records.ts';
 import { call as callApi } from './support/http.ts';
 
 /**
@@ -175,8 +176,8 @@ describe('HTTP API on the real local stack', () => {
 
     // The shop's own record: one order per finished job, none for the cancelled one.
     const writes = await engine.shop.writes();
-    expect(writes.countsByKey['http-approve:place-order']).toBe(1);
-    expect(writes.countsByKey['http-mfa:place-order']).toBe(1);
-    expect(writes.countsByKey['http-cancel:place-order']).toBeUndefined();
+    expect(writes.countsByKey[await keyOf(stack, 'http-approve', 'place-order')]).toBe(1);
+    expect(writes.countsByKey[await keyOf(stack, 'http-mfa', 'place-order')]).toBe(1);
+    expect(writes.countsByKey[await keyOf(stack, 'http-cancel', 'place-order')]).toBeUndefined();
   }, 600_000);
 });

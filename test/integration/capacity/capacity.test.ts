@@ -5,7 +5,7 @@
  * holder died (worker SIGKILLed, execution gone, browser gone) expires and its slot is reused;
  * a live job whose lease expired while the cap is full gives its browser back and queues again.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { type Cost, type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 import type { FaultPointEvent } from '../../../local/lambda/events.ts';
@@ -169,6 +169,16 @@ describe('Capacity: a plan capped at 2 browsers', () => {
     let lease: { leaseExpiresAt: number } | undefined;
     let killedAt = 0;
     armKill(s, dead, KILL_AT, 'before-action');
+    // The recovery function would resume the stopped execution at once (the rule on the machine's
+    // status changes); this is the fallback for when that event never arrives: the lease's expiry.
+    const recoveryRules = s.stack.events
+      .rules()
+      .filter((r) => JSON.stringify(r.pattern ?? {}).includes('aws.states'));
+    expect(recoveryRules.length).toBeGreaterThan(0);
+    for (const r of recoveryRules) r.enabled = false;
+    onTestFinished(() => {
+      for (const r of recoveryRules) r.enabled = true;
+    });
     const onPoint = (e: FaultPointEvent): void => {
       if (e.info.jobId !== dead || e.info.stepIndex !== KILL_AT || e.point !== 'before-action') return;
       s.stack.lambdas.events.off('fault-point', onPoint);

@@ -17,7 +17,7 @@
 import { describe, expect, it } from 'vitest';
 import { type EngineStack, useEngineStack } from '../../support/engine-stack.ts';
 import { approve, diagnose, submitCheckout, waitForJob, waitingAt } from '../../support/jobs.ts';
-import { ofType } from '../../support/records.ts';
+import { keyOf, ofType } from '../../support/records.ts';
 
 const prevent = useEngineStack();
 const detectOnly = useEngineStack({ env: { BELAY_WRITE_GUARD: 'detect' } });
@@ -38,7 +38,7 @@ async function dropWithNoByte(e: EngineStack, jobId: string, dropMode: 'reset' |
       { timeoutMs: 120_000, what: 'SUCCEEDED or a review' },
     );
     const writes = await e.shop.writes();
-    return { view, orders: writes.countsByKey[`${jobId}:place-order`] ?? 0 };
+    return { view, orders: writes.countsByKey[await keyOf(e, jobId, 'place-order')] ?? 0 };
   } finally {
     await e.shop.setFaults({ dedupe: true, dropNextWriteResponse: false, dropMode: 'status-line' });
   }

@@ -7,11 +7,13 @@
  * - a retried AwaitHuman takes the decision recorded since its first attempt, instead of
  *   voiding it with a new request.
  */
+
 import { beforeAll, describe, expect, it } from 'vitest';
 import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { WaitAnsweredError } from '../../../lambdas/await-human/errors.ts';
 import { finish } from '../../../lambdas/finish/finish.ts';
 import { DeadlineExceededError } from '../../../lambdas/lib/engine/errors.ts';
+import { idempotencyKeyOf } from '../../../lambdas/lib/engine/job-identity.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
 import type { Playbook, ProbeResult, Step } from '../../../lambdas/lib/playbooks/contract.ts';
 import { reconcile } from '../../../lambdas/reconcile/reconcile.ts';
@@ -97,7 +99,7 @@ describe('Engine: the write path at its edges', () => {
       set: { sessions: { site: { sessionId: 's1', openedAt: new Date().toISOString() } } },
     });
     await openIntent(jobId);
-    const records = [`${jobId}:submit`];
+    const records = [idempotencyKeyOf(await ledger.getJob(tenantId, jobId), 'submit')];
     await new Promise((r) => setTimeout(r, 1_100));
     await expect(runStep(depsFor(ledger, playbookWith(records)), { tenantId, jobId })).rejects.toBeInstanceOf(
       DeadlineExceededError,
@@ -142,7 +144,7 @@ describe('Engine: the write path at its edges', () => {
 
   it('completes a job whose every write is verified though it still shows the answered MFA wait', async () => {
     const jobId = await runningJob(ledger, tenantId, 'report@1');
-    const records = [`${jobId}:submit`];
+    const records = [idempotencyKeyOf(await ledger.getJob(tenantId, jobId), 'submit')];
     let job = await ledger.getJob(tenantId, jobId);
     job = await ledger.completeStep({
       tenantId,

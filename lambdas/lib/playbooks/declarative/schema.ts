@@ -4,8 +4,8 @@
  * published JSON Schema for editors (`playbooks/playbook.schema.json`) is generated from it.
  *
  * A step is one of a fixed set of forms, told apart by the key that carries its action:
- * `actions` (a scripted step) or `signIn` (the application's sign-in). New forms (issue 16's
- * `agent`) are added to {@link STEP_FORM_KEYS} and `step-forms.ts`, leaving these untouched.
+ * `actions` (a scripted step) or `signIn` (the application's sign-in). New forms (an agent
+ * step's `agent`) are added to {@link STEP_FORM_KEYS} and `step-forms.ts`, leaving these untouched.
  */
 import { z } from 'zod';
 import { NAME_PATTERN } from '../define.ts';
