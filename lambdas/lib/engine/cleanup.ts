@@ -154,6 +154,13 @@ export async function releaseJobResources(deps: EngineDeps, job: Job): Promise<v
   await endJobSessions(deps, job);
   await endUnrecordedSessions(deps, job);
   await deps.capacity.release(job.tenantId, job.jobId);
+  // The sessions' ends were appended after the job finished: they expire with it too. Best
+  // effort: the next write to the finished job (a retried Finish or RecordFailure) stamps again.
+  try {
+    await deps.ledger.expireEntries(job);
+  } catch (err) {
+    deps.log.warn('entries of a finished job not given its TTL', { jobId: job.jobId, error: String(err) });
+  }
 }
 
 /**

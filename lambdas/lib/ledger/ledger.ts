@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requestCancel } from './cancel-request.ts';
 import { type LedgerEntryInput, loadEvidence } from './entries.ts';
+import { expireEntries } from './entry-ttl.ts';
 import { InvalidInputError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import { type CompleteStepInput, completeStep, type JobUpdate, updateJob } from './job-writes.ts';
@@ -58,6 +59,12 @@ export interface Ledger {
   updateJob(tenantId: string, jobId: string, update: JobUpdate): Promise<Job>;
   /** Status change allowed by `LEGAL_TRANSITIONS`; to the current status it is a no-op. */
   transition(tenantId: string, jobId: string, to: JobStatus, options?: TransitionOptions): Promise<Job>;
+  /**
+   * Gives a finished job's entries still without one the job's TTL (those appended after its
+   * terminal transition: the ends of its browser sessions); the number stamped. Nothing for a
+   * job that has not finished.
+   */
+  expireEntries(job: Job): Promise<number>;
   /** RUNNING (or the same waiting status, to re-arm) -> waiting status with its pending wait. */
   setWait(
     tenantId: string,
@@ -127,6 +134,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     completeStep: (input) => completeStep(ctx, input),
     updateJob: (tenantId, jobId, update) => updateJob(ctx, tenantId, jobId, update),
     transition: (tenantId, jobId, to, options) => transition(ctx, tenantId, jobId, to, options),
+    expireEntries: (job) => expireEntries(ctx, job),
     setWait: (tenantId, jobId, wait, status, entry) => setWait(ctx, tenantId, jobId, wait, status, entry),
     clearWait: (tenantId, jobId, options) => clearWait(ctx, tenantId, jobId, options),
     listJobs: (tenantId, options) => listJobs(ctx, tenantId, options),

@@ -143,6 +143,8 @@ describe('Engine: the stack killed and restarted mid-job', () => {
     expect(ofType(entries, 'step-completed').slice(0, checkpoint).map(withoutTtl)).toEqual(
       ofType(atCrash.entries, 'step-completed').map(withoutTtl),
     );
+    // Every entry expires with the finished job, the ends of its sessions (written after it finished) too.
+    expect(entries.filter((x) => (x as { expiresAt?: number }).expiresAt === undefined)).toEqual([]);
 
     // The shop's record (kept across the restart): one order, one order-placing request.
     const key = await keyOf(e, JOB, 'place-order');
