@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
-import { type Job, TERMINAL_STATUSES } from '../lambdas/lib/ledger/index.ts';
+import { type Job, JobNotFoundError, type Ledger, TERMINAL_STATUSES } from '../lambdas/lib/ledger/index.ts';
 import { DEMO_TENANT } from './seed.ts';
 
 /** Every job item not in a terminal state (a local-only scan: the local stack resumes them all). */
@@ -26,6 +26,21 @@ export async function unfinishedJobs(doc: DynamoDBDocumentClient, tableName: str
     startKey = res.LastEvaluatedKey;
   } while (startKey);
   return jobs;
+}
+
+/** The job an execution's input names, or undefined when it names none or the job is gone. */
+export async function jobOfExecution(ledger: Ledger, input: string): Promise<Job | undefined> {
+  let ids: { tenantId?: unknown; jobId?: unknown };
+  try {
+    ids = JSON.parse(input) as typeof ids;
+  } catch {
+    return undefined;
+  }
+  if (typeof ids.tenantId !== 'string' || typeof ids.jobId !== 'string') return undefined;
+  return ledger.getJob(ids.tenantId, ids.jobId).catch((err: unknown) => {
+    if (err instanceof JobNotFoundError) return undefined;
+    throw err;
+  });
 }
 
 /** The demo tenant's key: reused from the data directory while it is valid, else created (and kept there). */

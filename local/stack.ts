@@ -16,7 +16,12 @@ import {
   substitutionKey,
 } from '../lambdas/lib/engine/functions.ts';
 import type { JobIdentity } from '../lambdas/lib/engine/job-identity.ts';
-import { createLedger, createLedgerTable, type Ledger } from '../lambdas/lib/ledger/index.ts';
+import {
+  createLedger,
+  createLedgerTable,
+  type Ledger,
+  TERMINAL_STATUSES,
+} from '../lambdas/lib/ledger/index.ts';
 import { playbookDirs } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type LoadedPlaybooks, loadPlaybooks } from '../lambdas/lib/playbooks/discovery/load.ts';
 import { registerSdkResolution } from '../lambdas/lib/playbooks/discovery/register.ts';
@@ -45,7 +50,7 @@ import {
   type LocalStepFunctions,
   startLocalSfnServer,
 } from './sfn/index.ts';
-import { demoKey, persistentToken, unfinishedJobs } from './stack-data.ts';
+import { demoKey, jobOfExecution, persistentToken, unfinishedJobs } from './stack-data.ts';
 import { putStatusChange, waitSubscriber } from './stack-events.ts';
 import {
   LOCAL_AWS,
@@ -416,6 +421,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
       }
       if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);
+    }
+    // An execution the last run took down while its job was already finished (killed between
+    // Finish's last write and its clean-up) still holds the job's lease and sessions. Its death
+    // goes on the bus as Step Functions reports one, and the recovery rule releases them.
+    // (Unfinished jobs were resumed above, in a new execution of their own.)
+    for (const lost of sfn.lostExecutions()) {
+      const job = await jobOfExecution(ledger, lost.input);
+      if (job && TERMINAL_STATUSES.includes(job.status)) putStatusChange(events, lost);
     }
 
     return {

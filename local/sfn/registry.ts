@@ -13,13 +13,25 @@ import { NAME_RETENTION_MS } from './limits.ts';
 /** Tokens are kept as long as a task may wait for one (a year), then forgotten. */
 const TOKEN_RETENTION_MS = 366 * 86_400_000;
 
-type Line = { n: string; at: number } | { t: string; at: number };
+type Line = { n: string; at: number; i?: string } | { c: string; at: number } | { t: string; at: number };
+
+/** An execution an earlier run of the runner started and never closed: it died with that run. */
+export interface LostExecution {
+  name: string;
+  startedAt: number;
+  /** Its input (JSON text). */
+  input: string;
+}
 
 /** The runner's memory of names and tokens. */
 export interface RunnerRegistry {
   /** Is `name` taken by an execution started in the last 90 days (by this run or an earlier one)? */
   nameTaken(name: string, now: number): boolean;
-  recordName(name: string, at: number): void;
+  recordName(name: string, at: number, input?: string): void;
+  /** The execution `name` closed (succeeded, failed, timed out or was stopped). */
+  recordClose(name: string, at: number): void;
+  /** The executions earlier runs started and never closed, oldest first. */
+  lost(): readonly LostExecution[];
   recordToken(token: string, at: number): void;
   /** Did an earlier run of the runner issue this token? */
   issuedEarlier(token: string): boolean;
@@ -34,6 +46,7 @@ const digest = (token: string): string => createHash('sha256').update(token).dig
 export function openRegistry(file?: string, now = Date.now()): RunnerRegistry {
   const names = new Map<string, number>();
   const earlierTokens = new Set<string>();
+  const opened = new Map<string, LostExecution>();
   const kept: Line[] = [];
   if (file) {
     mkdirSync(dirname(file), { recursive: true });
@@ -53,6 +66,10 @@ export function openRegistry(file?: string, now = Date.now()): RunnerRegistry {
       }
       if ('n' in line && now - line.at < NAME_RETENTION_MS) {
         names.set(line.n, line.at);
+        opened.set(line.n, { name: line.n, startedAt: line.at, input: line.i ?? '{}' });
+        kept.push(line);
+      } else if ('c' in line && now - line.at < NAME_RETENTION_MS) {
+        opened.delete(line.c);
         kept.push(line);
       } else if ('t' in line && now - line.at < TOKEN_RETENTION_MS) {
         earlierTokens.add(line.t);
@@ -63,6 +80,7 @@ export function openRegistry(file?: string, now = Date.now()): RunnerRegistry {
     writeFileSync(temp, kept.map((l) => `${JSON.stringify(l)}\n`).join(''));
     renameSync(temp, file);
   }
+  const lost = [...opened.values()].sort((a, b) => a.startedAt - b.startedAt);
   const write = (line: Line): void => {
     if (file) appendFileSync(file, `${JSON.stringify(line)}\n`);
   };
@@ -71,10 +89,14 @@ export function openRegistry(file?: string, now = Date.now()): RunnerRegistry {
       const started = names.get(name);
       return started !== undefined && at - started < NAME_RETENTION_MS;
     },
-    recordName(name, at) {
+    recordName(name, at, input) {
       names.set(name, at);
-      write({ n: name, at });
+      write(input === undefined ? { n: name, at } : { n: name, at, i: input });
     },
+    recordClose(name, at) {
+      write({ c: name, at });
+    },
+    lost: () => lost,
     recordToken(token, at) {
       write({ t: digest(token), at });
     },

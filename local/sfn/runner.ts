@@ -99,6 +99,12 @@ export interface LocalStepFunctions {
   waitForExecution(executionArn: string, timeoutMs: number): Promise<ExecutionDescription>;
   /** Stops every running execution and waits for them to close. */
   shutdown(): Promise<void>;
+  /**
+   * The executions an earlier run of the runner (same `stateFile`) was running when it went
+   * away, described as they ended: ABORTED at this run's start. Step Functions never loses an
+   * execution; the local runner does when its process dies, and this is how the stack learns of it.
+   */
+  lostExecutions(): ExecutionDescription[];
 }
 
 // AWS: 1-80 characters; no whitespace, brackets, wildcards, special or control characters.
@@ -156,6 +162,7 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
   Object.assign(retryIntervalOverrides, options.retryIntervalOverrides);
 
   const registry = openRegistry(options.stateFile);
+  const openedAt = new Date();
   const tokens = new TaskTokens(registry);
   const executions = new Map<string, Execution>();
   const byName = new Map<string, Execution>();
@@ -215,19 +222,36 @@ export function createLocalStepFunctions(options: LocalStepFunctionsOptions): Lo
         timeoutError: makeTimeoutError,
         overrides: { waitTimeOverrides: options.waitTimeOverrides, retryIntervalOverrides },
         onEvent: options.onEvent,
-        onClose: statusChanged,
+        onClose: (e: ExecutionDescription) => {
+          // Stopped by the runner going away is no close: the next run reports it lost.
+          if (!shuttingDown) registry.recordClose(e.name, Date.now());
+          statusChanged(e);
+        },
       };
       const executionArn = `arn:aws:states:${region}:${account}:execution:${machineName}:${name}`;
       const execution = new Execution(executionArn, name, input, settings);
       executions.set(executionArn, execution);
       byName.set(name, execution);
-      registry.recordName(name, execution.startDate.getTime());
+      registry.recordName(name, execution.startDate.getTime(), input);
       execution.start();
       statusChanged(execution.describe());
       return { executionArn, startDate: execution.startDate };
     },
 
     describeExecution: (executionArn) => get(executionArn).describe(),
+
+    lostExecutions: () =>
+      registry.lost().map((x) => ({
+        executionArn: `arn:aws:states:${region}:${account}:execution:${machineName}:${x.name}`,
+        stateMachineArn,
+        name: x.name,
+        status: 'ABORTED' as const,
+        startDate: new Date(x.startedAt),
+        stopDate: openedAt,
+        input: x.input,
+        error: 'States.Runtime',
+        cause: 'the local Step Functions runner stopped while the execution ran',
+      })),
 
     getExecutionHistory: (executionArn) => [...get(executionArn).history.events],
 

@@ -192,4 +192,25 @@ describe('Local Step Functions: execution names and task tokens', () => {
     expect(() => restarted.sendTaskFailure(pending, 'Rejected')).toThrow(TaskTimedOutError);
     expect(() => restarted.sendTaskSuccess('not-a-token', '{}')).toThrow(InvalidTokenError);
   });
+
+  it('tells the next run which executions went down with the runner (ABORTED, with their input), and not the ones that closed', async () => {
+    const stateFile = join(dir, 'lost.jsonl');
+    const sfn = runner(CALLBACK, invoke, stateFile);
+    const issued = tokens.length;
+    const done = await sfn.startExecution({ name: 'closed-1', input: '{"jobId":"a"}' });
+    await until(() => tokens.length > issued);
+    sfn.sendTaskSuccess(tokens.at(-1) as string, '{}');
+    expect((await sfn.waitForExecution(done.executionArn, 5000)).status).toBe('SUCCEEDED');
+    const before = tokens.length;
+    await sfn.startExecution({ name: 'lost-1', input: '{"jobId":"b"}' });
+    await until(() => tokens.length > before);
+    await sfn.shutdown(); // the runner goes away with lost-1 waiting
+    expect(sfn.lostExecutions()).toEqual([]);
+
+    const restarted = runner(CALLBACK, invoke, stateFile);
+    const lost = restarted.lostExecutions();
+    expect(lost.map((x) => [x.name, x.status, x.input])).toEqual([['lost-1', 'ABORTED', '{"jobId":"b"}']]);
+    expect(lost[0]?.executionArn).toMatch(/:execution:[^:]+:lost-1$/);
+    expect(lost[0]?.stateMachineArn).toBe(restarted.stateMachineArn);
+  });
 });
