@@ -81,6 +81,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const injected = emptyCounts();
   let restarting: Promise<boolean> | undefined;
 
+  // The caller's signal, or a driver that failed: either stops every job (see `schedule`).
+  const stop = new AbortController();
+  if (options.signal?.aborted) stop.abort();
+  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+
   const ctx: RunContext = {
     stack,
     events,
@@ -92,7 +97,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     humans: { approvals: 0, reviews: 0, mfaCodes: 0 },
     armed,
     layoutWindows: new Set<SiteName>(),
-    ...(options.signal ? { signal: options.signal } : {}),
+    signal: stop.signal,
     async killStack(reason) {
       if (restarting || ctx.layoutWindows.size > 0 || !stack.handle) return false;
       restarting = (async () => {
@@ -156,6 +161,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         say(jobLine(o, outcomes.length, plan.length));
       },
       notStarted,
+      () => stop.abort(),
     );
   } finally {
     await events.stop();
@@ -184,8 +190,12 @@ async function schedule(
   startDeadline: number,
   done: (o: JobOutcome) => void,
   notStarted: string[],
+  abort: () => void,
 ): Promise<void> {
   const queue = [...plan];
+  // The first driver that fails stops the others (they see the signal and end as they are),
+  // and is thrown once they have: no driver is left polling a stack that is gone.
+  let failed: { err: unknown } | undefined;
   const running = new Map<string, Promise<void>>();
   const resources = new Set<string>();
   const shared = new Map<SiteName, number>();
@@ -218,7 +228,8 @@ async function schedule(
         driveJob(ctx, j)
           .then(done, (err: unknown) => {
             ctx.say(`  ${j.jobId}: the driver failed: ${err instanceof Error ? err.stack : String(err)}`);
-            throw err;
+            failed ??= { err };
+            abort();
           })
           .finally(() => {
             running.delete(j.jobId);
@@ -232,6 +243,7 @@ async function schedule(
     if (running.size) await Promise.race([...running.values(), sleep(1_000)]);
     else if (queue.length) await sleep(500);
   }
+  if (failed) throw failed.err;
 }
 
 function summarize(
