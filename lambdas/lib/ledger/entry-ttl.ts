@@ -34,6 +34,9 @@ export async function expireEntries(
           FilterExpression: 'attribute_not_exists(expiresAt)',
           ProjectionExpression: 'pk, sk',
           ExpressionAttributeValues: { ':pk': jobPk(job.tenantId, job.jobId), ':entry': ENTRY_SK_PREFIX },
+          // The entries just written (the terminal transition's own, the sessions' ends) must be
+          // seen: an eventually consistent read may miss them, and nothing would stamp them later.
+          ConsistentRead: true,
           ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
         }),
       );
