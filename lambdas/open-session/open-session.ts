@@ -1,4 +1,5 @@
 import { providerTokensUsd } from '../lib/cost/rates.ts';
+import { endUntrackedSessions } from '../lib/engine/cleanup.ts';
 import { accountFor } from '../lib/engine/context.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { TERMINAL_STATUSES } from '../lib/ledger/types.ts';
@@ -35,7 +36,8 @@ export async function openSession(
 
   const account = checked?.accounts[app] ?? (await accountFor(deps, job, app));
   const owner = { tenantId: job.tenantId, jobId: job.jobId, application: app };
-  await endOrphans(deps, owner, existing?.sessionId);
+  // Sessions of this job and application that an earlier opening started and never recorded.
+  await endUntrackedSessions(deps, owner, new Set(existing ? [existing.sessionId] : []));
   const opened = await deps.browser.openSession({
     profile: { name: account.profileName, persist: true },
     identityIds: account.identityId ? [account.identityId] : undefined,
@@ -94,28 +96,4 @@ export async function openSession(
   }
   if (existing) await deps.browser.endSession(existing.sessionId).catch(() => undefined);
   return { outcome: existing ? 'replaced' : 'opened', app, sessionId: opened.sessionId };
-}
-
-/**
- * Ends the running sessions tagged with this job and application that the job does not hold:
- * ones an earlier opening started but never recorded (its create's response lost, its worker
- * dead before the write). Each would count against the plan's concurrency until its timeout.
- * Best effort: a failure to look is logged and the opening goes on.
- */
-async function endOrphans(
-  deps: EngineDeps,
-  owner: { tenantId: string; jobId: string; application: string },
-  held: string | undefined,
-): Promise<void> {
-  let found: string[];
-  try {
-    found = await deps.browser.runningSessions(owner);
-  } catch (err) {
-    deps.log.warn('orphaned sessions not looked for', { ...owner, error: (err as Error).message });
-    return;
-  }
-  for (const sessionId of found.filter((id) => id !== held)) {
-    await deps.browser.endSession(sessionId);
-    deps.log.info('orphaned session ended', { ...owner, sessionId });
-  }
 }

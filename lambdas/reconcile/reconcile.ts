@@ -68,11 +68,8 @@ export async function reconcile(deps: EngineDeps, ref: JobRef): Promise<Reconcil
     };
   }
   if ((resolved.status === 'done' || resolved.status === 'absent') && job.cancelRequested) {
-    await applyCancel(
-      deps,
-      await deps.ledger.getJob(job.tenantId, job.jobId),
-      `the write was ${resolved.status}`,
-    );
+    // The resolution carries the job as its own write left it: no second read.
+    await applyCancel(deps, resolved.job, `the write was ${resolved.status}`);
     return { outcome: 'cancelled', step: step.id };
   }
   if (resolved.status === 'done' || resolved.status === 'absent' || resolved.status === 'owner_active')

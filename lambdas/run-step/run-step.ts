@@ -79,6 +79,7 @@ class StepAttempt {
   #owned: OwnedWrite | undefined;
   /** Cancelled, or past the deadline: only the write in flight is settled, then the job stops. */
   #stopAfterSettling: { cancel: true } | { deadline: string } | undefined;
+  /** This attempt wrote the step's checkpoint (its own, or the one its probe found the write for). */
   #checkpointed = false;
 
   private constructor(
@@ -196,8 +197,12 @@ class StepAttempt {
       settled === undefined || ['completed', 'finished', 'needs_approval'].includes(settled.outcome);
     if (!moved) return settled as StepOutcome;
     if ('deadline' in stop) throw new DeadlineExceededError(stop.deadline);
-    const job = await this.deps.ledger.getJob(this.job.tenantId, this.job.jobId);
-    await applyCancel(this.deps, job, settled ? 'the write was done' : 'the write had not happened');
+    // The job as settling it left it (its checkpoint, or the probe's `reconciled` entry).
+    await applyCancel(
+      this.deps,
+      this.#current,
+      settled ? 'the write was done' : 'the write had not happened',
+    );
     return { outcome: 'cancelled', step: this.step.id };
   }
 
@@ -253,8 +258,11 @@ class StepAttempt {
       startedMs: this.started,
       endsInvocation: false,
     });
-    if (resolved.status === 'done')
+    if (resolved.status === 'done') {
+      this.#current = resolved.job;
+      this.#checkpointed = true;
       return afterCheckpoint(this.deps, this.playbook, resolved.job, this.stepIndex);
+    }
     if (resolved.status === 'unknown')
       return { outcome: 'uncertain', step: step.id, detail: resolved.detail };
     if (resolved.status === 'duplicate') return duplicateFound(this.deps, this.job, step.id, resolved.detail);
@@ -451,8 +459,9 @@ class StepAttempt {
     }
     // The page misbehaved mid-action: classify from what it shows now.
     if (await this.#isSignedOut()) return await this.#signedOut(describe(err));
-    // The intent was written in this invocation (the job's version moved), so the write may have happened.
-    if (this.step.kind === 'write' && this.#current.version !== this.job.version) {
+    // The intent was written in this invocation (the job's version moved) and no checkpoint
+    // settled it, so the write may have happened.
+    if (this.step.kind === 'write' && !this.#checkpointed && this.#current.version !== this.job.version) {
       await this.#recordUnconfirmed(describe(err));
       return { outcome: 'uncertain', step: this.step.id, detail: describe(err) };
     }

@@ -96,8 +96,8 @@ export async function startWriteGuard(
       prevented = false;
     }
   }
-  // The helper tab must not stay in front of the page the step works on.
-  await page.bringToFront().catch(() => undefined);
+  // The helper tab (opened to prevent) must not stay in front of the page the step works on.
+  if (options.prevent) await page.bringToFront().catch(() => undefined);
   return {
     async finish(): Promise<WriteGuardReport> {
       hook.beforeUnsafe = undefined;

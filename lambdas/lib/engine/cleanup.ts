@@ -163,23 +163,37 @@ export async function releaseJobResources(deps: EngineDeps, job: Job): Promise<v
   }
 }
 
-/**
- * Ends the running sessions tagged with the job that it never recorded (an opening whose
- * create's response was lost, or whose worker died before the write): nothing else would end
- * them before their idle timeout. Best effort: a failure to look is logged.
- */
-async function endUnrecordedSessions(deps: EngineDeps, job: Job): Promise<void> {
+/** Ends the running sessions tagged with the job that it never recorded (see `endUntrackedSessions`). */
+function endUnrecordedSessions(deps: EngineDeps, job: Job): Promise<void> {
   const held = new Set(Object.values(job.sessions ?? {}).map((s) => s.sessionId));
+  return endUntrackedSessions(deps, { tenantId: job.tenantId, jobId: job.jobId }, held);
+}
+
+/**
+ * Ends the running sessions that carry every one of `tags` (the job's, and the application's
+ * for one opening) and are not among the `held` ones: sessions an opening started but never
+ * recorded (its create's response lost, its worker dead before the write). Nothing else would
+ * end them before their idle timeout, and each counts against the plan's concurrency until
+ * then. Best effort: a failure to look, or to end one, is logged and the caller goes on.
+ */
+export async function endUntrackedSessions(
+  deps: Pick<EngineDeps, 'browser' | 'log'>,
+  tags: Record<string, string>,
+  held: ReadonlySet<string>,
+): Promise<void> {
   let found: string[];
   try {
-    found = await deps.browser.runningSessions({ tenantId: job.tenantId, jobId: job.jobId });
+    found = await deps.browser.runningSessions(tags);
   } catch (err) {
-    deps.log.warn('orphaned sessions not looked for', { jobId: job.jobId, error: String(err) });
+    deps.log.warn('orphaned sessions not looked for', { ...tags, error: String(err) });
     return;
   }
   for (const sessionId of found.filter((id) => !held.has(id))) {
-    await deps.browser.endSession(sessionId).catch((err: unknown) => {
-      deps.log.warn('could not end session', { jobId: job.jobId, sessionId, error: String(err) });
-    });
+    try {
+      await deps.browser.endSession(sessionId);
+      deps.log.info('orphaned session ended', { ...tags, sessionId });
+    } catch (err) {
+      deps.log.warn('could not end session', { ...tags, sessionId, error: String(err) });
+    }
   }
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
-import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
+import type { Job, LedgerEntry } from '../ledger/types.ts';
 import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
+import { verifiedEvidence } from './history.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
 import { readOnlyStepActions } from './step-actions.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
@@ -36,15 +37,6 @@ export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint 
   const endpoint = deps.applications[app];
   if (!endpoint) throw new JobConfigurationError(`no endpoint is configured for application ${app}`);
   return endpoint;
-}
-
-/** The evidence of each step's latest completion in `entries` (as the ledger keeps it: redacted). */
-export function verifiedEvidence(entries: readonly LedgerEntry[]): ReadonlyMap<string, Evidence> {
-  const found = new Map<string, Evidence>();
-  for (const e of entries) {
-    if (e.type === 'step-completed' && e.step && e.evidence) found.set(e.step, e.evidence);
-  }
-  return found;
 }
 
 /**

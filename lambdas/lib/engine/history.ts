@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../ledger/types.ts';
+import type { Evidence, LedgerEntry } from '../ledger/types.ts';
 
 /**
  * Questions the engine asks of a job's ledger. The ledger, not the execution, is the source
@@ -8,6 +8,15 @@ import type { LedgerEntry } from '../ledger/types.ts';
 /** Entries about one step, in order. */
 export function entriesFor(entries: readonly LedgerEntry[], step: string): LedgerEntry[] {
   return entries.filter((e) => e.step === step);
+}
+
+/** The evidence of each step's latest completion in `entries` (as the ledger keeps it: redacted). */
+export function verifiedEvidence(entries: readonly LedgerEntry[]): ReadonlyMap<string, Evidence> {
+  const found = new Map<string, Evidence>();
+  for (const e of entries) {
+    if (e.type === 'step-completed' && e.step && e.evidence) found.set(e.step, e.evidence);
+  }
+  return found;
 }
 
 /**

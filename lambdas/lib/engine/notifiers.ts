@@ -33,6 +33,29 @@ export function waitEventDetail(
   return { ...base, evidence: kept, ...(omitted > 0 ? { evidenceOmitted: omitted } : {}) };
 }
 
+/** The job's page in the API, when the deployment says where the API is. */
+function jobLink(apiBaseUrl: string | undefined, jobId: string): string | undefined {
+  return apiBaseUrl ? `${apiBaseUrl}/jobs/${jobId}` : undefined;
+}
+
+/** Fields of the log line that says a job waits (both notifiers write it). */
+function waitingFields(event: WaitEvent, link: string | undefined): Record<string, unknown> {
+  return {
+    event: 'job-waiting',
+    tenantId: event.tenantId,
+    jobId: event.jobId,
+    kind: event.kind,
+    step: event.step,
+    reason: event.reason,
+    expiresAt: event.expiresAt,
+    link,
+  };
+}
+
+/** The message of that log line. */
+const waitingMessage = (event: WaitEvent): string =>
+  `job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`;
+
 /**
  * AWS: a `Belay Job Waiting` event on the bus, for rules that page approvers, open tickets,
  * post to chat. Telling people is not part of the job: a PutEvents that fails (throttled, an
@@ -48,18 +71,9 @@ export function eventBridgeNotifier(
   const delay = options.retryDelayMs ?? 200;
   return {
     async waiting(event) {
-      const link = apiBaseUrl ? `${apiBaseUrl}/jobs/${event.jobId}` : undefined;
+      const link = jobLink(apiBaseUrl, event.jobId);
       const detail = waitEventDetail(event, link);
-      const fields = {
-        event: 'job-waiting',
-        tenantId: event.tenantId,
-        jobId: event.jobId,
-        kind: event.kind,
-        step: event.step,
-        reason: event.reason,
-        expiresAt: event.expiresAt,
-        link,
-      };
+      const fields = waitingFields(event, link);
       const entry = {
         EventBusName: busName,
         Source: 'belay',
@@ -72,10 +86,7 @@ export function eventBridgeNotifier(
         try {
           const res = await client.send(new PutEventsCommand({ Entries: [entry] }));
           if (!res.FailedEntryCount) {
-            options.log?.info(
-              `job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`,
-              fields,
-            );
+            options.log?.info(waitingMessage(event), fields);
             return;
           }
           problem = `${res.Entries?.[0]?.ErrorCode ?? 'refused'}: ${res.Entries?.[0]?.ErrorMessage ?? ''}`;
@@ -104,17 +115,8 @@ export function localNotifier(
 ): WaitNotifier {
   return {
     async waiting(event: WaitEvent) {
-      const link = options.apiBaseUrl ? `${options.apiBaseUrl}/jobs/${event.jobId}` : undefined;
-      log.info(`job ${event.jobId} is waiting for ${event.kind} at step ${event.step}`, {
-        event: 'job-waiting',
-        tenantId: event.tenantId,
-        jobId: event.jobId,
-        kind: event.kind,
-        step: event.step,
-        reason: event.reason,
-        expiresAt: event.expiresAt,
-        link,
-      });
+      const link = jobLink(options.apiBaseUrl, event.jobId);
+      log.info(waitingMessage(event), waitingFields(event, link));
       if (!options.webhookUrl) return;
       try {
         await fetch(options.webhookUrl, {

@@ -1,7 +1,7 @@
 import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
 import type { ActionEntryInput, ActionEntryType, RecordedEntry, StepActions } from '../playbooks/contract.ts';
 import { StepRecordRefusedError } from '../playbooks/errors.ts';
-import { entriesFor } from './history.ts';
+import { entriesFor, verifiedEvidence } from './history.ts';
 
 /**
  * The step's own action record (`StepContext.actions`): what an agent step chose, in order, as
@@ -43,12 +43,8 @@ export function actionRecord(entries: readonly LedgerEntry[], step: string): Rec
 }
 
 /** Evidence of the job's verified steps, by step id (the latest completion of each). */
-export function evidenceByStep(entries: readonly LedgerEntry[]): Record<string, Evidence> {
-  const out: Record<string, Evidence> = {};
-  for (const e of entries) {
-    if (e.type === 'step-completed' && e.step && e.evidence) out[e.step] = e.evidence;
-  }
-  return out;
+function evidenceByStep(entries: readonly LedgerEntry[]): Record<string, Evidence> {
+  return Object.fromEntries(verifiedEvidence(entries));
 }
 
 /** How a live record writes: one entry at a time, fenced by the job's version (RunStep's attempt). */

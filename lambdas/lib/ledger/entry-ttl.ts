@@ -9,6 +9,9 @@ import { ENTRY_SK_PREFIX, jobPk } from './keys.ts';
 import { translateError } from './translate.ts';
 import { type Job, TERMINAL_STATUSES } from './types.ts';
 
+/** Entries stamped in parallel (UpdateItems in flight at once). */
+export const STAMPS_AT_ONCE = 25;
+
 /**
  * Gives a finished job's ledger entries the job item's TTL (`expiresAt`), so DynamoDB deletes
  * the audit trail with the job instead of keeping it for ever. Entries are written while the
@@ -25,6 +28,21 @@ export async function expireEntries(
   if (!TERMINAL_STATUSES.includes(job.status) || job.expiresAt === undefined) return 0;
   let stamped = 0;
   let startKey: Record<string, unknown> | undefined;
+  const stamp = (item: Record<string, unknown>): Promise<unknown> =>
+    ctx.doc
+      .send(
+        new UpdateCommand({
+          TableName: ctx.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET expiresAt = :exp',
+          // Never re-create an entry DynamoDB has just deleted.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':exp': job.expiresAt },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
   try {
     do {
       const out: QueryCommandOutput = await ctx.doc.send(
@@ -34,26 +52,19 @@ export async function expireEntries(
           FilterExpression: 'attribute_not_exists(expiresAt)',
           ProjectionExpression: 'pk, sk',
           ExpressionAttributeValues: { ':pk': jobPk(job.tenantId, job.jobId), ':entry': ENTRY_SK_PREFIX },
+          // The entries just written (the terminal transition's own, the sessions' ends) must be
+          // seen: an eventually consistent read may miss them, and nothing would stamp them later.
+          ConsistentRead: true,
           ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
         }),
       );
-      for (const item of out.Items ?? []) {
-        await ctx.doc
-          .send(
-            new UpdateCommand({
-              TableName: ctx.tableName,
-              Key: { pk: item.pk, sk: item.sk },
-              UpdateExpression: 'SET expiresAt = :exp',
-              // Never re-create an entry DynamoDB has just deleted.
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':exp': job.expiresAt },
-            }),
-          )
-          .catch((err: unknown) => {
-            if (!(err instanceof ConditionalCheckFailedException)) throw err;
-          });
-        stamped++;
+      // A job's end waits for this: the entries of a page are stamped STAMPS_AT_ONCE at a time,
+      // not one round trip after another.
+      const items = out.Items ?? [];
+      for (let i = 0; i < items.length; i += STAMPS_AT_ONCE) {
+        await Promise.all(items.slice(i, i + STAMPS_AT_ONCE).map(stamp));
       }
+      stamped += items.length;
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined);
   } catch (err) {

@@ -31,7 +31,12 @@ export function tenantPk(tenantId: string): string {
 /** gsi3's partition of an unfinished job: one of `TABLE_KEYS.gsi3.shards`, by tenant and job id. */
 export function openPk(tenantId: string, jobId: string): string {
   const h = createHash('sha256').update(`${tenantId}/${jobId}`).digest();
-  return `OPEN#${h.readUInt32BE(0) % TABLE_KEYS.gsi3.shards}`;
+  return openShardPk(h.readUInt32BE(0) % TABLE_KEYS.gsi3.shards);
+}
+
+/** gsi3's partition of one shard (`OPEN#0` .. `OPEN#15`): what the sweep of unfinished jobs reads. */
+export function openShardPk(shard: number): string {
+  return `OPEN#${shard}`;
 }
 
 /** gsi3's sort key: oldest unfinished jobs first. */

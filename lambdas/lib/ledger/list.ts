@@ -1,7 +1,7 @@
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from './errors.ts';
 import { fromJobItem } from './items.ts';
-import { assertId, isExpired, JOB_SK, statusPk, tenantPk } from './keys.ts';
+import { assertId, isExpired, JOB_SK, openShardPk, statusPk, tenantPk } from './keys.ts';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -164,7 +164,7 @@ export async function listOpenJobs(
         IndexName: gsi3.name,
         KeyConditionExpression: '#p = :p',
         ExpressionAttributeNames: { '#p': gsi3.partitionKey },
-        ExpressionAttributeValues: { ':p': `OPEN#${shard}` },
+        ExpressionAttributeValues: { ':p': openShardPk(shard) },
         Limit: options.limit ?? 200,
         ...(options.cursor ? { ExclusiveStartKey: options.cursor } : {}),
       }),

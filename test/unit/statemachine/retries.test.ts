@@ -53,7 +53,7 @@ async function run(failOnce: Partial<Record<StateMachineFunction, string>>) {
         failed.add(fn);
         throw named(error);
       }
-      if (fn === 'Reconcile' && calls.filter((c) => c === 'Reconcile').length > 0) {
+      if (fn === 'Reconcile') {
         // After reconciling, the step is done: the next RunStep finishes the job.
         results.RunStep = { outcome: 'finished', step: 'pay', stepCount: 1 };
       }
