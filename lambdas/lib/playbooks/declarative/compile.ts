@@ -181,19 +181,16 @@ export function compileDeclarative(spec: DeclarativePlaybook, source: string): P
   const steps = spec.steps.map(
     (step): Step =>
       'signIn' in step
-        ? signInStep(step.id, step.app, apps[step.app] as FormSignInApplication, {
-            ...(step.title ? { title: step.title } : {}),
-            ...(step.home ? { home: step.home } : {}),
-          })
-        : {
-            ...scripted(step, apps),
+        ? {
+            ...signInStep(step.id, step.app, apps[step.app] as FormSignInApplication, {
+              ...(step.title ? { title: step.title } : {}),
+              ...(step.home ? { home: step.home } : {}),
+            }),
             ...(step.needsApproval ? { needsApproval: true } : {}),
-          },
+            ...(step.sensitive ? { sensitive: step.sensitive } : {}),
+          }
+        : scripted(step, apps),
   );
-  for (const [i, s] of spec.steps.entries()) {
-    if ('signIn' in s && s.needsApproval) (steps[i] as Step).needsApproval = true;
-    if ('signIn' in s && s.sensitive) (steps[i] as Step).sensitive = s.sensitive;
-  }
   return definePlaybook({
     name: spec.name,
     version: spec.version,
