@@ -23,6 +23,7 @@ import {
   visibleErrorText,
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
+import { exactPath } from '../starts-at.ts';
 import { locateAll, targetVisible, visibleTarget } from '../target.ts';
 import { runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
@@ -37,9 +38,6 @@ import {
 import { render } from './template.ts';
 
 type Apps = Record<string, FormSignInApplication>;
-
-const exactPath = (path: string): RegExp =>
-  new RegExp(`^${(path.split('?')[0] ?? '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
 
 function startOf(step: ScriptedStep, apps: Apps): Pick<Step, 'precondition' | 'restore'> {
   const start = step.startsAt;
