@@ -2,7 +2,6 @@
 
 import {
   appUrl,
-  checkStart,
   clickAndWait,
   dataAttr,
   EVIDENCE_TIMEOUT_MS,
@@ -24,8 +23,8 @@ import { APP, startsAt } from './starts-at.ts';
 type S = Step<CheckoutInputs>;
 type Ctx = StepContext<CheckoutInputs>;
 
-const searchUrl = (ctx: Ctx): string =>
-  appUrl(ctx, APP, `/search?q=${encodeURIComponent(ctx.inputs.search)}`);
+/** The results of the job's search (items A and B start there). */
+const searchPath = (ctx: Ctx): string => `/search?q=${encodeURIComponent(ctx.inputs.search)}`;
 
 export const openShop: S = {
   id: 'open-shop',
@@ -75,14 +74,7 @@ function addItem(index: 0 | 1): S {
     title: `Add item ${label} to the cart`,
     kind: 'read',
     app: APP,
-    precondition: (page, ctx) =>
-      checkStart(page, ctx, {
-        app: APP,
-        application: shopApplication,
-        path: /^\/search$/,
-        ready: tid('results'),
-      }),
-    restore: async (page, ctx) => goto(page, searchUrl(ctx)),
+    ...startsAt(searchPath, 'results'),
     async run(page, ctx) {
       const sku = ctx.inputs.items[index].sku;
       const link = `${tid('result')}[data-sku="${sku}"] ${tid('result-link')}`;

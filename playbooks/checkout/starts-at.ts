@@ -1,5 +1,5 @@
-/** Where a checkout step starts: the shared precondition and restore of the shop's steps. */
-import { appUrl, checkStart, goto, type Step, tid } from 'belay/sdk';
+/** Where a checkout step starts: the SDK's `startsAt` for the shop. */
+import { type StartsAtSpec, type Step, startsAt as startsAtPage, tid } from 'belay/sdk';
 import { shop as shopApplication } from '../demo-sites.ts';
 import type { CheckoutInputs } from './inputs.ts';
 
@@ -7,21 +7,16 @@ import type { CheckoutInputs } from './inputs.ts';
 export const APP = 'shop';
 
 /**
- * Precondition and restore of a shop step that starts at `path` (exactly) once the element
- * `ready` (a test id) shows: the precondition tells a signed-out page, a wrong page and a
- * changed layout apart; the restore navigates back to `path` from server-side state.
+ * Precondition and restore of a shop step that starts at `path` once the element `ready` (a
+ * test id) shows. `path` may be a function of the context (a path with a query): the
+ * precondition then wants its path without the query.
  *
  * @example
  * export const openCart: Step<CheckoutInputs> = { id: 'open-cart', ...startsAt('/cart/added', 'view-cart'), ... };
  */
 export function startsAt(
-  path: string,
+  path: StartsAtSpec<CheckoutInputs>['path'],
   ready: string,
 ): Pick<Step<CheckoutInputs>, 'precondition' | 'restore'> {
-  const re = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
-  return {
-    precondition: (page, ctx) =>
-      checkStart(page, ctx, { app: APP, application: shopApplication, path: re, ready: tid(ready) }),
-    restore: async (page, ctx) => goto(page, appUrl(ctx, APP, path)),
-  };
+  return startsAtPage<CheckoutInputs>({ app: APP, application: shopApplication, path, ready: tid(ready) });
 }

@@ -6,7 +6,6 @@
 import {
   type Application,
   appUrl,
-  checkStart,
   clickAndWait,
   countedProbe,
   dataAttr,
@@ -23,6 +22,7 @@ import {
   StepActionError,
   type StepContext,
   sameText,
+  startsAt,
   tid,
   visibleErrorText,
   visibleWithin,
@@ -72,16 +72,12 @@ const BILLING: Site = {
 };
 
 function startsAtList(site: Site): Pick<S, 'precondition' | 'restore'> {
-  return {
-    precondition: (page, ctx) =>
-      checkStart(page, ctx, {
-        app: site.app,
-        application: site.application,
-        path: new RegExp(`^${site.listPath}$`),
-        ready: tid(site.query),
-      }),
-    restore: async (page, ctx) => goto(page, appUrl(ctx, site.app, site.listPath)),
-  };
+  return startsAt<CrmBillingSyncInputs>({
+    app: site.app,
+    application: site.application,
+    path: site.listPath,
+    ready: tid(site.query),
+  });
 }
 
 /** Searches the list for the customer's email and opens the matching record. */

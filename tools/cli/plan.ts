@@ -23,8 +23,6 @@ import { isPlanName, type PlanCaps, type PlanName, planCaps } from '../../lambda
 import { type Queueing, queueing } from './queueing.ts';
 import { DEFAULT_SCALE_INPUT, formatScaleTable, type ScaleResult, scalePlan } from './scale.ts';
 
-export { erlangC, type Queueing, queueing } from './queueing.ts';
-
 export interface PlanInput {
   arrivalsPerMinute: number;
   /** Mean time a job holds a browser, in minutes. */

@@ -11,11 +11,14 @@ import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 import type { FaultPointEvent } from '../../local/lambda/events.ts';
 import { DEMO_TENANT } from '../../local/seed.ts';
 import { type LocalStack, localFunctionArn } from '../../local/stack.ts';
+import type { BelayClient } from '../cli/belay/client.ts';
+import { ApiCallError } from '../cli/belay/errors.ts';
 import { FAULT_POINTS, type RunOutcome, type Scenario } from './verdicts.ts';
 
 export interface DriveOptions {
   stack: LocalStack;
-  apiKey: string;
+  /** The API, with the demo tenant's key. */
+  client: BelayClient;
   playbook: Playbook;
   inputs: unknown;
   jobTimeoutMs: number;
@@ -23,19 +26,14 @@ export interface DriveOptions {
 
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
-async function api(
-  o: DriveOptions,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${o.stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${o.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+/** The call's answer, or undefined when the API refused it (the next poll looks again). */
+async function unlessRefused<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof ApiCallError) return undefined;
+    throw err;
+  }
 }
 
 /** Strikes the scenario's fault when the job's worker reaches its point; settles whether it struck. */
@@ -97,41 +95,43 @@ export async function runScenario(
   const started = Date.now();
   const fault = armFault(o, jobId, s);
   try {
-    const submitted = await api(o, 'POST', '/jobs', {
-      jobId,
-      playbook: o.playbook.id,
-      inputs: o.inputs,
-      accounts,
-    });
-    if (submitted.status >= 300)
+    try {
+      await o.client.request('POST', '/jobs', { jobId, playbook: o.playbook.id, inputs: o.inputs, accounts });
+    } catch (err) {
+      if (!(err instanceof ApiCallError)) throw err;
       return {
         scenario: s,
-        status: `refused (${submitted.status})`,
+        status: `refused (${err.status})`,
         struck: false,
         entries: [],
         seconds: 0,
-        detail: JSON.stringify(submitted.json.error ?? submitted.json).slice(0, 300),
+        detail: JSON.stringify({ code: err.code, message: err.message, details: err.details }).slice(0, 300),
       };
+    }
     let detail: string | undefined;
     const deadline = started + o.jobTimeoutMs;
     for (;;) {
-      const job = (await api(o, 'GET', `/jobs/${jobId}`)).json.job as Record<string, unknown>;
+      const job = (await unlessRefused(o.client.request('GET', `/jobs/${jobId}`)))?.job as
+        | Record<string, unknown>
+        | undefined;
       const status = String(job?.status);
       const wait = job?.wait as { kind?: string; step?: string; reason?: string } | undefined;
       if (TERMINAL.has(status)) {
-        const failure = job.failure as { reason?: string; message?: string } | undefined;
+        const failure = job?.failure as { reason?: string; message?: string } | undefined;
         if (failure) detail = `${failure.reason}: ${failure.message}`.slice(0, 300);
         break;
       }
       if (status === 'WAITING_APPROVAL' && wait?.step) {
-        await api(o, 'POST', `/jobs/${jobId}/decisions`, { step: wait.step, decision: 'approve' });
+        await unlessRefused(
+          o.client.request('POST', `/jobs/${jobId}/decisions`, { step: wait.step, decision: 'approve' }),
+        );
       } else if (status.startsWith('WAITING_') || status === 'PARKED') {
         // A person would be asked: not what a step safe to retry needs. Stop the job.
         detail = `stopped for a person: ${status}${wait?.step ? ` at ${wait.step}` : ''}${wait?.reason ? ` (${wait.reason})` : ''}`;
-        await api(o, 'POST', `/jobs/${jobId}/cancel`);
+        await unlessRefused(o.client.request('POST', `/jobs/${jobId}/cancel`));
       } else if (Date.now() > deadline) {
         detail = `still ${status} after ${o.jobTimeoutMs / 1000} s`;
-        await api(o, 'POST', `/jobs/${jobId}/cancel`);
+        await unlessRefused(o.client.request('POST', `/jobs/${jobId}/cancel`));
       }
       await sleep(250);
     }

@@ -12,6 +12,7 @@ import { Command } from 'commander';
 import { type ApplicationConfig, parseApplications } from '../../lambdas/lib/engine/applications.ts';
 import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
 import { startLocalStack } from '../../local/stack.ts';
+import { createClient } from '../cli/belay/client.ts';
 import { runAll } from './drive.ts';
 import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
 
@@ -122,20 +123,8 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
   process.once('SIGTERM', () => interrupted('SIGTERM'));
   try {
     const playbook = s.playbooks.registry.get(id);
-    const key = s.demoApiKey;
-    const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-      const res = await fetch(`${s.apiUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok)
-        throw new Error(
-          `${method} ${path}: ${res.status} ${JSON.stringify(json.error ?? json).slice(0, 300)}`,
-        );
-      return json;
-    };
+    // The API as `belay` calls it (its errors name the status and the API's code).
+    const client = createClient(s.apiUrl ?? '', s.demoApiKey);
     const inputs = opts.inputs ? JSON.parse(await readFile(opts.inputs, 'utf8')) : playbook.exampleInputs;
     if (inputs === undefined) {
       console.error(`${id} has no exampleInputs: give --inputs <file>`);
@@ -149,7 +138,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
       let accountId = value;
       if (value.startsWith('@')) {
         const credentials = JSON.parse(await readFile(value.slice(1), 'utf8'));
-        const made = await call('POST', '/accounts', {
+        const made = await client.request('POST', '/accounts', {
           application: app,
           label: `${app} (playbook test)`,
           credentials,
@@ -158,7 +147,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
       }
       accounts[app] = [...(accounts[app] ?? []), accountId];
     }
-    const connected = ((await call('GET', '/accounts')).accounts ?? []) as {
+    const connected = ((await client.request('GET', '/accounts')).accounts ?? []) as {
       accountId: string;
       application: string;
       status: string;
@@ -187,7 +176,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     );
     const runId = Date.now().toString(36);
     const outcomes = await runAll(
-      { stack: s, apiKey: key, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000 },
+      { stack: s, client, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000 },
       scenarios,
       lanes,
       laneAccounts,

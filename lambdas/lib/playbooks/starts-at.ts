@@ -27,6 +27,11 @@ export interface StartsAtSpec<I> {
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** The pattern of exactly `path` (its query left out): where a step that starts at `path` starts. */
+export function exactPath(path: string): RegExp {
+  return new RegExp(`^${escapeRegExp(path.split('?')[0] ?? '')}$`);
+}
+
 /**
  * Precondition and restore of a step that starts at one page once its `ready` element shows:
  * the precondition tells a signed-out page, a wrong page and a changed layout apart; the
@@ -46,8 +51,7 @@ export function startsAt<I = Record<string, unknown>>(
 ): Pick<Step<I>, 'precondition' | 'restore'> {
   const pathOf = (ctx: StepContext<I>): string =>
     typeof spec.path === 'string' ? spec.path : spec.path(ctx);
-  const pattern = (ctx: StepContext<I>): RegExp =>
-    spec.pathPattern ?? new RegExp(`^${escapeRegExp(pathOf(ctx).split('?')[0] ?? '')}$`);
+  const pattern = (ctx: StepContext<I>): RegExp => spec.pathPattern ?? exactPath(pathOf(ctx));
   return {
     precondition: (page, ctx) =>
       checkStart(page, ctx, {

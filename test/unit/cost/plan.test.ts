@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { planCaps } from '../../../lambdas/lib/capacity/plans.ts';
-import { erlangC, formatPlan, planCapacity, queueing } from '../../../tools/cli/plan.ts';
+import { formatPlan, planCapacity } from '../../../tools/cli/plan.ts';
+import { erlangC, queueing } from '../../../tools/cli/queueing.ts';
 
 const run = promisify(execFile);
 

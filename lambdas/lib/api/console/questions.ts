@@ -77,6 +77,7 @@ export function questionOf(
     .findLast((e) => e.step === wait.step && typeof e.detail?.finding === 'string')?.detail?.finding as
     | string
     | undefined;
+  const shot = upTo.findLast((e) => e.screenshot);
   const lines = [
     ...(asked ? [asked] : []),
     known?.line ?? `The job waits for a person at step ${wait.step} (${reason}).`,
@@ -88,7 +89,7 @@ export function questionOf(
     heading: known?.heading ?? (asked ? 'The job asks you' : `Step ${wait.step} waits for you`),
     lines,
     ...(finding ? { finding } : {}),
-    ...(upTo.findLast((e) => e.screenshot) ? { shot: upTo.findLast((e) => e.screenshot) } : {}),
+    ...(shot ? { shot } : {}),
     asksResolution: wait.kind === 'review' && (reason === 'unknown' || reason === 'uncertain'),
   };
 }

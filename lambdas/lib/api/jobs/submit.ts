@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
 import { JobConflictError } from '../../ledger/errors.ts';
 import type { Job, JobRequest } from '../../ledger/types.ts';
@@ -165,6 +166,8 @@ async function resolveAccounts(
   let connected: Awaited<ReturnType<ApiDeps['accounts']['list']>> | undefined;
   for (const app of needed) {
     let accountId = named[app];
+    // The tenant's only connected account, as listed: already checked, not read again.
+    let account: Account | null | undefined;
     if (accountId === undefined) {
       connected ??= await deps.accounts.list(tenantId);
       const candidates = connected.filter((a) => a.application === app && a.status === 'connected');
@@ -178,9 +181,10 @@ async function resolveAccounts(
         });
         continue;
       }
-      accountId = (candidates[0] as { accountId: string }).accountId;
+      account = candidates[0] as Account;
+      accountId = account.accountId;
     }
-    const account = await deps.accounts.get(tenantId, accountId);
+    account ??= await deps.accounts.get(tenantId, accountId);
     if (!account || account.tenantId !== tenantId || account.status !== 'connected') {
       issues.push({
         field: `accounts.${app}`,

@@ -23,6 +23,7 @@ import {
   visibleErrorText,
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
+import { exactPath } from '../starts-at.ts';
 import { locateAll, targetVisible, visibleTarget } from '../target.ts';
 import { runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
@@ -37,9 +38,6 @@ import {
 import { render } from './template.ts';
 
 type Apps = Record<string, FormSignInApplication>;
-
-const exactPath = (path: string): RegExp =>
-  new RegExp(`^${(path.split('?')[0] ?? '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
 
 function startOf(step: ScriptedStep, apps: Apps): Pick<Step, 'precondition' | 'restore'> {
   const start = step.startsAt;
@@ -181,19 +179,16 @@ export function compileDeclarative(spec: DeclarativePlaybook, source: string): P
   const steps = spec.steps.map(
     (step): Step =>
       'signIn' in step
-        ? signInStep(step.id, step.app, apps[step.app] as FormSignInApplication, {
-            ...(step.title ? { title: step.title } : {}),
-            ...(step.home ? { home: step.home } : {}),
-          })
-        : {
-            ...scripted(step, apps),
+        ? {
+            ...signInStep(step.id, step.app, apps[step.app] as FormSignInApplication, {
+              ...(step.title ? { title: step.title } : {}),
+              ...(step.home ? { home: step.home } : {}),
+            }),
             ...(step.needsApproval ? { needsApproval: true } : {}),
-          },
+            ...(step.sensitive ? { sensitive: step.sensitive } : {}),
+          }
+        : scripted(step, apps),
   );
-  for (const [i, s] of spec.steps.entries()) {
-    if ('signIn' in s && s.needsApproval) (steps[i] as Step).needsApproval = true;
-    if ('signIn' in s && s.sensitive) (steps[i] as Step).sensitive = s.sensitive;
-  }
   return definePlaybook({
     name: spec.name,
     version: spec.version,
