@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import type { DemoSiteName } from '../../../demo/accounts.ts';
 import { demoCredentials } from '../../../demo/accounts.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
+import { idempotencyKeyOf } from '../../../lambdas/lib/engine/job-identity.ts';
 import type { Evidence } from '../../../lambdas/lib/ledger/types.ts';
 import type {
   Logger,
@@ -56,6 +57,8 @@ export function memoryLogger(entries: LogEntry[]): Logger {
 
 export interface Job<I> {
   jobId: string;
+  /** When the job was created: with its tenant and id, what its idempotency keys are made of. */
+  createdAt: string;
   inputs: I;
   /** application -> demo username */
   accounts: Partial<Record<DemoSiteName, string>>;
@@ -68,6 +71,7 @@ export interface Job<I> {
 export function newJob<I>(sites: StartedSites, inputs: I, accounts: Job<I>['accounts']): Job<I> {
   return {
     jobId: `job-${Math.random().toString(36).slice(2, 10)}`,
+    createdAt: new Date().toISOString(),
     inputs,
     accounts,
     sites,
@@ -76,13 +80,20 @@ export function newJob<I>(sites: StartedSites, inputs: I, accounts: Job<I>['acco
   };
 }
 
+const TENANT = 'tenant-test';
+
+/** The idempotency key the engine gives `step` of `job` (the key the sites record). */
+export function keyOf<I>(job: Job<I>, stepId: string): string {
+  return idempotencyKeyOf({ tenantId: TENANT, jobId: job.jobId, createdAt: job.createdAt }, stepId);
+}
+
 /** The StepContext the engine would build for `step` of `job`. */
 export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
   return {
-    tenantId: 'tenant-test',
+    tenantId: TENANT,
     jobId: job.jobId,
     stepId: step.id,
-    idempotencyKey: `${job.jobId}:${step.id}`,
+    idempotencyKey: keyOf(job, step.id),
     inputs: job.inputs,
     apps: {
       shop: { baseUrl: job.sites.shop.baseUrl, allowedDomains: ['127.0.0.1'] },
