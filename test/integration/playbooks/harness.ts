@@ -20,23 +20,12 @@ import type {
   StepContext,
 } from '../../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
+import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../../local/chromium.ts';
 import { SiteClient } from '../sites/http-client.ts';
 
+/** Debian's Chromium, quiet and offline, as the local stack launches it (local/chromium.ts). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/lib/chromium/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-      '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost',
-    ],
-  });
+  return chromium.launch({ executablePath: DEFAULT_CHROMIUM_PATH, args: [...QUIET_CHROMIUM_FLAGS] });
 }
 
 export interface LogEntry {
