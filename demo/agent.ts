@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type { LedgerEntry } from '../lambdas/lib/ledger/types.ts';
 import { localFunctionArn, startLocalStack } from '../local/stack.ts';
+import { apiClient } from './api-client.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 /** Decisions the local policy makes for the demo's form: two fills, the save, done. */
@@ -125,23 +126,4 @@ export async function runAgentDemo(options: {
   } finally {
     await stack.stop({ endSessions: true });
   }
-}
-
-type ApiCall = (
-  method: string,
-  path: string,
-  body?: unknown,
-) => Promise<{ status: number; body: Record<string, unknown> }>;
-
-function apiClient(baseUrl: string, apiKey: string): ApiCall {
-  return async (method, path, body) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
 }

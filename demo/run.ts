@@ -15,6 +15,7 @@ import { createProgressTracker } from '../local/progress.ts';
 import { localFunctionArn, startLocalStack } from '../local/stack.ts';
 import { checkoutPlaybook } from '../playbooks/checkout/index.ts';
 import { AGENT_ACTIONS, runAgentDemo } from './agent.ts';
+import { apiClient } from './api-client.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 interface DemoOptions {
@@ -202,25 +203,6 @@ function printTimeline(entries: LedgerEntry[], summary: DemoSummary): void {
   console.log(`  wall time      ${(summary.wallMs / 1000).toFixed(1)} s`);
   const again = summary.steps.filter((s) => s.executions > 1).map((s) => `${s.id} x${s.executions}`);
   console.log(`  steps run more than once: ${again.length ? again.join(', ') : 'none'}`);
-}
-
-type ApiCall = (
-  method: string,
-  path: string,
-  body?: unknown,
-) => Promise<{ status: number; body: Record<string, unknown> }>;
-
-function apiClient(baseUrl: string, apiKey: string): ApiCall {
-  return async (method, path, body) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
 }
 
 async function main(): Promise<void> {

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/type
 import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../lambdas/lib/logger.ts';
-import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
+import type { Playbook, Step } from '../../lambdas/lib/playbooks/contract.ts';
 import { jobRequest, newId } from './ledger.ts';
 
 /** A browser whose sessions are always there; `page` and `connected` shape what a step meets. */
@@ -93,4 +93,60 @@ export async function runningJob(
     set: { sessions: { site: { sessionId: `${jobId}-s`, openedAt: new Date().toISOString() } } },
   });
   return jobId;
+}
+
+/**
+ * `report@1`: a playbook of one step (a write, `submit`) on the application `site`, whose sign-in
+ * always succeeds: what {@link depsFor} and {@link runningJob} are shaped for.
+ */
+export function oneWritePlaybook(submit: Step): Playbook {
+  return {
+    name: 'report',
+    version: 1,
+    id: 'report@1',
+    description: 'Submit a report (tests).',
+    inputSchema: { parse: (v: unknown) => v },
+    applications: {
+      site: {
+        name: 'site',
+        isSignedOut: async () => false,
+        signIn: async () => ({ status: 'signed_in' }),
+        submitOneTimeCode: async () => ({ status: 'signed_in' }),
+      },
+    },
+    steps: [submit],
+  } as unknown as Playbook;
+}
+
+/**
+ * The intent of `submit` (step 0) written with its write owner, as a worker leaves it that wrote
+ * its intent and then stopped: `releasedAt` when its invocation ended, none when it died.
+ */
+export async function openIntent(
+  ledger: Ledger,
+  tenantId: string,
+  jobId: string,
+  owner: { attemptId: string; heartbeatAt: string; releasedAt?: string },
+): Promise<void> {
+  const job = await ledger.getJob(tenantId, jobId);
+  await ledger.updateJob(tenantId, jobId, {
+    expectedVersion: job.version,
+    set: { writeOwner: { step: 'submit', ...owner } },
+    entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
+  });
+}
+
+/** `submit` (step 0) completed, verified with `{ submitted: true }`. */
+export async function completeSubmit(ledger: Ledger, tenantId: string, jobId: string): Promise<void> {
+  const job = await ledger.getJob(tenantId, jobId);
+  await ledger.completeStep({
+    tenantId,
+    jobId,
+    expectedVersion: job.version,
+    stepIndex: 0,
+    step: 'submit',
+    attempt: 1,
+    evidence: { submitted: true },
+    cost: {},
+  });
 }

@@ -57,6 +57,26 @@ export async function submitSync(engine: JobsClient, jobId: string): Promise<Job
   return job;
 }
 
+/** Submits a `crm-contact-agent@1` job (its agent step sets the contact name and phone) on `model`. */
+export async function submitContactAgent(
+  engine: JobsClient,
+  options: { jobId: string; customerId: string; contactName: string; model: string },
+): Promise<Job> {
+  const { job } = await submitJob(
+    engine.api,
+    PERSON,
+    {
+      jobId: options.jobId,
+      playbook: 'crm-contact-agent@1',
+      inputs: { customerId: options.customerId, contactName: options.contactName, phone: '+44 117 496 0999' },
+      accounts: { crm: 'acct_demo_crm' },
+      model: options.model,
+    },
+    undefined,
+  );
+  return job;
+}
+
 /** Approves (or, for a review, resolves) the step the job waits at, as a person through the API. */
 export async function approve(
   engine: JobsClient,

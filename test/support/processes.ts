@@ -1,4 +1,5 @@
 /** The processes a test's stack started: waiting for them to exit, and finding any left running. */
+import { spawn } from 'node:child_process';
 import { WORKER_COMMAND_LINE } from '../../local/lambda/worker-process.ts';
 import { isRunning, type ProcessInfo, processes } from '../../local/processes.ts';
 import { sleep } from './fixtures.ts';
@@ -60,4 +61,36 @@ export function killQuietly(pid: number): void {
   } catch {
     // gone already
   }
+}
+
+/**
+ * Runs `node <args>` in `cwd` to its end: its exit code and everything it printed (stdout and
+ * stderr, interleaved). A command that has not exited after `timeoutMs` is killed and the call
+ * throws: a command that must stop by itself and hangs instead is a failure, never an exit code.
+ */
+export async function runToExit(
+  args: readonly string[],
+  options: { cwd: string; timeoutMs: number },
+): Promise<{ code: number; output: string }> {
+  const child = spawn(process.execPath, [...args], { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c) => {
+    output += String(c);
+  });
+  child.stderr.on('data', (c) => {
+    output += String(c);
+  });
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs);
+  const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
+  clearTimeout(timer);
+  if (hung || code === null) {
+    throw new Error(
+      `node ${args.join(' ')} ${hung ? `had not exited after ${options.timeoutMs} ms` : 'was killed'}; it printed:\n${output.slice(-2_000)}`,
+    );
+  }
+  return { code, output };
 }

@@ -95,7 +95,7 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
       await page.goto(startUrl(ctx), { waitUntil: 'load' });
     },
     run: async (page, ctx) => {
-      await new AgentRun(options, page, ctx).run(startUrl(ctx));
+      await new AgentRun(options, step.agent, page, ctx).run(startUrl(ctx));
     },
     verify: (page, ctx) => options.verify(page, ctx),
     ...(options.probe ? { probe: options.probe } : {}),
@@ -141,6 +141,7 @@ class AgentRun<I> {
 
   constructor(
     private readonly options: AgentStepOptions<I>,
+    private readonly agent: AgentStep<I>['agent'],
     private readonly page: Page,
     private readonly ctx: StepContext<I>,
   ) {
@@ -149,7 +150,8 @@ class AgentRun<I> {
     this.#fields = Object.fromEntries(
       Object.entries(options.fields ?? {}).map(([k, v]) => [k, fillTemplate(v, scope)]),
     );
-    this.#spec = ctx.actions.model ?? options.model ?? 'local';
+    // The job's model, else the step's (its default already applied).
+    this.#spec = ctx.actions.model ?? agent.model;
   }
 
   async run(startUrl: string): Promise<void> {
@@ -167,7 +169,7 @@ class AgentRun<I> {
       }
       if ((await this.#replay(item)) === 'done') return;
     }
-    const max = this.options.maxActions ?? DEFAULT_MAX_ACTIONS;
+    const max = this.agent.maxActions;
     while (n < max) {
       n++;
       const seen = await observe(this.page, this.#secrets);

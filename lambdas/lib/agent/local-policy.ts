@@ -76,15 +76,11 @@ export function nextLocalAction(observation: Observation): AgentAction {
 export class LocalPolicy implements Policy {
   readonly spec = 'local';
   readonly #latencyMs: number;
-  /** Decisions this policy made in this process (tests count model calls with it). */
-  calls = 0;
-
   constructor(options: { latencyMs?: number } = {}) {
     this.#latencyMs = options.latencyMs ?? DEFAULT_LOCAL_LATENCY_MS;
   }
 
   async decide(observation: Observation): Promise<Decision> {
-    this.calls++;
     if (this.#latencyMs > 0) await new Promise((r) => setTimeout(r, this.#latencyMs));
     return {
       action: nextLocalAction(observation),

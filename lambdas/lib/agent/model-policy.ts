@@ -72,8 +72,6 @@ export function userPrompt(o: Observation): string {
 }
 
 export class ModelPolicy implements Policy {
-  /** Decisions asked of the model in this process. */
-  calls = 0;
   constructor(
     readonly spec: string,
     private readonly model: LanguageModel,
@@ -81,7 +79,6 @@ export class ModelPolicy implements Policy {
   ) {}
 
   async decide(observation: Observation): Promise<Decision> {
-    this.calls++;
     let result: Awaited<ReturnType<typeof generateText<typeof BROWSER_TOOLS>>>;
     try {
       result = await generateText({

@@ -4,7 +4,7 @@ import type { Policy } from './policy.ts';
 /**
  * Where agent steps get their policy: the deployment's models, configured once per process
  * (from the environment at first use, or by `configureAgentModels`). One policy per model spec
- * is kept for the process, so its clients (and counters) are reused across steps.
+ * is kept for the process, so its clients are reused across steps.
  */
 
 let config: AgentModelsConfig | undefined;

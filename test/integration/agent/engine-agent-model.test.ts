@@ -7,10 +7,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../../demo/accounts.ts';
 import { decide } from '../../../lambdas/lib/api/jobs/decide.ts';
-import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { PERSON } from '../../support/fixtures.ts';
-import { runToSuccess, statusIs, waitForJob, waitingAt } from '../../support/jobs.ts';
+import { runToSuccess, statusIs, submitContactAgent, waitForJob, waitingAt } from '../../support/jobs.ts';
 import { startModelServer, WIRE } from '../../support/model-servers.ts';
 
 const MODEL = 'anthropic:claude-haiku-4-5';
@@ -40,18 +39,7 @@ describe('Engine: an agent step on a hosted model (Anthropic wire format, loopba
       WIRE.anthropic.call('click', { target: { role: 'button', name: 'Save record' } }),
       WIRE.anthropic.call('done', { summary: 'saved' }),
     ]);
-    await submitJob(
-      e.api,
-      PERSON,
-      {
-        jobId,
-        playbook: 'crm-contact-agent@1',
-        inputs: { customerId: 'C-1004', contactName: 'Mei Hosted', phone: '+44 117 496 0999' },
-        accounts: { crm: 'acct_demo_crm' },
-        model: MODEL,
-      },
-      undefined,
-    );
+    await submitContactAgent(e, { jobId, customerId: 'C-1004', contactName: 'Mei Hosted', model: MODEL });
     const waiting = await waitForJob(e, jobId, waitingAt('review', 'update-contact'), { timeoutMs: 120_000 });
     expect(waiting.job.status).toBe('WAITING_REVIEW');
     expect(model.requests).toHaveLength(1);
@@ -83,18 +71,12 @@ describe('Engine: an agent step on a hosted model (Anthropic wire format, loopba
     const e = engine();
     const jobId = 'agent-model-not-offered';
     const before = model.requests.length;
-    await submitJob(
-      e.api,
-      PERSON,
-      {
-        jobId,
-        playbook: 'crm-contact-agent@1',
-        inputs: { customerId: 'C-1001', contactName: 'Nobody', phone: '+44 117 496 0999' },
-        accounts: { crm: 'acct_demo_crm' },
-        model: 'openai:gpt-5',
-      },
-      undefined,
-    );
+    await submitContactAgent(e, {
+      jobId,
+      customerId: 'C-1001',
+      contactName: 'Nobody',
+      model: 'openai:gpt-5',
+    });
     const { job } = await waitForJob(e, jobId, statusIs('FAILED'), { timeoutMs: 100_000 });
     expect(job.failure?.reason).toBe('misconfigured');
     expect(job.retriesUsed).toBe(0);

@@ -5,30 +5,17 @@
  * exactly one committed change; killed after the submitting click, the probe settles the write.
  */
 import { describe, expect, it } from 'vitest';
-import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
 import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import { localFunctionArn } from '../../../local/stack.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
-import { PERSON } from '../../support/fixtures.ts';
-import { runToSuccess } from '../../support/jobs.ts';
+import { runToSuccess, submitContactAgent } from '../../support/jobs.ts';
 
 // No simulated latency: the test measures calls, not time.
 const engine = useEngineStack({ env: { BELAY_AGENT_LOCAL_LATENCY_MS: '0' } });
 const AGENT_STEP = 1;
 
-async function submitAgentJob(jobId: string, customerId: string): Promise<void> {
-  await submitJob(
-    engine().api,
-    PERSON,
-    {
-      jobId,
-      playbook: 'crm-contact-agent@1',
-      inputs: { customerId, contactName: `Agent ${jobId}`, phone: '+44 117 496 0999' },
-      accounts: { crm: 'acct_demo_crm' },
-      model: 'local',
-    },
-    undefined,
-  );
+function submitAgentJob(jobId: string, customerId: string): Promise<unknown> {
+  return submitContactAgent(engine(), { jobId, customerId, contactName: `Agent ${jobId}`, model: 'local' });
 }
 
 function armActionKill(jobId: string, point: 'action-recorded' | 'action-executed', action: number): void {

@@ -45,6 +45,7 @@ describe('Bench section: scale', () => {
     expect(Math.min(...samples.jobs.map((j) => j.historyEvents))).toBeGreaterThan(34);
     expect(result.notes[0]).toMatch(/^first bottleneck: /);
     // DynamoDB Local, the one process the run started, is gone.
+    expect(pids.size).toBe(1);
     for (const pid of pids) {
       await waitForExit(pid, 10_000);
       expect(isProcessAlive(pid)).toBe(false);

@@ -1,22 +1,11 @@
 /** What the console's browser tests share: a real Chromium (playwright-core) and signing in as a person would. */
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { DEFAULT_CHROMIUM_PATH } from '../../../local/chromium.ts';
+import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../../local/chromium.ts';
 
+/** Debian's Chromium, quiet and offline, as the local stack launches it (local/chromium.ts). */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: DEFAULT_CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  return chromium.launch({ executablePath: DEFAULT_CHROMIUM_PATH, args: [...QUIET_CHROMIUM_FLAGS] });
 }
 
 /** A new browser context signed in to the console at `apiUrl` with `key`, through its sign-in form. */

@@ -8,10 +8,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
-import type { Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
+import type { Step } from '../../../lambdas/lib/playbooks/contract.ts';
 import { runStep } from '../../../lambdas/run-step/run-step.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
-import { depsFor, runningJob } from '../../support/in-process.ts';
+import { depsFor, oneWritePlaybook, openIntent, runningJob } from '../../support/in-process.ts';
 import { newId } from '../../support/ledger.ts';
 
 const ddb = useDynamoDb();
@@ -50,23 +50,7 @@ function slowSite() {
       return { status: 'duplicate', count, evidence: { submitted: true }, detail: `${count} records` };
     },
   };
-  const playbook = {
-    name: 'report',
-    version: 1,
-    id: 'report@1',
-    description: 'Submit a report (tests).',
-    inputSchema: { parse: (v: unknown) => v },
-    applications: {
-      site: {
-        name: 'site',
-        isSignedOut: async () => false,
-        signIn: async () => ({ status: 'signed_in' }),
-        submitOneTimeCode: async () => ({ status: 'signed_in' }),
-      },
-    },
-    steps: [submit],
-  } as unknown as Playbook;
-  return { records, playbook, release: () => release() };
+  return { records, playbook: oneWritePlaybook(submit), release: () => release() };
 }
 
 async function intentWritten(jobId: string): Promise<void> {
@@ -108,18 +92,10 @@ describe('Engine: two attempts of one write that overlap', () => {
     site.release();
     const deps = depsFor(ledger, site.playbook);
     const jobId = await runningJob(ledger, tenantId, 'report@1');
-    const job = await ledger.getJob(tenantId, jobId);
     // What a worker killed right after its intent leaves: an owner that beat 30 s ago and never released.
-    await ledger.updateJob(tenantId, jobId, {
-      expectedVersion: job.version,
-      set: {
-        writeOwner: {
-          step: 'submit',
-          attemptId: 'dead-attempt',
-          heartbeatAt: new Date(Date.now() - 30_000).toISOString(),
-        },
-      },
-      entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
+    await openIntent(ledger, tenantId, jobId, {
+      attemptId: 'dead-attempt',
+      heartbeatAt: new Date(Date.now() - 30_000).toISOString(),
     });
     expect(await runStep(deps, { tenantId, jobId })).toMatchObject({ outcome: 'finished' });
     expect(site.records).toHaveLength(1);
@@ -134,12 +110,11 @@ describe('Engine: two attempts of one write that overlap', () => {
     site.release();
     const deps = depsFor(ledger, site.playbook);
     const jobId = await runningJob(ledger, tenantId, 'report@1');
-    const job = await ledger.getJob(tenantId, jobId);
     const now = new Date().toISOString();
-    await ledger.updateJob(tenantId, jobId, {
-      expectedVersion: job.version,
-      set: { writeOwner: { step: 'submit', attemptId: 'ended-attempt', heartbeatAt: now, releasedAt: now } },
-      entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
+    await openIntent(ledger, tenantId, jobId, {
+      attemptId: 'ended-attempt',
+      heartbeatAt: now,
+      releasedAt: now,
     });
     expect(await runStep(deps, { tenantId, jobId })).toMatchObject({ outcome: 'finished' });
     expect(site.records).toHaveLength(1);

@@ -19,7 +19,14 @@ import type { Playbook, ProbeResult, Step } from '../../../lambdas/lib/playbooks
 import { reconcile } from '../../../lambdas/reconcile/reconcile.ts';
 import { runStep } from '../../../lambdas/run-step/run-step.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
-import { depsFor, fakeBrowser, runningJob } from '../../support/in-process.ts';
+import {
+  completeSubmit,
+  depsFor,
+  fakeBrowser,
+  oneWritePlaybook,
+  openIntent,
+  runningJob,
+} from '../../support/in-process.ts';
 import { jobRequest, newId } from '../../support/ledger.ts';
 
 const ddb = useDynamoDb();
@@ -32,7 +39,7 @@ beforeAll(() => {
 
 /** A one-write playbook whose application holds `records`; `probe` can be replaced. */
 function playbookWith(records: string[], probe?: Step['probe']): Playbook {
-  const submit: Step = {
+  return oneWritePlaybook({
     id: 'submit',
     title: 'Submit',
     kind: 'write',
@@ -49,34 +56,13 @@ function playbookWith(records: string[], probe?: Step['probe']): Playbook {
         records.includes(ctx.idempotencyKey)
           ? { status: 'done', evidence: { submitted: true } }
           : { status: 'absent' }),
-  };
-  return {
-    name: 'report',
-    version: 1,
-    id: 'report@1',
-    description: 'tests',
-    inputSchema: { parse: (v: unknown) => v },
-    applications: {
-      site: {
-        name: 'site',
-        isSignedOut: async () => false,
-        signIn: async () => ({ status: 'signed_in' }),
-        submitOneTimeCode: async () => ({ status: 'signed_in' }),
-      },
-    },
-    steps: [submit],
-  } as unknown as Playbook;
+  });
 }
 
 /** An intent whose owner ended: what a worker that acted and then died leaves behind. */
-async function openIntent(jobId: string): Promise<void> {
-  const job = await ledger.getJob(tenantId, jobId);
+function endedIntent(jobId: string): Promise<void> {
   const at = new Date().toISOString();
-  await ledger.updateJob(tenantId, jobId, {
-    expectedVersion: job.version,
-    set: { writeOwner: { step: 'submit', attemptId: 'a1', heartbeatAt: at, releasedAt: at } },
-    entry: { type: 'step-started', step: 'submit', stepIndex: 0, attempt: 1, cost: { dynamoWrites: 2 } },
-  });
+  return openIntent(ledger, tenantId, jobId, { attemptId: 'a1', heartbeatAt: at, releasedAt: at });
 }
 
 describe('Engine: the write path at its edges', () => {
@@ -98,7 +84,7 @@ describe('Engine: the write path at its edges', () => {
       expectedVersion: running.version,
       set: { sessions: { site: { sessionId: 's1', openedAt: new Date().toISOString() } } },
     });
-    await openIntent(jobId);
+    await endedIntent(jobId);
     const records = [idempotencyKeyOf(await ledger.getJob(tenantId, jobId), 'submit')];
     await new Promise((r) => setTimeout(r, 1_100));
     await expect(runStep(depsFor(ledger, playbookWith(records)), { tenantId, jobId })).rejects.toBeInstanceOf(
@@ -114,20 +100,8 @@ describe('Engine: the write path at its edges', () => {
     '%s reports a browser that dies under its probe as a lost session',
     async (which) => {
       const jobId = await runningJob(ledger, tenantId, 'report@1');
-      await openIntent(jobId);
-      if (which === 'finish') {
-        const job = await ledger.getJob(tenantId, jobId);
-        await ledger.completeStep({
-          tenantId,
-          jobId,
-          expectedVersion: job.version,
-          stepIndex: 0,
-          step: 'submit',
-          attempt: 1,
-          evidence: { submitted: true },
-          cost: {},
-        });
-      }
+      await endedIntent(jobId);
+      if (which === 'finish') await completeSubmit(ledger, tenantId, jobId);
       let alive = true;
       const dying = playbookWith([], async () => {
         alive = false;
@@ -145,17 +119,7 @@ describe('Engine: the write path at its edges', () => {
   it('completes a job whose every write is verified though it still shows the answered MFA wait', async () => {
     const jobId = await runningJob(ledger, tenantId, 'report@1');
     const records = [idempotencyKeyOf(await ledger.getJob(tenantId, jobId), 'submit')];
-    let job = await ledger.getJob(tenantId, jobId);
-    job = await ledger.completeStep({
-      tenantId,
-      jobId,
-      expectedVersion: job.version,
-      stepIndex: 0,
-      step: 'submit',
-      attempt: 1,
-      evidence: { submitted: true },
-      cost: {},
-    });
+    await completeSubmit(ledger, tenantId, jobId);
     await ledger.setWait(
       tenantId,
       jobId,

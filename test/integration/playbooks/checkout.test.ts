@@ -14,6 +14,7 @@ import {
   contextFor,
   drive,
   driveUntil,
+  keyOf,
   launchChromium,
   newJob,
   preconditionsInParallel,
@@ -101,7 +102,7 @@ describe('Playbook: checkout@1', () => {
     });
     expect(placed).toEqual({ orderId: expect.stringMatching(/^HS-\d+$/), totalPence: 6770 });
     const writes = await shop.writes();
-    expect(writes.countsByKey).toEqual({ [`${job.jobId}:place-order`]: 1 });
+    expect(writes.countsByKey).toEqual({ [keyOf(job, 'place-order')]: 1 });
     const grace = demoCredentials('shop', 'grace@example.com');
     const logged = JSON.stringify([job.log, evidence]);
     expect(logged).not.toContain(grace.password);

@@ -10,6 +10,7 @@ import {
   contextFor,
   drive,
   type Job,
+  keyOf,
   launchChromium,
   newJob,
   ready,
@@ -79,8 +80,8 @@ describe('Playbook: crm-billing-sync@1', () => {
       { customerId: 'C-1003', version: 2, addressMatches: true },
       { accountId: 'BA-5003', addressVersion: 2, addressMatches: true },
     ]);
-    expect((await crm.writes()).countsByKey).toEqual({ [`${job.jobId}:update-crm-customer`]: 1 });
-    expect((await billing.writes()).countsByKey).toEqual({ [`${job.jobId}:update-billing-address`]: 1 });
+    expect((await crm.writes()).countsByKey).toEqual({ [keyOf(job, 'update-crm-customer')]: 1 });
+    expect((await billing.writes()).countsByKey).toEqual({ [keyOf(job, 'update-billing-address')]: 1 });
     expect(playbook.steps.filter((s) => s.kind === 'write').map((s) => s.id)).toEqual([
       'update-crm-customer',
       'update-billing-address',

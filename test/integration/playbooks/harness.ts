@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import type { DemoSiteName } from '../../../demo/accounts.ts';
 import { demoCredentials } from '../../../demo/accounts.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
+import { idempotencyKeyOf } from '../../../lambdas/lib/engine/job-identity.ts';
 import type { Evidence } from '../../../lambdas/lib/ledger/types.ts';
 import type {
   Logger,
@@ -19,23 +20,12 @@ import type {
   StepContext,
 } from '../../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
+import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../../local/chromium.ts';
 import { SiteClient } from '../sites/http-client.ts';
 
+/** Debian's Chromium, quiet and offline, as the local stack launches it (local/chromium.ts). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/lib/chromium/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-      '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost',
-    ],
-  });
+  return chromium.launch({ executablePath: DEFAULT_CHROMIUM_PATH, args: [...QUIET_CHROMIUM_FLAGS] });
 }
 
 export interface LogEntry {
@@ -56,6 +46,8 @@ export function memoryLogger(entries: LogEntry[]): Logger {
 
 export interface Job<I> {
   jobId: string;
+  /** When the job was created: with its tenant and id, what its idempotency keys are made of. */
+  createdAt: string;
   inputs: I;
   /** application -> demo username */
   accounts: Partial<Record<DemoSiteName, string>>;
@@ -68,6 +60,7 @@ export interface Job<I> {
 export function newJob<I>(sites: StartedSites, inputs: I, accounts: Job<I>['accounts']): Job<I> {
   return {
     jobId: `job-${Math.random().toString(36).slice(2, 10)}`,
+    createdAt: new Date().toISOString(),
     inputs,
     accounts,
     sites,
@@ -76,13 +69,20 @@ export function newJob<I>(sites: StartedSites, inputs: I, accounts: Job<I>['acco
   };
 }
 
+const TENANT = 'tenant-test';
+
+/** The idempotency key the engine gives `step` of `job` (the key the sites record). */
+export function keyOf<I>(job: Job<I>, stepId: string): string {
+  return idempotencyKeyOf({ tenantId: TENANT, jobId: job.jobId, createdAt: job.createdAt }, stepId);
+}
+
 /** The StepContext the engine would build for `step` of `job`. */
 export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
   return {
-    tenantId: 'tenant-test',
+    tenantId: TENANT,
     jobId: job.jobId,
     stepId: step.id,
-    idempotencyKey: `${job.jobId}:${step.id}`,
+    idempotencyKey: keyOf(job, step.id),
     inputs: job.inputs,
     apps: {
       shop: { baseUrl: job.sites.shop.baseUrl, allowedDomains: ['127.0.0.1'] },

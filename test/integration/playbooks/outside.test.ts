@@ -6,7 +6,6 @@
  * And `npm start` refusing, before it starts anything, a playbook folder with two playbooks of
  * one id or an invalid playbook, and a bad `--applications`, naming the file or the field.
  */
-import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStackProcess } from '../../support/child-stack.ts';
 import { type ExpensesSite, startExpensesSite } from '../../support/expenses-site.ts';
 import { sleep } from '../../support/fixtures.ts';
-import { killQuietly, leftoverProcesses } from '../../support/processes.ts';
+import { killQuietly, leftoverProcesses, runToExit } from '../../support/processes.ts';
 import { call } from '../api/support/http.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -214,25 +213,19 @@ describe('Playbooks from a folder outside the repository', () => {
 });
 
 /** `npm start` with these arguments: its exit code and what it printed (it must stop by itself). */
-async function npmStart(args: string[]): Promise<{ code: number | null; output: string }> {
+async function npmStart(args: string[]): Promise<{ code: number; output: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'belay-start-'));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'local/main.ts', '--data-dir', dataDir, '--port', '0', ...args],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (c) => {
-    output += String(c);
-  });
-  child.stderr.on('data', (c) => {
-    output += String(c);
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
-  clearTimeout(timer);
-  await rm(dataDir, { recursive: true, force: true });
-  return { code, output };
+  try {
+    return await runToExit(
+      ['--import', 'tsx', 'local/main.ts', '--data-dir', dataDir, '--port', '0', ...args],
+      {
+        cwd: REPO,
+        timeoutMs: 60_000,
+      },
+    );
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 describe('npm start refuses bad playbooks and applications before it starts anything', () => {

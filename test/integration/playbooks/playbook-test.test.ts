@@ -4,12 +4,12 @@
  * step safe to retry; a broken one (a write whose probe finds nothing, a read that is not safe
  * to run twice) fails, naming the steps.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ExpensesSite, startExpensesSite } from '../../support/expenses-site.ts';
+import { runToExit } from '../../support/processes.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const USER = { username: 'ada@example.com', password: 'expenses-pass-1' };
@@ -29,13 +29,9 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-/** The command, to its end: exit code and everything it printed. */
-async function playbookTest(
-  args: string[],
-  expensesSite = true,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    process.execPath,
+/** The command, to its end: exit code and everything it printed (it must stop by itself). */
+function playbookTest(args: string[], expensesSite = true): Promise<{ code: number; output: string }> {
+  return runToExit(
     [
       '--import',
       'tsx',
@@ -51,19 +47,8 @@ async function playbookTest(
           ]
         : []),
     ],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: REPO, timeoutMs: 420_000 },
   );
-  let output = '';
-  child.stdout.on('data', (c) => {
-    output += String(c);
-  });
-  child.stderr.on('data', (c) => {
-    output += String(c);
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 420_000);
-  const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
-  clearTimeout(timer);
-  return { code, output };
 }
 
 describe('npm run playbook -- test', () => {

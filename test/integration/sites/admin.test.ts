@@ -11,7 +11,7 @@ import { JsonStore } from '../../../demo/sites/http/store.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
 import { shopSite } from '../../../demo/sites/shop/index.ts';
-import { SiteClient } from './http-client.ts';
+import { SiteClient, toReview } from './http-client.ts';
 
 let sites: StartedSites;
 let admin: SiteAdmin;
@@ -82,16 +82,7 @@ describe('Site admin endpoint', () => {
   it('commits the next write but drops its response, once', async () => {
     const client = new SiteClient(sites.shop.baseUrl);
     await client.signIn(ada.username, ada.password);
-    await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
-    await client.post('/checkout/address', {
-      name: 'A',
-      line1: '1 A St',
-      city: 'Bath',
-      postcode: 'BA1 1AA',
-      country: 'GB',
-    });
-    await client.post('/checkout/shipping', { method: 'express' });
-    await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+    await toReview(client, { items: { 'TEA-BREAKFAST': 1 } });
     await admin.setFaults({ dropNextWriteResponse: true });
     await expect(client.post('/orders', { idempotencyKey: 'drop-1' })).rejects.toThrow();
     expect((await admin.writes()).countsByKey).toEqual({ 'drop-1': 1 });
@@ -106,16 +97,7 @@ describe('Site admin endpoint', () => {
     async (dropMode) => {
       const client = new SiteClient(sites.shop.baseUrl);
       await client.signIn(ada.username, ada.password);
-      await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
-      await client.post('/checkout/address', {
-        name: 'A',
-        line1: '1 A St',
-        city: 'Bath',
-        postcode: 'BA1 1AA',
-        country: 'GB',
-      });
-      await client.post('/checkout/shipping', { method: 'express' });
-      await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+      await toReview(client, { items: { 'TEA-BREAKFAST': 1 } });
       await admin.setFaults({ dropNextWriteResponse: true, dropMode });
       const raw = await rawPost(
         sites.shop.baseUrl,
@@ -145,16 +127,7 @@ describe('Site admin endpoint', () => {
     try {
       const client = new SiteClient(sites.shop.baseUrl);
       await client.signIn(ada.username, ada.password);
-      await client.post('/cart/add', { sku: 'TEA-BREAKFAST', quantity: '1' });
-      await client.post('/checkout/address', {
-        name: 'A',
-        line1: '1 A St',
-        city: 'Bath',
-        postcode: 'BA1 1AA',
-        country: 'GB',
-      });
-      await client.post('/checkout/shipping', { method: 'express' });
-      await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+      await toReview(client, { items: { 'TEA-BREAKFAST': 1 } });
       const first = await client.post('/orders', { idempotencyKey: 'twice' });
       const second = await client.post('/orders', { idempotencyKey: 'twice' });
       expect(first.location).toMatch(/^\/orders\/HS-\d+$/);

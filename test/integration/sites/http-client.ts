@@ -57,6 +57,38 @@ export class SiteClient {
   }
 }
 
+/** What {@link toReview} puts in the basket and on the order. */
+export interface Basket {
+  items: Record<string, number>;
+  address?: Record<string, string>;
+  shipping?: 'standard' | 'express';
+}
+
+/**
+ * A signed-in shopper's basket brought to the order review over HTTP: the items added, an
+ * address, the shipping method and the saved Visa 4242, each step answered as the shop answers
+ * it (else this throws with the reply).
+ */
+export async function toReview(client: SiteClient, basket: Basket): Promise<void> {
+  const expect = (reply: SiteReply, what: string, location?: string): void => {
+    if (reply.status === 303 && (location === undefined || reply.location === location)) return;
+    throw new Error(`${what}: ${reply.status} ${reply.location ?? ''}, not 303 ${location ?? ''}`);
+  };
+  for (const [sku, quantity] of Object.entries(basket.items))
+    expect(await client.post('/cart/add', { sku, quantity: String(quantity) }), `add ${sku}`);
+  const address = basket.address ?? {
+    name: 'A',
+    line1: '1 A St',
+    city: 'Bath',
+    postcode: 'BA1 1AA',
+    country: 'GB',
+  };
+  expect(await client.post('/checkout/address', address), 'address', '/checkout/shipping');
+  const method = basket.shipping ?? 'express';
+  expect(await client.post('/checkout/shipping', { method }), 'shipping', '/checkout/payment');
+  expect(await client.post('/checkout/payment', { method: 'pm_visa_4242' }), 'payment', '/checkout/review');
+}
+
 /** The `data-<name>` value of the first element carrying `data-testid="<testid>"`. */
 export function dataOf(html: string, testid: string, name: string): string | undefined {
   const tag = new RegExp(`<[^>]*data-testid="${testid}"[^>]*>`).exec(html)?.[0];

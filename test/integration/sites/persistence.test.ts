@@ -6,7 +6,7 @@ import { demoCredentials } from '../../../demo/accounts.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
-import { dataOf, SiteClient } from './http-client.ts';
+import { dataOf, SiteClient, toReview } from './http-client.ts';
 
 let dataDir: string;
 let sites: StartedSites | undefined;
@@ -32,16 +32,7 @@ describe('Sites with a data directory', () => {
     const ada = demoCredentials('shop', 'ada@example.com');
     const client = new SiteClient(sites.shop.baseUrl);
     await client.signIn(ada.username, ada.password);
-    await client.post('/cart/add', { sku: 'COFFEE-BEANS', quantity: '1' });
-    await client.post('/checkout/address', {
-      name: 'A',
-      line1: '1 A St',
-      city: 'Bath',
-      postcode: 'BA1 1AA',
-      country: 'GB',
-    });
-    await client.post('/checkout/shipping', { method: 'standard' });
-    await client.post('/checkout/payment', { method: 'pm_visa_4242' });
+    await toReview(client, { items: { 'COFFEE-BEANS': 1 }, shipping: 'standard' });
     const placed = await client.post('/orders', { idempotencyKey: 'persist:place-order' });
     await client.post('/cart/add', { sku: 'LAMP-DESK', quantity: '2' });
     await siteAdmin(sites.shop.baseUrl, token).setFaults({ changedLayout: true });

@@ -4,7 +4,7 @@ import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
-import { dataOf, errorsOf, SiteClient } from './http-client.ts';
+import { dataOf, errorsOf, SiteClient, toReview } from './http-client.ts';
 
 let sites: StartedSites;
 let admin: SiteAdmin;
@@ -31,24 +31,19 @@ async function signedIn(): Promise<SiteClient> {
   return client;
 }
 
-/** A basket with two mugs, an address, standard delivery and the saved Visa 4242. */
-async function readyForReview(client: SiteClient): Promise<void> {
-  expect((await client.post('/cart/add', { sku: 'MUG-ENAMEL-BLU', quantity: '2' })).status).toBe(303);
-  expect((await client.post('/cart/add', { sku: 'NB-A5-DOT', quantity: '1' })).status).toBe(303);
-  const address = {
-    name: 'Ada Lovelace',
-    line1: '12 St James Square',
-    city: 'London',
-    postcode: 'SW1Y 4JH',
-    country: 'GB',
-  };
-  expect((await client.post('/checkout/address', address)).location).toBe('/checkout/shipping');
-  expect((await client.post('/checkout/shipping', { method: 'standard' })).location).toBe(
-    '/checkout/payment',
-  );
-  expect((await client.post('/checkout/payment', { method: 'pm_visa_4242' })).location).toBe(
-    '/checkout/review',
-  );
+/** A basket with two mugs and a notebook, an address, standard delivery and the saved Visa 4242. */
+function readyForReview(client: SiteClient): Promise<void> {
+  return toReview(client, {
+    items: { 'MUG-ENAMEL-BLU': 2, 'NB-A5-DOT': 1 },
+    address: {
+      name: 'Ada Lovelace',
+      line1: '12 St James Square',
+      city: 'London',
+      postcode: 'SW1Y 4JH',
+      country: 'GB',
+    },
+    shipping: 'standard',
+  });
 }
 
 describe('Site: shop', () => {

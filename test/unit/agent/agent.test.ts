@@ -69,7 +69,13 @@ describe('Function: local policy', () => {
 
 describe('Function: parseAction', () => {
   it('accepts only the listed actions with their arguments and roles', () => {
-    expect(parseAction({ name: 'fill', target: { role: 'textbox', name: 'A' }, value: 'v' })).toBeDefined();
+    expect(
+      parseAction({ name: 'fill', target: { role: 'textbox', name: 'A' }, value: 'v', extra: 1 }),
+    ).toEqual({
+      name: 'fill',
+      target: { role: 'textbox', name: 'A' },
+      value: 'v',
+    });
     expect(parseAction({ name: 'fill', target: { role: 'textbox', name: 'A' } })).toBeUndefined();
     expect(parseAction({ name: 'click', target: { role: 'img', name: 'A' } })).toBeUndefined();
     expect(parseAction({ name: 'evaluate', script: 'x' })).toBeUndefined();
