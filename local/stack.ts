@@ -31,7 +31,6 @@ import {
 } from './dynamodb.ts';
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
-import { functionArn } from './iam/binding.ts';
 import { type EnforcementSpec, onRefused, type StackPolicies } from './iam/index.ts';
 import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
@@ -53,7 +52,6 @@ import {
   LOCAL_TABLE,
   localFunctionArn,
   localFunctions,
-  WATCHDOG_FUNCTION,
 } from './stack-functions.ts';
 import { wireTemplate } from './template-wiring.ts';
 
@@ -160,7 +158,7 @@ export interface LocalStack {
   stop(options?: { endSessions?: boolean }): Promise<void>;
 }
 
-export { LOCAL_TABLE, localFunctionArn, RECOVERY_FUNCTION } from './stack-functions.ts';
+export { LOCAL_TABLE, localFunctionArn } from './stack-functions.ts';
 
 const { REGION, ACCOUNT, STACK_NAME, STATE_MACHINE_ARN } = LOCAL_AWS;
 
@@ -343,7 +341,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     env.STATE_MACHINE_ARN = sfn.stateMachineArn;
 
     const warnings: string[] = [];
-    const watchdogArn = functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, WATCHDOG_FUNCTION);
+    const watchdogArn = localFunctionArn('Watchdog');
     for (const rule of wiring.rules(new Set(Object.keys(functions)), warnings)) {
       const isWatchdog = rule.targets.some((t) => t.kind === 'lambda' && t.functionArn === watchdogArn);
       if (isWatchdog) {
