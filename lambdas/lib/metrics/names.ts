@@ -363,7 +363,18 @@ export function metricDimensions<N extends MetricName>(
   name: N,
   dimensions: DimensionsOf<N>,
 ): Record<string, string> {
-  const out: Record<string, string> = { service: METRICS_SERVICE };
+  return { service: METRICS_SERVICE, ...boundedDimensions(name, dimensions) };
+}
+
+/**
+ * A metric's own dimensions as published: only those it declares, each value bounded
+ * ({@link boundedValue}). The recorder groups values by these; Powertools adds `service`.
+ */
+export function boundedDimensions<N extends MetricName>(
+  name: N,
+  dimensions: DimensionsOf<N>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const d of METRICS[name].dimensions as readonly DimensionName[]) {
     out[d] = boundedValue(d, (dimensions as Record<string, unknown>)[d]);
   }
