@@ -31,7 +31,7 @@ import {
 } from './dynamodb.ts';
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
-import { type EnforcementSpec, onRefused, type StackPolicies } from './iam/index.ts';
+import { onRefused, type StackPolicies } from './iam/index.ts';
 import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
@@ -194,7 +194,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       functions: LOCAL_FUNCTIONS,
       bucketName: LOCAL_SCREENSHOT_BUCKET,
     });
-    const specOf = (constructId: string): EnforcementSpec => wiring.spec(constructId);
 
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
@@ -296,22 +295,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());
+    // Refused calls of the workers (reported by the runner) and of this process (the API).
     const refusals: IamRefusedEvent[] = [];
-    lambdas.events.on('iam-refused', (e) => {
+    const refused = (e: IamRefusedEvent): void => {
       refusals.push(e);
       log(`IAM refused ${e.functionName}: ${e.message}`);
-    });
-    const stopListening = onRefused((r) => {
-      const e = {
+    };
+    lambdas.events.on('iam-refused', refused);
+    const stopListening = onRefused((r) =>
+      refused({
         functionName: r.functionName,
         pid: process.pid,
         action: r.request.action,
         resource: r.request.resource,
         message: r.message,
-      };
-      refusals.push(e);
-      log(`IAM refused ${e.functionName}: ${e.message}`);
-    });
+      }),
+    );
     cleanups.push(async () => stopListening());
 
     const substitutions = Object.fromEntries(
@@ -379,8 +378,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.apiPort !== false) {
       const apiEnv = {
         ...env,
-        STATE_MACHINE_ARN: sfn.stateMachineArn,
-        SFN_ENDPOINT: sfnServer.endpoint,
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
@@ -388,7 +385,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const api = await startLocalApi({
         port: options.apiPort ?? 0,
         deps: apiDeps,
-        iam: { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') },
+        iam: { handler: wiring.spec('ApiHandler'), authorizer: wiring.spec('ApiAuthorizer') },
       });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
@@ -409,8 +406,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
       for (const job of await unfinishedJobs(doc, LOCAL_TABLE)) {
+        // The one after the recorded execution (a name with no generation: -1, so 0).
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
-        const name = await startJobExecution(job, Math.max(generation, 0));
+        const name = await startJobExecution(job, generation);
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
       }
       if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);
