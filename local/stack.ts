@@ -405,7 +405,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
-      for (const job of await unfinishedJobs(doc, LOCAL_TABLE)) {
+      for (const job of await unfinishedJobs(ledger)) {
         // The one after the recorded execution (a name with no generation: -1, so 0).
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
         const name = await startJobExecution(job, generation);
