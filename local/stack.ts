@@ -181,20 +181,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   log(
     `playbooks: ${playbooks.playbooks.map((p) => p.playbook.id).join(', ') || 'none'} (from ${playbooks.dirs.length} folder(s))`,
   );
+  // Every function is held to its IAM policy in the template, as AWS holds it, and the
+  // template's event rules run on the local bus. The template is read (or synthesized, when
+  // cdk/ changed) while the services start: nothing before the event bus needs it.
+  const wiringReady = wireTemplate(options.template ? { template: options.template, log } : { log }, {
+    region: REGION,
+    account: ACCOUNT,
+    stackName: STACK_NAME,
+    tableName: LOCAL_TABLE,
+    stateMachineArn: STATE_MACHINE_ARN,
+    functions: LOCAL_FUNCTIONS,
+    bucketName: LOCAL_SCREENSHOT_BUCKET,
+  });
+  // Awaited below; a failure meanwhile is not unhandled.
+  wiringReady.catch(() => undefined);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    // Every function is held to its IAM policy in the template, as AWS holds it, and the
-    // template's event rules run on the local bus.
-    const wiring = await wireTemplate(options.template ? { template: options.template, log } : { log }, {
-      region: REGION,
-      account: ACCOUNT,
-      stackName: STACK_NAME,
-      tableName: LOCAL_TABLE,
-      stateMachineArn: STATE_MACHINE_ARN,
-      functions: LOCAL_FUNCTIONS,
-      bucketName: LOCAL_SCREENSHOT_BUCKET,
-    });
-
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
     const dynamodb = await startDynamoDbLocal({ port: ports.dynamodb, dbPath: join(dataDir, 'dynamodb') });
@@ -266,6 +268,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...options.env,
     };
+
+    const wiring = await wiringReady;
 
     // EventBridge: its API for the workers, its rules' targets in the Lambda runner (made next).
     let lambdas: LambdaRunner | undefined;
@@ -445,6 +449,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
     };
   } catch (err) {
+    // A start that failed leaves no synthesis running behind it.
+    await wiringReady.catch(() => undefined);
     await runCleanups(cleanups);
     throw err;
   }
