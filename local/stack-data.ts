@@ -1,30 +1,41 @@
 /** What the local stack keeps under its data directory besides the services' own data. */
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createApiKeyStore } from '../lambdas/lib/auth/api-keys.ts';
-import { type Job, JobNotFoundError, type Ledger, TERMINAL_STATUSES } from '../lambdas/lib/ledger/index.ts';
+import {
+  type Job,
+  JobNotFoundError,
+  type Ledger,
+  type OpenJobRef,
+  TABLE_KEYS,
+  TERMINAL_STATUSES,
+} from '../lambdas/lib/ledger/index.ts';
 import { DEMO_TENANT } from './seed.ts';
 
-/** Every job item not in a terminal state (a local-only scan: the local stack resumes them all). */
-export async function unfinishedJobs(doc: DynamoDBDocumentClient, tableName: string): Promise<Job[]> {
+/**
+ * Every unfinished job, found as the recovery sweep finds them: from the ledger's index of
+ * unfinished jobs (gsi3, every shard), each then read itself (the index is eventually
+ * consistent). The local stack resumes them all on start, without reading the whole table.
+ */
+export async function unfinishedJobs(ledger: Pick<Ledger, 'listOpenJobs' | 'getJob'>): Promise<Job[]> {
+  const refs: OpenJobRef[] = [];
+  for (let shard = 0; shard < TABLE_KEYS.gsi3.shards; shard++) {
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await ledger.listOpenJobs(shard, cursor ? { cursor } : {});
+      refs.push(...page.jobs);
+      cursor = page.next;
+    } while (cursor);
+  }
   const jobs: Job[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await doc.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'sk = :job',
-        ExpressionAttributeValues: { ':job': 'JOB' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of res.Items ?? []) {
-      const job = item as unknown as Job;
-      if (!TERMINAL_STATUSES.includes(job.status)) jobs.push(job);
-    }
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
+  for (const ref of refs) {
+    const job = await ledger.getJob(ref.tenantId, ref.jobId).catch((err: unknown) => {
+      if (err instanceof JobNotFoundError) return undefined;
+      throw err;
+    });
+    if (job && !TERMINAL_STATUSES.includes(job.status)) jobs.push(job);
+  }
   return jobs;
 }
 

@@ -3,11 +3,7 @@
  * machine, the API and its authorizer, the recovery function, the notifier (tenants' webhooks)
  * and the watchdog, each with its timeout, its environment and its IAM policy from the template.
  */
-import {
-  STATE_MACHINE_FUNCTIONS,
-  type StateMachineFunction,
-  TASK_FUNCTION_FACTS,
-} from '../lambdas/lib/engine/functions.ts';
+import { STATE_MACHINE_FUNCTIONS } from '../lambdas/lib/engine/functions.ts';
 import { functionArn } from './iam/binding.ts';
 import type { LambdaFunctionConfig } from './lambda/index.ts';
 import type { TemplateWiring } from './template-wiring.ts';
@@ -22,75 +18,62 @@ export const LOCAL_AWS = Object.freeze({
   STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:belay-local',
 });
 
-/** The recovery function's local name (`lambdas/recover/`). */
-export const RECOVERY_FUNCTION = 'belay-recover';
-/** The notifier's local name (`lambdas/notify/`): the wait bus's rule sends it `Belay Job Waiting`. */
-export const NOTIFY_FUNCTION = 'belay-notify';
-/** The watchdog's local name (`lambdas/watchdog/`): its schedule is in the template. */
-export const WATCHDOG_FUNCTION = 'belay-watchdog';
-
-/** The local name of a state machine function (`belay-run-step`). */
-function localFunctionName(name: StateMachineFunction): string {
-  return `belay-${STATE_MACHINE_FUNCTIONS[name]}`;
-}
-
-/** The ARN the local stack gives a state machine function (the runner maps it back to its handler). */
-export function localFunctionArn(name: StateMachineFunction): string {
-  return functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, localFunctionName(name));
-}
-
-/** The template's functions the local stack runs: construct id -> local function name. */
-export const LOCAL_FUNCTIONS: Readonly<Record<string, string>> = Object.freeze({
-  ...Object.fromEntries(
-    (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((n) => [n, localFunctionName(n)]),
-  ),
-  ApiHandler: 'belay-api',
-  ApiAuthorizer: 'belay-authorizer',
-  RecoverJobs: RECOVERY_FUNCTION,
-  Notifier: NOTIFY_FUNCTION,
-  Watchdog: WATCHDOG_FUNCTION,
+/**
+ * The template's functions the local stack runs, by construct id: the handler directory
+ * under `lambdas/` of each (its local name is `belay-<directory>`, as `belay-run-step`).
+ */
+const HANDLER_DIRS = Object.freeze({
+  ...STATE_MACHINE_FUNCTIONS,
+  ApiHandler: 'api',
+  ApiAuthorizer: 'authorizer',
+  RecoverJobs: 'recover',
+  // The wait bus's rule sends it `Belay Job Waiting`.
+  Notifier: 'notify',
+  // Its schedule is in the template.
+  Watchdog: 'watchdog',
 });
 
-/** The Lambda runner's functions (by local ARN): the machine's tasks, recovery, the notifier and the watchdog. */
+/** A function of the template the local stack runs, by its construct id. */
+export type LocalFunction = keyof typeof HANDLER_DIRS;
+
+/** Functions the local API server runs in its own process (`local/api/server.ts`), not the Lambda runner. */
+const IN_PROCESS: readonly LocalFunction[] = ['ApiHandler', 'ApiAuthorizer'];
+
+/** The template's functions the local stack runs: construct id -> local function name. */
+export const LOCAL_FUNCTIONS: Readonly<Record<LocalFunction, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(HANDLER_DIRS).map(([id, dir]) => [id, `belay-${dir}`])) as Record<
+    LocalFunction,
+    string
+  >,
+);
+
+/** The ARN the local stack gives a function (the Lambda runner maps it back to its handler). */
+export function localFunctionArn(name: LocalFunction): string {
+  return functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, LOCAL_FUNCTIONS[name]);
+}
+
+/**
+ * The Lambda runner's functions (by local ARN): the machine's tasks, recovery, the notifier
+ * and the watchdog, each with the timeout the template gives it, the template's variables
+ * the local stack takes (`TemplateWiring.variables`: a function deployed without credentials
+ * runs with `BELAY_SECRETS=none`), its provisioned workers and its IAM policy.
+ */
 export function localFunctions(
   wiring: TemplateWiring,
-  provisioned: Partial<Record<StateMachineFunction, number>>,
+  provisioned: Partial<Record<LocalFunction, number>>,
 ): Record<string, LambdaFunctionConfig> {
-  const functions: Record<string, LambdaFunctionConfig> = Object.fromEntries(
-    (Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[]).map((name) => [
-      localFunctionArn(name),
-      {
-        entry: `lambdas/${STATE_MACHINE_FUNCTIONS[name]}/handler.ts`,
-        // As the CDK stack deploys it: its timeout, and credentials only where it signs in.
-        timeoutMs: TASK_FUNCTION_FACTS[name].timeoutSeconds * 1000,
-        env: {
-          ...(TASK_FUNCTION_FACTS[name].readsCredentials ? {} : { BELAY_SECRETS: 'none' }),
-          ...wiring.variables(name),
+  return Object.fromEntries(
+    (Object.keys(HANDLER_DIRS) as LocalFunction[])
+      .filter((id) => !IN_PROCESS.includes(id))
+      .map((id) => [
+        localFunctionArn(id),
+        {
+          entry: `lambdas/${HANDLER_DIRS[id]}/handler.ts`,
+          timeoutMs: wiring.timeoutMs(id),
+          env: wiring.variables(id),
+          provisioned: provisioned[id] ?? 0,
+          iam: wiring.spec(id),
         },
-        provisioned: provisioned[name] ?? 0,
-        iam: wiring.spec(name),
-      },
-    ]),
+      ]),
   );
-  functions[functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, RECOVERY_FUNCTION)] = {
-    entry: 'lambdas/recover/handler.ts',
-    // As deployed (`belay-stack.ts`): five minutes, no credentials.
-    timeoutMs: 300_000,
-    env: { BELAY_SECRETS: 'none', ...wiring.variables('RecoverJobs') },
-    iam: wiring.spec('RecoverJobs'),
-  };
-  // As deployed: 90 s and 120 s (`belay-stack.ts`); the notifier reads only the signing key.
-  functions[functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, NOTIFY_FUNCTION)] = {
-    entry: 'lambdas/notify/handler.ts',
-    timeoutMs: 90_000,
-    env: { BELAY_SECRETS: 'none', ...wiring.variables('Notifier') },
-    iam: wiring.spec('Notifier'),
-  };
-  functions[functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, WATCHDOG_FUNCTION)] = {
-    entry: 'lambdas/watchdog/handler.ts',
-    timeoutMs: 120_000,
-    env: { BELAY_SECRETS: 'none', ...wiring.variables('Watchdog') },
-    iam: wiring.spec('Watchdog'),
-  };
-  return functions;
 }

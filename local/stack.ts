@@ -36,8 +36,7 @@ import {
 } from './dynamodb.ts';
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
-import { functionArn } from './iam/binding.ts';
-import { type EnforcementSpec, onRefused, type StackPolicies } from './iam/index.ts';
+import { onRefused, type StackPolicies } from './iam/index.ts';
 import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
@@ -58,7 +57,6 @@ import {
   LOCAL_TABLE,
   localFunctionArn,
   localFunctions,
-  WATCHDOG_FUNCTION,
 } from './stack-functions.ts';
 import { wireTemplate } from './template-wiring.ts';
 
@@ -165,7 +163,7 @@ export interface LocalStack {
   stop(options?: { endSessions?: boolean }): Promise<void>;
 }
 
-export { LOCAL_TABLE, localFunctionArn, RECOVERY_FUNCTION } from './stack-functions.ts';
+export { LOCAL_TABLE, localFunctionArn } from './stack-functions.ts';
 
 const { REGION, ACCOUNT, STACK_NAME, STATE_MACHINE_ARN } = LOCAL_AWS;
 
@@ -188,21 +186,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   log(
     `playbooks: ${playbooks.playbooks.map((p) => p.playbook.id).join(', ') || 'none'} (from ${playbooks.dirs.length} folder(s))`,
   );
+  // Every function is held to its IAM policy in the template, as AWS holds it, and the
+  // template's event rules run on the local bus. The template is read (or synthesized, when
+  // cdk/ changed) while the services start: nothing before the event bus needs it.
+  const wiringReady = wireTemplate(options.template ? { template: options.template, log } : { log }, {
+    region: REGION,
+    account: ACCOUNT,
+    stackName: STACK_NAME,
+    tableName: LOCAL_TABLE,
+    stateMachineArn: STATE_MACHINE_ARN,
+    functions: LOCAL_FUNCTIONS,
+    bucketName: LOCAL_SCREENSHOT_BUCKET,
+  });
+  // Awaited below; a failure meanwhile is not unhandled.
+  wiringReady.catch(() => undefined);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    // Every function is held to its IAM policy in the template, as AWS holds it, and the
-    // template's event rules run on the local bus.
-    const wiring = await wireTemplate(options.template ? { template: options.template, log } : { log }, {
-      region: REGION,
-      account: ACCOUNT,
-      stackName: STACK_NAME,
-      tableName: LOCAL_TABLE,
-      stateMachineArn: STATE_MACHINE_ARN,
-      functions: LOCAL_FUNCTIONS,
-      bucketName: LOCAL_SCREENSHOT_BUCKET,
-    });
-    const specOf = (constructId: string): EnforcementSpec => wiring.spec(constructId);
-
     log('starting DynamoDB Local');
     await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
     const dynamodb = await startDynamoDbLocal({ port: ports.dynamodb, dbPath: join(dataDir, 'dynamodb') });
@@ -275,6 +274,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
     };
 
+    const wiring = await wiringReady;
+
     // EventBridge: its API for the workers, its rules' targets in the Lambda runner (made next).
     let lambdas: LambdaRunner | undefined;
     const events = createLocalEventBridge({
@@ -303,22 +304,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());
+    // Refused calls of the workers (reported by the runner) and of this process (the API).
     const refusals: IamRefusedEvent[] = [];
-    lambdas.events.on('iam-refused', (e) => {
+    const refused = (e: IamRefusedEvent): void => {
       refusals.push(e);
       log(`IAM refused ${e.functionName}: ${e.message}`);
-    });
-    const stopListening = onRefused((r) => {
-      const e = {
+    };
+    lambdas.events.on('iam-refused', refused);
+    const stopListening = onRefused((r) =>
+      refused({
         functionName: r.functionName,
         pid: process.pid,
         action: r.request.action,
         resource: r.request.resource,
         message: r.message,
-      };
-      refusals.push(e);
-      log(`IAM refused ${e.functionName}: ${e.message}`);
-    });
+      }),
+    );
     cleanups.push(async () => stopListening());
 
     const substitutions = Object.fromEntries(
@@ -348,7 +349,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     env.STATE_MACHINE_ARN = sfn.stateMachineArn;
 
     const warnings: string[] = [];
-    const watchdogArn = functionArn(LOCAL_AWS.REGION, LOCAL_AWS.ACCOUNT, WATCHDOG_FUNCTION);
+    const watchdogArn = localFunctionArn('Watchdog');
     for (const rule of wiring.rules(new Set(Object.keys(functions)), warnings)) {
       const isWatchdog = rule.targets.some((t) => t.kind === 'lambda' && t.functionArn === watchdogArn);
       if (isWatchdog) {
@@ -386,8 +387,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.apiPort !== false) {
       const apiEnv = {
         ...env,
-        STATE_MACHINE_ARN: sfn.stateMachineArn,
-        SFN_ENDPOINT: sfnServer.endpoint,
         BELAY_API_RATE_PER_SECOND: env.BELAY_API_RATE_PER_SECOND ?? '50',
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
@@ -395,7 +394,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const api = await startLocalApi({
         port: options.apiPort ?? 0,
         deps: apiDeps,
-        iam: { handler: specOf('ApiHandler'), authorizer: specOf('ApiAuthorizer') },
+        iam: { handler: wiring.spec('ApiHandler'), authorizer: wiring.spec('ApiAuthorizer') },
       });
       cleanups.push(() => api.stop());
       apiUrl = api.url;
@@ -415,9 +414,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const resumed: LocalStack['resumed'] = [];
     if (options.resume !== false) {
-      for (const job of await unfinishedJobs(doc, LOCAL_TABLE)) {
+      for (const job of await unfinishedJobs(ledger)) {
+        // The one after the recorded execution (a name with no generation: -1, so 0).
         const generation = job.executionName ? generationOf(job.executionName) + 1 : 0;
-        const name = await startJobExecution(job, Math.max(generation, 0));
+        const name = await startJobExecution(job, generation);
         resumed.push({ tenantId: job.tenantId, jobId: job.jobId, executionName: name });
       }
       if (resumed.length) log(`resumed ${resumed.length} unfinished job(s) from the ledger`);
@@ -462,6 +462,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
     };
   } catch (err) {
+    // A start that failed leaves no synthesis running behind it.
+    await wiringReady.catch(() => undefined);
     await runCleanups(cleanups);
     throw err;
   }

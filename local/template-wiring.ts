@@ -5,11 +5,13 @@
  * targets (`local/events/rules.ts`).
  */
 import { resolve } from 'node:path';
+import { BROWSER_ACCESS_VARIABLE } from '../lambdas/lib/browser/secret-key.ts';
 import type { LocalRule } from './events/bus.ts';
 import { templateRules } from './events/rules.ts';
 import { eventBusName, type LocalResources, localBinding } from './iam/binding.ts';
+import { TemplateError } from './iam/errors.ts';
 import { type EnforcementSpec, type StackPolicies, stackPolicies, synthesizedTemplate } from './iam/index.ts';
-import { createResolver, logicalIdOf, resourcesOfType } from './iam/template.ts';
+import { createResolver, logicalIdOf, resourcesOfType, type TemplateResource } from './iam/template.ts';
 
 /**
  * Variables of a function's environment in the template that the local stack takes as they
@@ -18,14 +20,32 @@ import { createResolver, logicalIdOf, resourcesOfType } from './iam/template.ts'
  */
 const TAKEN_VARIABLES = ['EVENT_BUS_NAME'] as const;
 
+/**
+ * Variables the local stack takes only when the template sets them to `none`: a function
+ * deployed with no browser access runs without it locally too, while one that has it gets
+ * the local browser service.
+ */
+const TAKEN_WHEN_NONE = [BROWSER_ACCESS_VARIABLE] as const;
+
+/**
+ * The credential store's variable: a function the template binds no store (`none`, or not
+ * set) runs with `none` locally, so a read is refused as in AWS; one it binds gets the local store.
+ */
+const SECRETS_VARIABLE = 'BELAY_SECRETS';
+
 export interface TemplateWiring {
   /** The template file. */
   file: string;
   policies: StackPolicies;
   /** A function's policy, by construct id. */
   spec(constructId: string): EnforcementSpec;
-  /** The variables of `TAKEN_VARIABLES` a function's template environment sets, resolved. */
+  /**
+   * The variables of `TAKEN_VARIABLES` a function's template environment sets, resolved, those
+   * of `TAKEN_WHEN_NONE` it sets to `none`, and `BELAY_SECRETS=none` when it binds no store.
+   */
   variables(constructId: string): Record<string, string>;
+  /** A function's timeout in the template (`Timeout`), in ms. */
+  timeoutMs(constructId: string): number;
   /** The template's event buses, by their local names. */
   buses: string[];
   /** The template's rules, with targets among `functionArns`; lines for what is left out go to `warnings`. */
@@ -42,6 +62,10 @@ export async function wireTemplate(
   const { template } = policies;
   const binding = localBinding(template, local);
   const resolveValue = createResolver(template, binding);
+  const functionResource = (constructId: string): TemplateResource | undefined => {
+    const id = logicalIdOf(template, 'AWS::Lambda::Function', constructId);
+    return id ? template.Resources[id] : undefined;
+  };
   return {
     file,
     policies,
@@ -51,14 +75,23 @@ export async function wireTemplate(
       return spec;
     },
     variables(constructId) {
-      const id = logicalIdOf(template, 'AWS::Lambda::Function', constructId);
-      const props = id ? template.Resources[id]?.Properties : undefined;
+      const props = functionResource(constructId)?.Properties;
       const all = (resolveValue(
         (props?.Environment as { Variables?: unknown } | undefined)?.Variables ?? {},
       ) ?? {}) as Record<string, unknown>;
-      return Object.fromEntries(
-        TAKEN_VARIABLES.filter((k) => typeof all[k] === 'string').map((k) => [k, String(all[k])]),
-      );
+      return Object.fromEntries([
+        ...TAKEN_VARIABLES.filter((k) => typeof all[k] === 'string').map((k) => [k, String(all[k])]),
+        ...TAKEN_WHEN_NONE.filter((k) => all[k] === 'none').map((k) => [k, 'none']),
+        ...(typeof all[SECRETS_VARIABLE] === 'string' && all[SECRETS_VARIABLE] !== 'none'
+          ? []
+          : [[SECRETS_VARIABLE, 'none']]),
+      ]);
+    },
+    timeoutMs(constructId) {
+      const timeout = functionResource(constructId)?.Properties?.Timeout;
+      if (typeof timeout !== 'number' || !(timeout > 0))
+        throw new TemplateError(`the template ${file} gives ${constructId} no Timeout`);
+      return timeout * 1000;
     },
     buses: resourcesOfType(template, 'AWS::Events::EventBus').map((id) =>
       eventBusName(local.stackName, id, template.Resources[id]?.Properties),

@@ -12,11 +12,9 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { LeaseCapacity } from '../lib/capacity/leases.ts';
 import { TABLE_KEYS, TENANT_DIRECTORY_PK } from '../lib/ledger/schema.ts';
 import type { JobStatus, PendingWait, WaitKind } from '../lib/ledger/types.ts';
-import { LIVE_STATUSES } from '../lib/metrics/names.ts';
+import { LIVE_STATUSES, type LiveStatus, WAIT_KINDS } from '../lib/metrics/names.ts';
 import type { MetricsRecorder } from '../lib/metrics/recorder.ts';
 import type { Logger } from '../lib/playbooks/contract.ts';
-
-type LiveStatus = (typeof LIVE_STATUSES)[number];
 
 /** How long each status may go without progress before a job counts as stuck. */
 export interface StuckAllowance {
@@ -79,8 +77,6 @@ export interface WatchReport {
 
 /** Stuck jobs logged one line each, at most this many per run (the count is always exact). */
 const MAX_STUCK_LINES = 50;
-
-const WAIT_KINDS: readonly WaitKind[] = ['approval', 'mfa', 'review'];
 
 /** Seconds from `iso` to `now`, or undefined without a time. */
 function since(iso: string | undefined, now: Date): number | undefined {

@@ -2,23 +2,15 @@
  * An HTTP endpoint speaking the Step Functions API (AWS JSON 1.0) for the local runner, so the real
  * `SFNClient` works against it unchanged: `new SFNClient({ endpoint, region, credentials })`.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AwsJsonBody, type AwsJsonServer, startAwsJsonServer } from '../aws-json.ts';
 import { SfnApiError, ValidationError } from './errors.ts';
 import type { LocalStepFunctions } from './runner.ts';
 import type { ExecutionStatus, HistoryEvent } from './types.ts';
 
-/** A running endpoint. */
-export interface LocalSfnServer {
-  /** `http://127.0.0.1:<port>`: the `endpoint` of an SFNClient. */
-  endpoint: string;
-  port: number;
-  /** Closes the server and its connections. */
-  stop(): Promise<void>;
-}
+/** A running endpoint: its `endpoint` is an SFNClient's. */
+export type LocalSfnServer = AwsJsonServer;
 
-type Body = Record<string, unknown>;
+type Body = AwsJsonBody;
 type Operation = (body: Body) => unknown;
 
 const STATUSES: readonly ExecutionStatus[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'];
@@ -124,27 +116,6 @@ function operations(runner: LocalStepFunctions): Record<string, Operation> {
   };
 }
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.0',
-    'content-length': Buffer.byteLength(text),
-    'x-amzn-requestid': randomUUID(),
-  });
-  res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<Body> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  const parsed = JSON.parse(text) as unknown;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new ValidationError('Body must be an object');
-  return parsed as Body;
-}
-
 /**
  * Serves the runner's API on loopback.
  *
@@ -153,51 +124,23 @@ async function readBody(req: IncomingMessage): Promise<Body> {
  * const client = new SFNClient({ endpoint: server.endpoint, region: 'us-east-1',
  *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
  */
-export async function startLocalSfnServer(
+export function startLocalSfnServer(
   runner: LocalStepFunctions,
   opts: { port?: number; host?: string } = {},
 ): Promise<LocalSfnServer> {
-  const ops = operations(runner);
-  const server = createServer((req, res) => {
-    void (async () => {
-      try {
-        const target = req.headers['x-amz-target'];
-        const op = typeof target === 'string' ? target.replace(/^AWSStepFunctions\./, '') : '';
-        const handler = req.method === 'POST' ? ops[op] : undefined;
-        if (!handler) {
-          reply(res, 400, {
-            __type: 'UnknownOperationException',
-            message: `Unknown operation ${String(target)}`,
-          });
-          return;
-        }
-        const body = await readBody(req).catch((err: unknown) => {
-          throw err instanceof SfnApiError ? err : new ValidationError('Malformed JSON body', { cause: err });
-        });
-        reply(res, 200, (await handler(body)) ?? {});
-      } catch (err) {
-        if (err instanceof SfnApiError)
-          reply(res, err.statusCode, { __type: err.name, message: err.message });
-        else {
-          console.error('local Step Functions endpoint: internal error', err);
-          reply(res, 500, { __type: 'InternalFailure', message: 'Internal error in the local runner' });
-        }
-      }
-    })();
-  });
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://${host}:${port}`,
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return startAwsJsonServer(
+    {
+      version: '1.0',
+      targetPrefix: 'AWSStepFunctions',
+      operations: operations(runner),
+      isApiError: (err) => err instanceof SfnApiError,
+      malformed: { type: 'ValidationException', message: 'Malformed JSON body' },
+      internal: {
+        type: 'InternalFailure',
+        message: 'Internal error in the local runner',
+        service: 'local Step Functions endpoint',
+      },
+    },
+    opts,
+  );
 }

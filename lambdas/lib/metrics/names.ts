@@ -10,6 +10,9 @@
  * fields (searchable in CloudWatch Logs Insights), not metric series.
  */
 
+import { STATE_MACHINE_FUNCTIONS, type StateMachineFunction } from '../engine/functions.ts';
+import { JOB_STATUSES, type JobStatus, TERMINAL_STATUSES, type WaitKind } from '../ledger/types.ts';
+
 /** The CloudWatch namespace of every Belay metric. */
 export const METRICS_NAMESPACE = 'Belay';
 /** The `service` dimension Powertools adds to every metric; one value for all of Belay. */
@@ -60,16 +63,9 @@ export const TASK_OUTCOMES = [
 ] as const;
 
 /** Functions that publish `TaskOutcomes`: the state machine's tasks. */
-export const TASK_FUNCTIONS = [
-  'Start',
-  'OpenSession',
-  'RunStep',
-  'Reauthenticate',
-  'Reconcile',
-  'AwaitHuman',
-  'Finish',
-  'RecordFailure',
-] as const;
+export const TASK_FUNCTIONS: readonly StateMachineFunction[] = Object.freeze(
+  Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[],
+);
 
 /**
  * What the recovery function (dead executions) did with a job: started a new
@@ -80,14 +76,16 @@ export const RECOVERY_ACTIONS = ['resumed', 'failed', 'skipped'] as const;
 /** Where people are told that a job waits for them. */
 export const NOTIFICATION_CHANNELS = ['eventbridge', 'webhook'] as const;
 
-/** Non-terminal statuses the watchdog looks at. */
-export const LIVE_STATUSES = [
-  'QUEUED',
-  'RUNNING',
-  'WAITING_APPROVAL',
-  'WAITING_MFA',
-  'WAITING_REVIEW',
-] as const;
+/** A status a job can still leave. */
+export type LiveStatus = Exclude<JobStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>;
+
+/** Non-terminal statuses the watchdog looks at: every status but the terminal ones. */
+export const LIVE_STATUSES: readonly LiveStatus[] = Object.freeze(
+  JOB_STATUSES.filter((s): s is LiveStatus => !TERMINAL_STATUSES.includes(s)),
+);
+
+/** The kinds of human wait (`Kind`). */
+export const WAIT_KINDS = ['approval', 'mfa', 'review'] as const satisfies readonly WaitKind[];
 
 /** The ledger writes whose optimistic lock (or a DynamoDB transaction) can lose a race. */
 export const LEDGER_OPERATIONS = [
@@ -111,7 +109,7 @@ export const DIMENSIONS = {
   Playbook: { open: true, values: [] },
   Application: { open: true, values: [] },
   Reason: { open: false, values: FAILURE_REASONS },
-  Kind: { open: false, values: ['approval', 'mfa', 'review'] },
+  Kind: { open: false, values: WAIT_KINDS },
   Status: { open: false, values: LIVE_STATUSES },
   Function: { open: false, values: TASK_FUNCTIONS },
   Outcome: { open: false, values: TASK_OUTCOMES },
@@ -365,7 +363,18 @@ export function metricDimensions<N extends MetricName>(
   name: N,
   dimensions: DimensionsOf<N>,
 ): Record<string, string> {
-  const out: Record<string, string> = { service: METRICS_SERVICE };
+  return { service: METRICS_SERVICE, ...boundedDimensions(name, dimensions) };
+}
+
+/**
+ * A metric's own dimensions as published: only those it declares, each value bounded
+ * ({@link boundedValue}). The recorder groups values by these; Powertools adds `service`.
+ */
+export function boundedDimensions<N extends MetricName>(
+  name: N,
+  dimensions: DimensionsOf<N>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const d of METRICS[name].dimensions as readonly DimensionName[]) {
     out[d] = boundedValue(d, (dimensions as Record<string, unknown>)[d]);
   }

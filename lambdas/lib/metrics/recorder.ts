@@ -1,8 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
-  boundedValue,
-  type DimensionName,
+  boundedDimensions,
   type DimensionsOf,
   METRICS,
   METRICS_NAMESPACE,
@@ -79,10 +78,7 @@ export function createMetricsRecorder(options: MetricsRecorderOptions = {}): Met
   return {
     add(name, value, dimensions) {
       if (!Number.isFinite(value)) return;
-      const bounded: Record<string, string> = {};
-      for (const d of METRICS[name].dimensions as readonly DimensionName[]) {
-        bounded[d] = boundedValue(d, (dimensions as Record<string, unknown>)[d]);
-      }
+      const bounded = boundedDimensions(name, dimensions);
       const key = JSON.stringify(bounded);
       let group = groups.get(key);
       if (!group) {

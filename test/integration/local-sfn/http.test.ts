@@ -190,4 +190,30 @@ describe('Function: startLocalSfnServer with the real SFNClient', () => {
     expect(list.executions?.map((e) => e.name)).toContain('stop-http');
     expect(list.executions?.every((e) => e.status === 'ABORTED')).toBe(true);
   });
+
+  it('answers an unknown operation and a body that is not a JSON object as Step Functions does (AWS JSON 1.0)', async () => {
+    const raw = async (target: string, body: string) => {
+      const res = await fetch(server.endpoint, {
+        method: 'POST',
+        headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.0' },
+        body,
+      });
+      return { status: res.status, json: await res.json(), type: res.headers.get('content-type') };
+    };
+    expect(await raw('AWSStepFunctions.CreateStateMachine', '{}')).toEqual({
+      status: 400,
+      json: {
+        __type: 'UnknownOperationException',
+        message: 'Unknown operation AWSStepFunctions.CreateStateMachine',
+      },
+      type: 'application/x-amz-json-1.0',
+    });
+    for (const body of ['{not json', '[1]', 'null']) {
+      expect(await raw('AWSStepFunctions.ListExecutions', body)).toEqual({
+        status: 400,
+        json: { __type: 'ValidationException', message: 'Malformed JSON body' },
+        type: 'application/x-amz-json-1.0',
+      });
+    }
+  });
 });
