@@ -6,14 +6,13 @@ import type {
   ActionEntryType,
   Application,
   ProbeResult,
-  RecordedEntry,
   Step,
   StepContext,
   StepKind,
 } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
-import { type AgentAction, describeAction, parseAction, targetOf } from './actions.ts';
+import { type AgentAction, describeAction, targetOf } from './actions.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
 import { instantiate, valuesOf } from './cache/placeholders.ts';
@@ -22,6 +21,7 @@ import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
 import { policyForStep } from './registry.ts';
+import { type Planned, planReplay } from './replay.ts';
 import { fillTemplate } from './template.ts';
 
 /** Most actions an agent step takes when its definition does not say. */
@@ -106,41 +106,6 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
     ...(options.refusal ? { refusal: options.refusal } : {}),
   };
   return step;
-}
-
-/** One recorded action to replay, by its number: the latest entry for it wins (a heal replaces). */
-export interface Planned {
-  n: number;
-  type: ActionEntryType;
-  action: AgentAction;
-  /** Where the action came from: the action cache (no model call) or a model's decision. */
-  source: 'cache' | 'model';
-  /** The cache entry the attempt ran from, for an action that came from (or healed) one. */
-  cacheEntry?: string;
-}
-
-/** The step's record read back: actions to replay, in order, and the answers people gave. */
-export function planReplay(record: readonly RecordedEntry[]): { planned: Planned[]; answers: string[] } {
-  const byNumber = new Map<number, Planned>();
-  const answers: string[] = [];
-  for (const e of record) {
-    if (e.type === 'answer') {
-      answers.push(String(e.detail.answer ?? ''));
-      continue;
-    }
-    const n = Number(e.detail.n);
-    const action = parseAction(e.detail.action);
-    if (!Number.isInteger(n) || n < 1 || !action) continue;
-    const cache = e.detail.cache as { entryId?: unknown } | undefined;
-    byNumber.set(n, {
-      n,
-      type: e.type,
-      action,
-      source: e.detail.source === 'cache' ? 'cache' : 'model',
-      ...(typeof cache?.entryId === 'string' ? { cacheEntry: cache.entryId } : {}),
-    });
-  }
-  return { planned: [...byNumber.values()].sort((a, b) => a.n - b.n), answers };
 }
 
 /** A cache entry this attempt runs from, its actions filled with the job's values. */
