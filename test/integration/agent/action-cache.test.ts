@@ -141,6 +141,27 @@ const neverVerifies = agentStep<CrmContactAgentInputs>({
   verify: async () => null,
 });
 
+/**
+ * The same step again, whose verify reads the saved record in either layout (the playbook's
+ * reads the classic layout's test ids): the URL says saved and the page shows the new contact.
+ */
+const verifiesInEitherLayout = agentStep<CrmContactAgentInputs>({
+  id: step.id,
+  title: step.title,
+  kind: 'write',
+  app: 'crm',
+  application: crmApplication,
+  start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
+  goal: step.agent.goal,
+  fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
+  maxActions: 6,
+  verify: async (page, ctx) =>
+    /[?&]saved=\d+/.test(page.url()) &&
+    (await page.locator('body').innerText()).includes(ctx.inputs.contactName)
+      ? { saved: ctx.inputs.customerId }
+      : null,
+});
+
 describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
   it('runs a second job with other inputs with zero model calls, and it verifies', async () => {
     const first = await runJob(A);
@@ -188,14 +209,14 @@ describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
   });
 
   it('heals a renamed button with one model call, and the next job hits the healed entry', async () => {
-    expect((await runJob(A)).cache).toBe('written');
-    await crm.setFaults({ changedLayout: true }); // the save button is now "Store changes"
-    const healing = await runJob(B);
+    expect((await runJob(A, { step: verifiesInEitherLayout })).cache).toBe('written');
+    await crm.setFaults({ changedLayout: true }); // the save button is now "Store changes", the chrome moved
+    const healing = await runJob(B, { step: verifiesInEitherLayout });
     expect(healing.calls).toBe(1);
     expect(healing.healed.map((e) => e.detail.describe)).toEqual(['click button "Store changes"']);
     expect(healing.evidence).not.toBeNull();
     expect(healing.cache).toBe('healed');
-    const next = await runJob(C);
+    const next = await runJob(C, { step: verifiesInEitherLayout });
     expect(next).toMatchObject({ calls: 0, cache: 'hit' });
     expect(next.fromCache).toContain('click button "Store changes"');
     expect(next.evidence).not.toBeNull();

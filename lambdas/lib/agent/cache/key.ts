@@ -9,30 +9,31 @@ import type { Scalar } from './placeholders.ts';
  * a second job with other inputs finds the first job's entry and no entry reveals a job's data.
  */
 
-/** Roles that make a page's structure besides the controls a target may have (landmarks). */
-const LANDMARK_ROLES: ReadonlySet<string> = new Set(['form', 'main', 'navigation', 'dialog', 'table']);
-const CONTROL_ROLES: ReadonlySet<string> = new Set(TARGET_ROLES);
-/** Roles that repeat with the data (a list of records): a run of them counts as one. */
-const REPEATING_ROLES: ReadonlySet<string> = new Set(['link', 'option', 'menuitem', 'tab']);
+/** Roles of the controls a form is made of (navigation roles, which repeat with the data and move with a theme, are left out). */
+const FORM_ROLES: ReadonlySet<string> = new Set(
+  TARGET_ROLES.filter((r) => !['link', 'option', 'menuitem', 'tab'].includes(r)),
+);
 
 /**
- * The page's structure, hashed: the roles of its controls and landmarks with their depth, in
- * document order, read from Playwright's `ariaSnapshot()`. No accessible name and no text is
- * in it, so the same form showing another customer has the same fingerprint, and so has a
- * form whose button was renamed (the cached action heals); a field added or removed changes it.
+ * The page's structure, hashed: how many controls of each form role it has (textboxes,
+ * buttons, checkboxes, ...), read from Playwright's `ariaSnapshot()`. No accessible name, no
+ * text and no position is in it, so the same form showing another customer has the same
+ * fingerprint, and so has the form with a button renamed or its navigation moved (the cached
+ * action then heals); a field added or removed changes it. Coarse on purpose: a wrong match is
+ * caught by the replay's checks (each target must name exactly one element) and by verify.
  */
 export function structuralFingerprint(ariaSnapshot: string): string {
-  const parts: string[] = [];
+  const counts = new Map<string, number>();
   for (const line of ariaSnapshot.split('\n')) {
-    const m = /^(\s*)- ([a-z]+)\b/.exec(line);
-    if (!m) continue;
-    const role = m[2] as string;
-    if (!CONTROL_ROLES.has(role) && !LANDMARK_ROLES.has(role)) continue;
-    const part = `${(m[1] ?? '').length}:${role}`;
-    if (REPEATING_ROLES.has(role) && parts.at(-1) === part) continue;
-    parts.push(part);
+    const role = /^\s*- ([a-z]+)\b/.exec(line)?.[1];
+    if (role && FORM_ROLES.has(role)) counts.set(role, (counts.get(role) ?? 0) + 1);
   }
-  return sha16(parts.join('\n'));
+  return sha16(
+    [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([role, n]) => `${role}:${n}`)
+      .join(','),
+  );
 }
 
 /** The structural fingerprint of the page as it is now. */
