@@ -157,7 +157,7 @@ const verifiesInEitherLayout = agentStep<CrmContactAgentInputs>({
   maxActions: 6,
   verify: async (page, ctx) =>
     /[?&]saved=\d+/.test(page.url()) &&
-    (await page.locator('body').innerText()).includes(ctx.inputs.contactName)
+    ((await page.locator('body').textContent()) ?? '').includes(ctx.inputs.contactName)
       ? { saved: ctx.inputs.customerId }
       : null,
 });
