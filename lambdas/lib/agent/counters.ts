@@ -24,7 +24,8 @@ export interface AgentCounters {
   heals: number;
   /** Cached actions of attempts that did not verify: a miss, not a saving. */
   failedReplayActions: number;
-  tokens: number;
+  /** Model tokens, input and output together (not called `tokens`: the ledger masks any key named like a token). */
+  usage: number;
   modelUsd: number;
 }
 
@@ -45,7 +46,7 @@ export const ZERO_AGENT_COUNTERS: Readonly<AgentCounters> = Object.freeze({
   cachedActions: 0,
   heals: 0,
   failedReplayActions: 0,
-  tokens: 0,
+  usage: 0,
   modelUsd: 0,
 });
 
@@ -67,7 +68,7 @@ export function agentCountersByStep(entries: Iterable<CountedEntry>): Record<str
         c.modelCalls++;
         segment.byModel++;
         if (e.type === 'action-healed') c.heals++;
-        c.tokens += e.cost?.modelTokens ?? 0;
+        c.usage += e.cost?.modelTokens ?? 0;
         c.modelUsd = Number((c.modelUsd + (e.cost?.modelUsd ?? 0)).toFixed(12));
       }
       open.set(step, segment);
@@ -97,7 +98,7 @@ export function sumAgentCounters(
     into.cachedActions += s.cachedActions;
     into.heals += s.heals;
     into.failedReplayActions += s.failedReplayActions;
-    into.tokens += s.tokens;
+    into.usage += s.usage;
     into.modelUsd = Number((into.modelUsd + s.modelUsd).toFixed(12));
   }
   return into;

@@ -65,7 +65,7 @@ describe('Engine: the action cache across jobs', () => {
       cachedActions: 4,
       heals: 0,
       failedReplayActions: 0,
-      tokens: 0,
+      usage: 0,
       modelUsd: 0,
       cache: 'hit',
     });

@@ -11,6 +11,7 @@ import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.t
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
+import { redact } from '../../../lambdas/lib/redact.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import type { ActionCacheKey } from '../../../lambdas/lib/playbooks/contract.ts';
 
@@ -210,10 +211,15 @@ describe('Function: agentCountersByStep', () => {
       cachedActions: 0,
       heals: 0,
       failedReplayActions: 2,
-      tokens: 20,
+      usage: 20,
       modelUsd: 0.002,
       cache: 'miss',
     });
+  });
+
+  it('survives the ledger redaction whole (no key is named like a secret)', () => {
+    const counters = agentCountersByStep([model(1), e('step-completed')]).s;
+    expect(redact({ agent: counters })).toEqual({ agent: counters });
   });
 
   it('tells a hit from a heal', () => {

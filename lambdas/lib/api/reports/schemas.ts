@@ -59,13 +59,13 @@ export const CostReportSchema = z
         cachedActions: z.number().int(),
         heals: z.number().int(),
         failedReplayActions: z.number().int(),
-        tokens: z.number().int(),
+        usage: z.number().int(),
         modelUsd: z.number(),
         steps: z.object({ hit: z.number().int(), healed: z.number().int(), miss: z.number().int() }),
       })
       .meta({
         description:
-          'Agent steps: model calls, actions the action cache served in verified records, heals, cached actions of failed attempts (counted as misses), tokens and model dollars; agent steps verified from the cache (hit, healed) or by a model (miss).',
+          'Agent steps: model calls, actions the action cache served in verified records, heals, cached actions of failed attempts (counted as misses), model tokens (usage) and model dollars; agent steps verified from the cache (hit, healed) or by a model (miss).',
       }),
   })
   .meta({ id: 'CostReport' });
