@@ -11,9 +11,9 @@ import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.t
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
-import { redact } from '../../../lambdas/lib/redact.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import type { ActionCacheKey } from '../../../lambdas/lib/playbooks/contract.ts';
+import { redact } from '../../../lambdas/lib/redact.ts';
 
 const form = (contact: string, button = 'Save record') =>
   [
