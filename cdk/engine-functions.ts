@@ -90,7 +90,7 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     table: [GET, QUERY, PUT, UPDATE, CHECK],
     releasesLeases: false,
     putsEvents: false,
-    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem). Sign-in steps read credentials.',
+    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem); the action cache of agent steps (GetItem, PutItem, UpdateItem on T#<tenant>#AC# items). Sign-in steps read credentials.',
   },
   Reauthenticate: {
     description: "Signs the job's account in again in its session.",

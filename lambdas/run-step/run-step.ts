@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
@@ -22,6 +23,7 @@ import { requestLease } from '../lib/engine/lease.ts';
 import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
 import { liveStepActions } from '../lib/engine/step-actions.ts';
+import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
@@ -81,6 +83,10 @@ class StepAttempt {
   #stopAfterSettling: { cancel: true } | { deadline: string } | undefined;
   /** This attempt wrote the step's checkpoint (its own, or the one its probe found the write for). */
   #checkpointed = false;
+  /** The action cache as this attempt's agent step uses it; settled once the outcome is known. */
+  #cache!: StepCacheSession;
+  /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
+  readonly #written: CountedEntry[] = [];
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -158,6 +164,7 @@ class StepAttempt {
       // The write's owner ends with its invocation: another attempt need not wait for it.
       await this.#owned?.end(this.#checkpointed);
     }
+    await this.#settleCache(outcome);
     // A person is asked to look: keep the page as it is now beside the question.
     if (
       outcome.outcome === 'layout_changed' ||
@@ -168,6 +175,27 @@ class StepAttempt {
       if (screenshot) outcome.screenshot = screenshot;
     }
     return outcome;
+  }
+
+  /**
+   * The action cache after the attempt: a verified step's action list is kept (its completion
+   * is in the ledger by now); an attempt that ran from an entry and failed (a failed attempt,
+   * an unconfirmed write) demotes it. A lost browser or sign-in says nothing about the entry.
+   * The cache never fails a step: an error here is logged and the next job asks the model.
+   */
+  async #settleCache(outcome: StepOutcome): Promise<void> {
+    const failed = outcome.outcome === 'retry' || outcome.outcome === 'uncertain';
+    if (!this.#checkpointed && !failed) return;
+    const reason = 'detail' in outcome ? outcome.detail : outcome.outcome;
+    try {
+      const settled = await this.#cache.settle(this.#checkpointed, reason);
+      if (settled !== 'none') this.deps.log.info('action cache', { step: this.step.id, cache: settled });
+    } catch (err) {
+      this.deps.log.warn('the action cache could not be updated', {
+        step: this.step.id,
+        error: describe(err),
+      });
+    }
   }
 
   /** The page now, masked and stored, if the playbook's screenshot policy keeps one at this moment. */
@@ -214,10 +242,19 @@ class StepAttempt {
     if (!attach.ok) return { outcome: 'session_lost', step: step.id, app: step.app, detail: attach.detail };
     this.#attached = attach.attached;
     this.#page = attach.attached.page;
+    this.#cache = stepCacheSession(
+      deps.actionCache,
+      { tenantId: job.tenantId, playbookId: this.playbook.id },
+      job.jobId,
+    );
     // The step's own record (agent steps): each entry fenced by the job's version, like the intent.
-    const actions = liveStepActions(job, this.entries, step.id, {
-      write: (entry) => this.#recordAction(entry),
-    });
+    const actions = liveStepActions(
+      job,
+      this.entries,
+      step.id,
+      { write: (entry) => this.#recordAction(entry) },
+      this.#cache.port,
+    );
     this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
     this.#common = {
       step: step.id,
@@ -239,6 +276,12 @@ class StepAttempt {
         detail: entry.detail,
         cost: { dynamoWrites: 2, ...entry.cost },
       },
+    });
+    this.#written.push({
+      type: entry.type,
+      step: this.step.id,
+      detail: entry.detail,
+      cost: entry.cost ?? {},
     });
   }
 
@@ -395,10 +438,28 @@ class StepAttempt {
       },
       acted.evidence,
       checkpointCost(elapsedMs, acted.actionMs, this.#owned?.beats),
-      acted.guarded ? { detail: { writeGuard: guardSummary(acted.guarded) } } : {},
+      this.#completionDetail(acted.guarded),
     );
     this.#checkpointed = true;
     return afterCheckpoint(deps, this.playbook, done, this.stepIndex);
+  }
+
+  /** What the completion entry adds: the write guard's report, and an agent step's counters (model calls, cache). */
+  #completionDetail(guarded: WriteGuardReport | undefined): { detail?: Record<string, unknown> } {
+    // An agent step (its definition carries `agent`): the counters, from all its entries so far.
+    const agent =
+      'agent' in this.step
+        ? agentCountersByStep([
+            ...this.entries,
+            ...this.#written,
+            { type: 'step-completed', step: this.step.id },
+          ])[this.step.id]
+        : undefined;
+    const detail = {
+      ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+      ...(agent ? { agent } : {}),
+    };
+    return Object.keys(detail).length > 0 ? { detail } : {};
   }
 
   /**

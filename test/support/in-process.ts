@@ -4,6 +4,7 @@
  * (two attempts overlapping, a browser dying inside a probe).
  */
 import type { Browser, Page } from 'playwright-core';
+import { memoryActionCacheStore } from '../../lambdas/lib/agent/cache/store.ts';
 import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
@@ -69,6 +70,7 @@ export function depsFor(
     recordSessionOwner: async () => undefined,
     faultPoint: async () => undefined,
     screenshots: createNoScreenshotStore(),
+    actionCache: memoryActionCacheStore(),
     settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 0 },
   } as unknown as EngineDeps;
 }

@@ -2,22 +2,26 @@ import type { Page } from 'playwright-core';
 import { modelCallUsd } from '../cost/rates.ts';
 import type { Evidence } from '../ledger/types.ts';
 import type {
+  ActionCacheKey,
   ActionEntryType,
   Application,
   ProbeResult,
-  RecordedEntry,
   Step,
   StepContext,
   StepKind,
 } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
-import { type AgentAction, describeAction, parseAction, targetOf } from './actions.ts';
-import { TargetNotFoundError } from './errors.ts';
+import { type AgentAction, describeAction, targetOf } from './actions.ts';
+import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
+import { offerFrom } from './cache/offer.ts';
+import { instantiate, valuesOf } from './cache/placeholders.ts';
+import { HealAfterWriteError, TargetNotFoundError } from './errors.ts';
 import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
 import { policyForStep } from './registry.ts';
+import { type Planned, planReplay } from './replay.ts';
 import { fillTemplate } from './template.ts';
 
 /** Most actions an agent step takes when its definition does not say. */
@@ -104,28 +108,10 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
   return step;
 }
 
-/** One recorded action to replay, by its number: the latest entry for it wins (a heal replaces). */
-interface Planned {
-  n: number;
-  type: ActionEntryType;
-  action: AgentAction;
-}
-
-/** The step's record read back: actions to replay, in order, and the answers people gave. */
-export function planReplay(record: readonly RecordedEntry[]): { planned: Planned[]; answers: string[] } {
-  const byNumber = new Map<number, Planned>();
-  const answers: string[] = [];
-  for (const e of record) {
-    if (e.type === 'answer') {
-      answers.push(String(e.detail.answer ?? ''));
-      continue;
-    }
-    const n = Number(e.detail.n);
-    const action = parseAction(e.detail.action);
-    if (!Number.isInteger(n) || n < 1 || !action) continue;
-    byNumber.set(n, { n, type: e.type, action });
-  }
-  return { planned: [...byNumber.values()].sort((a, b) => a.n - b.n), answers };
+/** A cache entry this attempt runs from, its actions filled with the job's values. */
+interface CachedRun {
+  entryId: string;
+  actions: AgentAction[];
 }
 
 /** One attempt of an agent step: replay the record, then decide, record and execute until done or the bound. */
@@ -135,6 +121,7 @@ class AgentRun<I> {
   readonly #history: string[] = [];
   #answers: string[] = [];
   #asked = 0;
+  #mayHaveWritten = false;
   readonly #goal: string;
   readonly #fields: Record<string, string>;
   readonly #spec: string;
@@ -158,8 +145,10 @@ class AgentRun<I> {
     this.#secrets = await this.#secretsFor();
     // Every attempt starts from the step's start, so its recorded actions replay on the page they were chosen on.
     await this.page.goto(startUrl, { waitUntil: 'load' });
+    const key = await this.#cacheKey(startUrl);
     const { planned, answers } = planReplay(this.ctx.actions.recorded());
     this.#answers = answers;
+    const plan = await this.#cachedPlan(key, planned);
     let n = 0;
     for (const item of planned) {
       n = item.n;
@@ -167,7 +156,11 @@ class AgentRun<I> {
         this.#history.push(`refused: ${describeAction(item.action)} (off the job's domains)`);
         continue;
       }
-      if ((await this.#replay(item)) === 'done') return;
+      if ((await this.#replay(item)) === 'done') return this.#offer(key, plan);
+    }
+    if (plan) {
+      if ((await this.#fromCache(plan, n)) === 'done') return this.#offer(key, plan);
+      n = Math.max(n, plan.actions.length);
     }
     const max = this.agent.maxActions;
     while (n < max) {
@@ -181,10 +174,95 @@ class AgentRun<I> {
       }
       await this.#record('action-chosen', n, decision, seen);
       await this.ctx.faultPoint('action-recorded', { action: n });
-      if ((await this.#perform(decision.action)) === 'done') return;
+      if ((await this.#perform(decision.action)) === 'done') return this.#offer(key, plan);
       await this.ctx.faultPoint('action-executed', { action: n });
     }
     this.ctx.log.warn('the agent step reached its bound on actions', { step: this.options.id, actions: max });
+  }
+
+  /** The key this step's actions are cached under: names, structure and ids only, never the job's values. */
+  async #cacheKey(startUrl: string): Promise<ActionCacheKey> {
+    const values = valuesOf(this.ctx.inputs, this.ctx.actions.evidence);
+    return {
+      step: this.options.id,
+      app: this.options.app,
+      goal: goalTemplateOf(this.options.goal, this.options.fields ?? {}).hash,
+      path: normalisedPath(startUrl, values),
+      fingerprint: await pageFingerprint(this.page),
+    };
+  }
+
+  /**
+   * The cached action list this attempt runs from, filled with this job's values: when the
+   * cache has a verified entry for the key and the step's record so far (a crashed attempt's)
+   * came from that same entry. Anything else is a miss: the model decides.
+   */
+  async #cachedPlan(key: ActionCacheKey, planned: readonly Planned[]): Promise<CachedRun | undefined> {
+    const entry = await this.ctx.actions.cache.lookup(key);
+    if (!entry) return undefined;
+    if (planned.some((p) => p.cacheEntry !== entry.entryId)) return undefined;
+    const scope = { inputs: this.ctx.inputs, evidence: this.ctx.actions.evidence };
+    const actions: AgentAction[] = [];
+    for (const cached of entry.actions) {
+      const action = instantiate(cached, scope);
+      if (!action) return undefined;
+      actions.push(action);
+    }
+    this.ctx.actions.cache.serving(key, entry.entryId);
+    return { entryId: entry.entryId, actions };
+  }
+
+  /**
+   * The cached actions from number `after + 1` on, each recorded (source `cache`, no model
+   * call) before it runs, under the same checks as a replay: the page's load state first, then
+   * a target that resolves to exactly one element. The first that does not is healed (one
+   * model call, `action-healed`), unless an earlier action of this write may have committed it.
+   */
+  async #fromCache(plan: CachedRun, after: number): Promise<'done' | 'next'> {
+    for (let i = after; i < plan.actions.length; i++) {
+      const n = i + 1;
+      let action = plan.actions[i] as AgentAction;
+      await this.page.waitForLoadState('load');
+      const target = targetOf(action);
+      if (target && !(await resolvesToOne(this.page, target))) {
+        if (this.#mayHaveWritten) throw new HealAfterWriteError(this.options.id, describeAction(action));
+        action = await this.#heal(n, action, { cache: { entryId: plan.entryId } });
+      } else {
+        await this.ctx.actions.record({
+          type: 'action-chosen',
+          detail: {
+            n,
+            action,
+            describe: describeAction(action),
+            model: 'cache',
+            source: 'cache',
+            cache: { entryId: plan.entryId },
+            usage: { input: 0, output: 0 },
+          },
+          cost: { modelTokens: 0, modelUsd: 0 },
+        });
+      }
+      await this.ctx.faultPoint('action-recorded', { action: n });
+      if ((await this.#perform(action)) === 'done') return 'done';
+      await this.ctx.faultPoint('action-executed', { action: n });
+    }
+    return 'next';
+  }
+
+  /** The step ended on `done`: its action list, with placeholders, is offered to the cache (kept only if the step verifies). */
+  #offer(key: ActionCacheKey, plan: CachedRun | undefined): void {
+    const offer = offerFrom(planReplay(this.ctx.actions.recorded()).planned, {
+      key,
+      goalTemplate: goalTemplateOf(this.options.goal, this.options.fields ?? {}).template,
+      values: valuesOf(this.ctx.inputs, this.ctx.actions.evidence),
+      secrets: this.#secrets,
+      served: plan?.entryId,
+    });
+    if ('skipped' in offer) {
+      this.ctx.log.info('the agent step is not cached', { step: this.options.id, why: offer.skipped });
+      return;
+    }
+    this.ctx.actions.cache.offer(offer);
   }
 
   /** A recorded action again, with no model call, unless its target is gone (then it is healed). */
@@ -192,20 +270,27 @@ class AgentRun<I> {
     let action = item.action;
     const target = targetOf(action);
     if (target && !(await resolvesToOne(this.page, target))) {
-      const seen = await observe(this.page, this.#secrets);
-      const decision = await this.#decide(seen, describeAction(action));
-      if (this.#refused(decision.action)) {
-        await this.#record('action-refused', item.n, decision, seen, {
-          refused: "goto off the job's domains",
-        });
-        throw new TargetNotFoundError(
-          `${describeAction(action)} no longer resolves, and healing chose a refused goto`,
-        );
-      }
-      await this.#record('action-healed', item.n, decision, seen, { replaces: action });
-      action = decision.action;
+      action = await this.#heal(
+        item.n,
+        action,
+        item.cacheEntry ? { cache: { entryId: item.cacheEntry } } : {},
+      );
     }
     return this.#perform(action);
+  }
+
+  /** Action `n` no longer resolves: the model chooses it again (one call), recorded as `action-healed`. */
+  async #heal(n: number, action: AgentAction, extra: Record<string, unknown>): Promise<AgentAction> {
+    const seen = await observe(this.page, this.#secrets);
+    const decision = await this.#decide(seen, describeAction(action));
+    if (this.#refused(decision.action)) {
+      await this.#record('action-refused', n, decision, seen, { refused: "goto off the job's domains" });
+      throw new TargetNotFoundError(
+        `${describeAction(action)} no longer resolves, and healing chose a refused goto`,
+      );
+    }
+    await this.#record('action-healed', n, decision, seen, { replaces: action, ...extra });
+    return decision.action;
   }
 
   /** Executes one action (done and ask_person end the attempt); its line joins the history. */
@@ -218,6 +303,10 @@ class AgentRun<I> {
       return 'next';
     }
     await executeAction(this.page, action, this.#secrets);
+    // A click, a key or a navigation may have sent a write step's write: no heal after it.
+    if (this.options.kind === 'write' && ['click', 'press', 'goto'].includes(action.name)) {
+      this.#mayHaveWritten = true;
+    }
     this.#history.push(describeAction(action));
     return 'next';
   }

@@ -30,3 +30,19 @@ export class TargetNotFoundError extends BelayError {
     super('TargetNotFoundError', 'target-not-found', detail, options);
   }
 }
+
+/**
+ * A cached action did not resolve after an earlier action of the same write step (a click, a
+ * key, a navigation) may already have sent the write: nothing is healed on a page that may
+ * show a committed write. The step's write is uncertain, for the probe (Reconcile) to settle.
+ */
+export class HealAfterWriteError extends BelayError {
+  constructor(step: string, action: string, options?: ErrorOptions) {
+    super(
+      'HealAfterWriteError',
+      'heal-after-write',
+      `${step}: ${action} does not resolve after the write may have been sent; not healed`,
+      options,
+    );
+  }
+}

@@ -3,6 +3,7 @@ import { type AccountRegistry, createAccountRegistry } from '../accounts/directo
 import { createFileSecretStore, createNoSecretStore } from '../accounts/file-secret-store.ts';
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
+import { type ActionCacheStore, createActionCacheStore, NO_ACTION_CACHE } from '../agent/cache/store.ts';
 import { documentClientFromEnv } from '../aws/dynamodb.ts';
 import { eventBridgeClient } from '../aws/event-bridge.ts';
 import { secretsManagerClient } from '../aws/secrets-manager.ts';
@@ -198,6 +199,7 @@ export async function engineDepsFromEnv(
           webhookUrl: getOptionalStringFromEnv('BELAY_WAIT_WEBHOOK_URL', env),
         }),
     screenshots: screenshotStoreFromEnv(env),
+    actionCache: actionCacheFromEnv(env, doc, tableName),
     clock: () => new Date(),
     log,
     recordSessionOwner: (sessionId, tenantId, jobId, app) =>
@@ -205,6 +207,20 @@ export async function engineDepsFromEnv(
     faultPoint,
     settings,
   };
+}
+
+/**
+ * The action cache: in the ledger table, unless `BELAY_ACTION_CACHE=off` (then agent steps ask
+ * their model for every action, as they did before the cache).
+ */
+export function actionCacheFromEnv(
+  env: NodeJS.ProcessEnv,
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+): ActionCacheStore {
+  const mode = getOptionalStringFromEnv('BELAY_ACTION_CACHE', env) ?? 'on';
+  if (mode !== 'on' && mode !== 'off') throw new ConfigError('BELAY_ACTION_CACHE', 'must be on or off');
+  return mode === 'off' ? NO_ACTION_CACHE : createActionCacheStore({ doc, tableName });
 }
 
 let cached: Promise<EngineDeps> | undefined;

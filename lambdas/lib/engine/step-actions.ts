@@ -1,6 +1,13 @@
 import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
-import type { ActionEntryInput, ActionEntryType, RecordedEntry, StepActions } from '../playbooks/contract.ts';
+import type {
+  ActionEntryInput,
+  ActionEntryType,
+  RecordedEntry,
+  StepActions,
+  StepCache,
+} from '../playbooks/contract.ts';
 import { StepRecordRefusedError } from '../playbooks/errors.ts';
+import { NO_STEP_CACHE } from '../playbooks/memory-actions.ts';
 import { entriesFor, verifiedEvidence } from './history.ts';
 
 /**
@@ -59,10 +66,12 @@ export function liveStepActions(
   entries: readonly LedgerEntry[],
   step: string,
   writer: ActionWriter,
+  cache: StepCache,
 ): StepActions {
   const record = actionRecord(entries, step);
   return {
     model: job.model,
+    cache,
     evidence: evidenceByStep(entries),
     recorded: () => [...record],
     record: async (entry) => {
@@ -83,6 +92,7 @@ export function readOnlyStepActions(job: Job, entries: readonly LedgerEntry[], s
   };
   return {
     model: job.model,
+    cache: NO_STEP_CACHE,
     evidence: evidenceByStep(entries),
     recorded: () => [...record],
     record: refuse,

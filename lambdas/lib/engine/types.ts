@@ -1,4 +1,5 @@
 import type { AccountDirectory, SecretStore } from '../accounts/types.ts';
+import type { ActionCacheStore } from '../agent/cache/store.ts';
 import type { BrowserAdapter } from '../browser/types.ts';
 import type { Capacity } from '../capacity/types.ts';
 import type { ScreenshotStore } from '../evidence/store.ts';
@@ -81,6 +82,8 @@ export interface EngineDeps {
   notifier: WaitNotifier;
   /** Where screenshots of the job's pages are kept (off when no bucket is configured). */
   screenshots: ScreenshotStore;
+  /** Agent steps' verified action lists across jobs, by tenant and playbook version (`lambdas/lib/agent/cache`). */
+  actionCache: ActionCacheStore;
   clock: () => Date;
   log: BelayLogger;
   /** Remembers which job holds a browser session, so the provider's session events find the job. */

@@ -81,6 +81,52 @@ export interface ActionEntryInput {
 }
 
 /**
+ * What an agent step's action list is cached under: with the tenant and the playbook's id
+ * and version (which the engine adds), the step, its application, its goal as written (input
+ * names, never values), the normalised path it starts on and the structure of that page.
+ */
+export interface ActionCacheKey {
+  step: string;
+  app: string;
+  /** sha256 (first 16 hex) of the goal and field templates, before any input is filled in. */
+  goal: string;
+  /** The start URL's path with input values and ids replaced (`/customers/{inputs.customerId}/edit`). */
+  path: string;
+  /** The start page's structure: roles of its controls and landmarks, no names and no text. */
+  fingerprint: string;
+}
+
+/** A cached action list, with placeholders (`{{inputs.x}}`, `{{secret:name}}`) for every value. */
+export interface CachedPlan {
+  entryId: string;
+  /** Actions as plain data; the step parses each one before it runs it. */
+  actions: readonly Record<string, unknown>[];
+}
+
+/** The action list an attempt leaves, for the cache once (and only if) its step verifies. */
+export interface CacheOffer {
+  key: ActionCacheKey;
+  actions: readonly Record<string, unknown>[];
+  /** The goal and fields as written, for people reading the cache (names only). */
+  goalTemplate: string;
+  /** The entry the attempt ran from, if it did; with `healed`, the entry is replaced by `actions`. */
+  served?: string;
+  healed: boolean;
+}
+
+/**
+ * The action cache as a step sees it. Nothing is written while the step runs: the engine
+ * keeps the offer after the step verified, and demotes the entry an attempt ran from when
+ * that attempt did not verify.
+ */
+export interface StepCache {
+  lookup(key: ActionCacheKey): Promise<CachedPlan | undefined>;
+  /** The attempt runs from this entry (so a failure demotes it). */
+  serving(key: ActionCacheKey, entryId: string): void;
+  offer(offer: CacheOffer): void;
+}
+
+/**
  * The step's own record in the ledger, for steps whose actions are chosen as they run (agent
  * steps): a small port, so playbook code never holds the ledger. Entries are durable once
  * `record` resolves, and fenced by the job's version like every other write of the attempt.
@@ -88,6 +134,8 @@ export interface ActionEntryInput {
 export interface StepActions {
   /** The job's choice of model for its agent steps (`model` in the job request), if it made one. */
   readonly model: string | undefined;
+  /** Verified action lists of earlier jobs (the action cache), scoped to the job's tenant and playbook version. */
+  readonly cache: StepCache;
   /** Evidence of the job's verified steps so far, by step id (goals templated with earlier evidence). */
   readonly evidence: Readonly<Record<string, Evidence>>;
   /**

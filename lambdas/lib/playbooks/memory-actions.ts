@@ -1,5 +1,5 @@
 import type { Evidence } from '../ledger/types.ts';
-import type { RecordedEntry, StepActions } from './contract.ts';
+import type { RecordedEntry, StepActions, StepCache } from './contract.ts';
 
 /**
  * A step's action record kept in memory, for running steps outside the engine (the naive
@@ -10,12 +10,13 @@ import type { RecordedEntry, StepActions } from './contract.ts';
  * const ctx: StepContext = { ...rest, actions: memoryStepActions() };
  */
 export function memoryStepActions(
-  options: { model?: string; evidence?: Record<string, Evidence> } = {},
+  options: { model?: string; evidence?: Record<string, Evidence>; cache?: StepCache } = {},
 ): StepActions & { entries: RecordedEntry[] } {
   const entries: RecordedEntry[] = [];
   return {
     entries,
     model: options.model,
+    cache: options.cache ?? NO_STEP_CACHE,
     evidence: options.evidence ?? {},
     recorded: () => [...entries],
     record: async (entry) => {
@@ -23,3 +24,10 @@ export function memoryStepActions(
     },
   };
 }
+
+/** A cache that holds nothing and keeps nothing (a step run outside the engine, a read-only context). */
+export const NO_STEP_CACHE: StepCache = Object.freeze({
+  lookup: async () => undefined,
+  serving: () => undefined,
+  offer: () => undefined,
+});

@@ -4,10 +4,12 @@
  * parks (answering a token that has already timed out) is taken from the ledger, whether
  * it arrives before the new token is stored or in between the store and the check.
  */
+
 import { describe, expect, it } from 'vitest';
 import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { ApprovalRejectedError, WaitAnsweredError } from '../../../lambdas/await-human/errors.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
+import { NO_ACTION_CACHE } from '../../../lambdas/lib/agent/cache/store.ts';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../../lambdas/lib/evidence/store.ts';
@@ -45,6 +47,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
     applications: {},
     notifier: { waiting: async () => undefined },
     screenshots: createNoScreenshotStore(),
+    actionCache: NO_ACTION_CACHE,
     clock: () => new Date(),
     log: createLogger({ sink: () => undefined }),
     recordSessionOwner: async () => undefined,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseAction } from '../../../lambdas/lib/agent/actions.ts';
-import { planReplay } from '../../../lambdas/lib/agent/agent-step.ts';
 import { onAllowedDomain } from '../../../lambdas/lib/agent/execute.ts';
 import { controlsOf, nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
 import { parseModelSpec } from '../../../lambdas/lib/agent/model-spec.ts';
 import { substituteSecrets, withPlaceholders } from '../../../lambdas/lib/agent/observe.ts';
+import { planReplay } from '../../../lambdas/lib/agent/replay.ts';
 import { fillTemplate } from '../../../lambdas/lib/agent/template.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { modelCallUsd, modelRate, priceCost } from '../../../lambdas/lib/cost/rates.ts';

@@ -16,6 +16,7 @@ import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../lambdas/finish/finish.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
 import type { WritableSecretStore } from '../../../lambdas/lib/accounts/types.ts';
+import { NO_ACTION_CACHE } from '../../../lambdas/lib/agent/cache/store.ts';
 import { createConsoleSessionStore } from '../../../lambdas/lib/api/console/sessions.ts';
 import { type ApiDeps, MAX_BODY_BYTES } from '../../../lambdas/lib/api/deps.ts';
 import { createDynamoRateLimiter } from '../../../lambdas/lib/api/rate-limit.ts';
@@ -173,6 +174,8 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
       faultPoint: async () => {},
       // Screenshots are measured by the browser section; the load simulation keeps none.
       screenshots: createNoScreenshotStore(),
+      // The load simulation's playbooks are scripted: no agent step looks the cache up.
+      actionCache: NO_ACTION_CACHE,
       settings: { ...DEFAULT_SETTINGS, retryBackoffSeconds: 1, capacityPollSeconds: 1 },
     };
 

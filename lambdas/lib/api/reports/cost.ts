@@ -1,3 +1,4 @@
+import { type AgentCounters, agentCountersByStep, sumAgentCounters } from '../../agent/counters.ts';
 import { type CostComponent, priceCost, RATES_AS_OF } from '../../cost/rates.ts';
 import { type Cost, type Job, type JobStatus, type LedgerEntry, ZERO_COST } from '../../ledger/types.ts';
 import { type ModelUsage, modelUsageOf } from './models.ts';
@@ -50,6 +51,12 @@ export interface CostReport {
   browser: BrowserTime;
   /** Agent decisions, tokens and model dollars by model spec (`local`, `bedrock:<id>`, ...). */
   models: Record<string, ModelUsage>;
+  /**
+   * Agent steps: model calls, actions the action cache served (in verified records only),
+   * heals, cached actions of failed attempts (misses), tokens and model dollars; and how many
+   * agent steps verified from the cache (`hit`, `healed`) or with a model (`miss`).
+   */
+  agent: AgentCounters & { steps: { hit: number; healed: number; miss: number } };
 }
 
 const round = (n: number, digits: number): number => Number(n.toFixed(digits));
@@ -90,8 +97,12 @@ export function buildCostReport(input: {
   let retries = 0;
   let idle = 0;
   const models: Record<string, ModelUsage> = {};
+  const agent = { ...sumAgentCounters([]), steps: { hit: 0, healed: 0, miss: 0 } };
   for (const record of input.jobs) {
     modelUsageOf(record.entries, models);
+    const steps = Object.values(agentCountersByStep(record.entries));
+    sumAgentCounters(steps, agent);
+    for (const s of steps) if (s.cache !== 'pending') agent.steps[s.cache] += 1;
     byStatus[record.job.status] = (byStatus[record.job.status] ?? 0) + 1;
     if (isVerifiedCompletion(record)) verified += 1;
     for (const entry of record.entries) {
@@ -124,5 +135,6 @@ export function buildCostReport(input: {
       idleSeconds: round(idle, 3),
     },
     models,
+    agent,
   };
 }

@@ -12,7 +12,7 @@ const DECISION_ENTRIES: ReadonlySet<string> = new Set(['action-chosen', 'action-
 
 /**
  * Model cost split by model: every agent decision (an `action-chosen`, `action-healed` or
- * `action-refused` entry: one model call each) adds its tokens and the dollars it was priced
+ * `action-refused` entry: one model call each; an action from the action cache is none) adds its tokens and the dollars it was priced
  * at when spent to the model that made it. Tokens a browser provider reports for a session
  * are not a model's decision and stay in the report's `modelUsd` total only.
  */
@@ -22,6 +22,8 @@ export function modelUsageOf(
 ): Record<string, ModelUsage> {
   for (const e of entries) {
     if (!DECISION_ENTRIES.has(e.type)) continue;
+    // An action served by the action cache was no model's decision (and cost none).
+    if (e.detail?.source === 'cache') continue;
     const model = typeof e.detail?.model === 'string' ? e.detail.model : 'unknown';
     const usage = (e.detail?.usage ?? {}) as { input?: unknown; output?: unknown };
     into[model] ??= { decisions: 0, inputTokens: 0, outputTokens: 0, usd: 0 };

@@ -53,5 +53,19 @@ export const CostReportSchema = z
         }),
       )
       .meta({ description: "Agent steps' model decisions, tokens and dollars, by model." }),
+    agent: z
+      .object({
+        modelCalls: z.number().int(),
+        cachedActions: z.number().int(),
+        heals: z.number().int(),
+        failedReplayActions: z.number().int(),
+        usage: z.number().int(),
+        modelUsd: z.number(),
+        steps: z.object({ hit: z.number().int(), healed: z.number().int(), miss: z.number().int() }),
+      })
+      .meta({
+        description:
+          'Agent steps: model calls, actions the action cache served in verified records, heals, cached actions of failed attempts (counted as misses), model tokens (usage) and model dollars; agent steps verified from the cache (hit, healed) or by a model (miss).',
+      }),
   })
   .meta({ id: 'CostReport' });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { awaitHuman } from '../../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../../lambdas/finish/finish.ts';
 import { createAccountRegistry } from '../../../../lambdas/lib/accounts/directory.ts';
+import { createActionCacheStore } from '../../../../lambdas/lib/agent/cache/store.ts';
 import { createConsoleSessionStore } from '../../../../lambdas/lib/api/console/sessions.ts';
 import type { ApiDeps } from '../../../../lambdas/lib/api/deps.ts';
 import { MAX_BODY_BYTES } from '../../../../lambdas/lib/api/deps.ts';
@@ -127,6 +128,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       applications: { shop: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
       notifier: localNotifier(log),
       screenshots: createNoScreenshotStore(),
+      actionCache: createActionCacheStore({ doc, tableName }),
       clock: () => new Date(),
       log,
       recordSessionOwner: (sessionId, tenantId, jobId, app) =>

@@ -1,0 +1,73 @@
+/**
+ * The action cache on the local stack (the real ASL, RunStep in its esbuild bundle, the cache
+ * in DynamoDB Local under RunStep's own IAM policy): a second job of crm-contact-agent@1 with
+ * other inputs runs its agent step with zero model calls and verifies, and its completion
+ * entry says so (the counters of the step).
+ */
+import { describe, expect, it } from 'vitest';
+import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
+import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import { useEngineStack } from '../../support/engine-stack.ts';
+import { PERSON } from '../../support/fixtures.ts';
+import { runToSuccess } from '../../support/jobs.ts';
+
+const engine = useEngineStack({ env: { BELAY_AGENT_LOCAL_LATENCY_MS: '0' } });
+
+async function submitAgentJob(jobId: string, inputs: Record<string, string>): Promise<void> {
+  await submitJob(
+    engine().api,
+    PERSON,
+    { jobId, playbook: 'crm-contact-agent@1', inputs, accounts: { crm: 'acct_demo_crm' }, model: 'local' },
+    undefined,
+  );
+}
+
+const ofStep = (entries: readonly LedgerEntry[], type: string) =>
+  entries.filter((e) => e.step === 'update-contact' && e.type === type);
+
+describe('Engine: the action cache across jobs', () => {
+  it('runs the second job of the playbook, with other inputs, with zero model calls; it verifies', {
+    timeout: 240_000,
+  }, async () => {
+    const e = engine();
+    await submitAgentJob('cache-first', {
+      customerId: 'C-1003',
+      contactName: 'Mei Chen-Ward',
+      phone: '+44 117 496 0999',
+    });
+    const first = await runToSuccess(e, 'cache-first', { timeoutMs: 100_000 });
+    expect(first.job.status).toBe('SUCCEEDED');
+    expect(ofStep(first.entries, 'step-completed')[0]?.detail?.agent).toMatchObject({
+      modelCalls: 4,
+      cachedActions: 0,
+      cache: 'miss',
+    });
+
+    await submitAgentJob('cache-second', {
+      customerId: 'C-1002',
+      contactName: 'Oskar Lindqvist',
+      phone: '+46 8 555 0142',
+    });
+    const second = await runToSuccess(e, 'cache-second', { timeoutMs: 100_000 });
+    expect(second.job.status).toBe('SUCCEEDED');
+    const chosen = ofStep(second.entries, 'action-chosen');
+    expect(chosen.map((c) => c.detail?.describe)).toEqual([
+      'fill textbox "Contact name" = "Oskar Lindqvist"',
+      'fill textbox "Phone" = "+46 8 555 0142"',
+      'click button "Save record"',
+      'done: the form was filled and submitted',
+    ]);
+    expect(chosen.every((c) => c.detail?.source === 'cache' && c.cost.modelTokens === 0)).toBe(true);
+    const completed = ofStep(second.entries, 'step-completed')[0];
+    expect(completed?.evidence).toMatchObject({ customerId: 'C-1002', contact: 'Oskar Lindqvist' });
+    expect(completed?.detail?.agent).toEqual({
+      modelCalls: 0,
+      cachedActions: 4,
+      heals: 0,
+      failedReplayActions: 0,
+      usage: 0,
+      modelUsd: 0,
+      cache: 'hit',
+    });
+  });
+});

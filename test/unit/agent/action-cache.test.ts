@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentAction } from '../../../lambdas/lib/agent/actions.ts';
+import {
+  goalTemplateOf,
+  normalisedPath,
+  structuralFingerprint,
+} from '../../../lambdas/lib/agent/cache/key.ts';
+import { offerFrom } from '../../../lambdas/lib/agent/cache/offer.ts';
+import { instantiate, leakedValues, valuesOf } from '../../../lambdas/lib/agent/cache/placeholders.ts';
+import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
+import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
+import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
+import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
+import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import type { ActionCacheKey } from '../../../lambdas/lib/playbooks/contract.ts';
+import { redact } from '../../../lambdas/lib/redact.ts';
+
+const form = (contact: string, button = 'Save record') =>
+  [
+    '- heading "Edit customer" [level=1]',
+    '- form:',
+    `  - textbox "Contact name": ${contact}`,
+    '  - textbox "Phone": +44 117 496 0999',
+    `  - button "${button}"`,
+    '- link "Customers"',
+  ].join('\n');
+
+const KEY: ActionCacheKey = {
+  step: 's',
+  app: 'crm',
+  goal: 'g',
+  path: '/customers/{inputs.customerId}/edit',
+  fingerprint: 'f',
+};
+
+describe('Function: structuralFingerprint', () => {
+  it('is the same for another record and for a renamed button, and changes with a field added', () => {
+    const base = structuralFingerprint(form('Mei Chen'));
+    expect(structuralFingerprint(form('Ada Lovelace'))).toBe(base);
+    expect(structuralFingerprint(form('Mei Chen', 'Store changes'))).toBe(base);
+    expect(structuralFingerprint(`${form('Mei Chen')}\n  - checkbox "VIP"`)).not.toBe(base);
+  });
+});
+
+describe('Function: normalisedPath', () => {
+  it('names an input value and hides other ids, without the query', () => {
+    const values = valuesOf({ customerId: 'C-1003' }, {});
+    expect(normalisedPath('http://127.0.0.1:8802/customers/C-1003/edit?x=1', values)).toBe(
+      '/customers/{inputs.customerId}/edit',
+    );
+    expect(normalisedPath('http://127.0.0.1:8802/orders/88123/edit', values)).toBe('/orders/:id/edit');
+  });
+});
+
+describe('Function: goalTemplateOf', () => {
+  it('hashes the goal as written, so other input values give the same key', () => {
+    const a = goalTemplateOf('Set {{inputs.name}}', { Name: '{{inputs.name}}' });
+    expect(a.hash).toBe(goalTemplateOf('Set {{inputs.name}}', { Name: '{{inputs.name}}' }).hash);
+    expect(a.hash).not.toBe(goalTemplateOf('Set {{inputs.other}}', { Name: '{{inputs.name}}' }).hash);
+    expect(a.template).not.toContain('Mei');
+  });
+});
+
+describe('Function: offerFrom', () => {
+  const inputs = { customerId: 'C-1003', contactName: 'Mei Chen-Ward', phone: '+44 117 496 0999' };
+  const values = valuesOf(inputs, {});
+  const fill = (name: string, value: string): AgentAction => ({
+    name: 'fill',
+    target: { role: 'textbox', name },
+    value,
+  });
+  const click: AgentAction = { name: 'click', target: { role: 'button', name: 'Save record' } };
+  const planned = (actions: AgentAction[], source: 'cache' | 'model' = 'model') =>
+    actions.map((action) => ({ type: 'action-chosen', action, source }));
+  const job = {
+    key: KEY,
+    goalTemplate: 't',
+    values,
+    secrets: { password: 'hunter2-secret' },
+    served: undefined,
+  };
+
+  it('replaces every input value by its placeholder; the next job fills in its own', () => {
+    const offer = offerFrom(
+      planned([
+        fill('Contact name', inputs.contactName),
+        fill('Phone', inputs.phone),
+        click,
+        { name: 'done', summary: `saved ${inputs.customerId}` },
+      ]),
+      job,
+    );
+    if ('skipped' in offer) throw new Error(offer.skipped);
+    const text = JSON.stringify(offer);
+    for (const v of Object.values(inputs)) expect(text).not.toContain(v);
+    expect(offer.actions[0]).toEqual({
+      name: 'fill',
+      target: { role: 'textbox', name: 'Contact name' },
+      value: '{{inputs.contactName}}',
+    });
+    const next = instantiate(offer.actions[0] as Record<string, unknown>, {
+      inputs: { contactName: 'Ada' },
+      evidence: {},
+    });
+    expect(next).toEqual(fill('Contact name', 'Ada'));
+    expect(offer.healed).toBe(false);
+  });
+
+  it('caches nothing that asked a person, was refused, or named a target by the data', () => {
+    expect(offerFrom(planned([{ name: 'ask_person', question: 'which?' }]), job)).toEqual({
+      skipped: 'the step asked a person',
+    });
+    expect(offerFrom([{ type: 'action-refused', action: click, source: 'model' }], job)).toMatchObject({
+      skipped: 'a goto was refused',
+    });
+    const byData: AgentAction = {
+      name: 'click',
+      target: { role: 'link', name: `Open ${inputs.contactName}` },
+    };
+    expect(offerFrom(planned([byData]), job)).toEqual({ skipped: 'a target is named by the job data' });
+  });
+
+  it('refuses a list that would still hold a secret value', () => {
+    const typed = offerFrom(planned([fill('Password', 'hunter2-secret')]), job);
+    expect(typed).toEqual({ skipped: 'the actions would hold secret:password' });
+  });
+
+  it('marks a served list that a model changed as healed', () => {
+    const offer = offerFrom([...planned([fill('Phone', inputs.phone)], 'cache'), ...planned([click])], {
+      ...job,
+      served: 'ac_1',
+    });
+    expect(offer).toMatchObject({ served: 'ac_1', healed: true });
+  });
+});
+
+describe('Function: leakedValues', () => {
+  it('finds an input value or a secret in a list', () => {
+    const actions: AgentAction[] = [{ name: 'done', summary: 'Mei Chen-Ward hunter2' }];
+    expect(leakedValues(actions, valuesOf({ n: 'Mei Chen-Ward' }, {}), { pw: 'hunter2' })).toEqual([
+      'inputs.n',
+      'secret:pw',
+    ]);
+  });
+});
+
+describe('Function: stepCacheSession', () => {
+  const scope = { tenantId: 't1', playbookId: 'p@1' };
+  const offer = { key: KEY, actions: [{ name: 'done', summary: '' }], goalTemplate: 't', healed: false };
+
+  it('writes an offer only once the step verified', async () => {
+    const store = memoryActionCacheStore();
+    const unverified = stepCacheSession(store, scope, 'job-1');
+    unverified.port.offer(offer);
+    expect(await unverified.settle(false, 'did not verify')).toBe('none');
+    expect(await store.get(scope, KEY)).toBeUndefined();
+    const verified = stepCacheSession(store, scope, 'job-2');
+    verified.port.offer(offer);
+    expect(await verified.settle(true, 'ok')).toBe('written');
+    expect(await store.get(scope, KEY)).toMatchObject({ jobId: 'job-2', status: 'verified' });
+  });
+
+  it("demotes the entry a failed attempt ran from; another tenant's entry is never found", async () => {
+    const store = memoryActionCacheStore();
+    const first = stepCacheSession(store, scope, 'job-1');
+    first.port.offer(offer);
+    await first.settle(true, 'ok');
+    expect(await stepCacheSession(store, { ...scope, tenantId: 't2' }, 'j').port.lookup(KEY)).toBeUndefined();
+    const second = stepCacheSession(store, scope, 'job-2');
+    const served = await second.port.lookup(KEY);
+    expect(served).toBeDefined();
+    second.port.serving(KEY, served?.entryId as string);
+    expect(await second.settle(false, 'the step did not verify')).toBe('demoted');
+    expect(await store.get(scope, KEY)).toBeUndefined();
+  });
+
+  it('replaces a healed entry only while it is still the one stored', async () => {
+    const store = memoryActionCacheStore();
+    const first = stepCacheSession(store, scope, 'job-1');
+    first.port.offer(offer);
+    await first.settle(true, 'ok');
+    const entryId = (await store.get(scope, KEY))?.entryId as string;
+    const healed = stepCacheSession(store, scope, 'job-2');
+    healed.port.offer({ ...offer, served: entryId, healed: true });
+    expect(await healed.settle(true, 'ok')).toBe('healed');
+    const late = stepCacheSession(store, scope, 'job-3');
+    late.port.offer({ ...offer, served: entryId, healed: true });
+    expect(await late.settle(true, 'ok')).toBe('kept');
+    expect(await store.get(scope, KEY)).toMatchObject({ jobId: 'job-2', healedFrom: entryId });
+  });
+});
+
+describe('Function: agentCountersByStep', () => {
+  const e = (type: string, detail: Record<string, unknown> = {}, cost = {}): LedgerEntry =>
+    ({ type, step: 's', detail, cost, at: 't', seq: 1 }) as unknown as LedgerEntry;
+  const cached = (n: number) => e('action-chosen', { n, source: 'cache' }, { modelTokens: 0, modelUsd: 0 });
+  const model = (n: number, type = 'action-chosen') =>
+    e(type, { n, model: 'm' }, { modelTokens: 10, modelUsd: 0.001 });
+
+  it('counts a cached attempt that failed as a miss, not as actions served', () => {
+    const counters = agentCountersByStep([
+      cached(1),
+      cached(2),
+      e('step-failed'),
+      model(1),
+      model(2),
+      e('step-completed'),
+    ]);
+    expect(counters.s).toEqual({
+      modelCalls: 2,
+      cachedActions: 0,
+      heals: 0,
+      failedReplayActions: 2,
+      usage: 20,
+      modelUsd: 0.002,
+      cache: 'miss',
+    });
+  });
+
+  it('survives the ledger redaction whole (no key is named like a secret)', () => {
+    const counters = agentCountersByStep([model(1), e('step-completed')]).s;
+    expect(redact({ agent: counters })).toEqual({ agent: counters });
+  });
+
+  it('tells a hit from a heal', () => {
+    expect(agentCountersByStep([cached(1), cached(2), e('step-completed')]).s).toMatchObject({
+      cache: 'hit',
+      cachedActions: 2,
+      modelCalls: 0,
+    });
+    expect(agentCountersByStep([cached(1), model(2, 'action-healed'), e('step-completed')]).s).toMatchObject({
+      cache: 'healed',
+      heals: 1,
+      modelCalls: 1,
+    });
+  });
+
+  it('reaches the cost report, where a cached action is no model decision', () => {
+    const job = { status: 'SUCCEEDED', jobId: 'j', tenantId: 't', sessions: {} } as unknown as Job;
+    const report = buildCostReport({
+      tenantId: 't',
+      from: '2026-01-01T00:00:00Z',
+      to: '2027-01-01T00:00:00Z',
+      jobs: [{ job, entries: [cached(1), model(2, 'action-healed'), e('step-completed')] }],
+      now: new Date(),
+    });
+    expect(report.agent).toMatchObject({
+      modelCalls: 1,
+      cachedActions: 1,
+      heals: 1,
+      steps: { hit: 0, healed: 1, miss: 0 },
+    });
+    expect(Object.keys(report.models)).toEqual(['m']);
+  });
+});
