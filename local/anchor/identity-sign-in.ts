@@ -14,7 +14,7 @@ const USERNAME =
   'input[name="username"], input[name="email"], input[type="email"], input[autocomplete="username"]';
 const PASSWORD = 'input[type="password"]';
 const CODE = 'input[name="code"], input[name="otp"], input[autocomplete="one-time-code"]';
-const SIGN_IN_LINK = 'a:text-matches("^\\\\s*(sign|log) ?in\\\\s*$", "i")';
+const SIGN_IN_LINK = 'a[href*="signin"], a[href*="sign-in"], a[href*="login"], a[href*="log-in"]';
 const STEP_TIMEOUT_MS = 10_000;
 
 /** The outcome of one identity's login: Anchor's identity status after it. */
