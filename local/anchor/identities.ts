@@ -120,7 +120,8 @@ export class IdentityRegistry {
   }
 
   private file(kind: 'applications' | 'identities' | 'tokens', id: string): string {
-    if (!/^[A-Za-z0-9-]{1,128}$/.test(id)) throw new ApiError(404, `No such ${kind.slice(0, -1)}`);
+    const what = { applications: 'Application', identities: 'Identity', tokens: 'Token' }[kind];
+    if (!/^[A-Za-z0-9-]{1,128}$/.test(id)) throw new ApiError(404, `${what} not found`);
     return join(this.dir, kind, `${id}.json`);
   }
 
