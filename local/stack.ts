@@ -26,6 +26,7 @@ import { playbookDirs } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type LoadedPlaybooks, loadPlaybooks } from '../lambdas/lib/playbooks/discovery/load.ts';
 import { registerSdkResolution } from '../lambdas/lib/playbooks/discovery/register.ts';
 import { writeRegistryModule } from '../lambdas/lib/playbooks/discovery/registry-module.ts';
+import { CONNECT_PAGE_PATH } from './anchor/connect-page.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
 import {
@@ -259,7 +260,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? process.env.ANCHORBROWSER_BASE_URL
           ? { ANCHORBROWSER_BASE_URL: process.env.ANCHORBROWSER_BASE_URL }
           : {}
-        : { ANCHORBROWSER_BASE_URL: anchor.baseUrl }),
+        : {
+            ANCHORBROWSER_BASE_URL: anchor.baseUrl,
+            // The hosted sign-in page: the local service's stand-in for Anchor's.
+            ANCHOR_CONNECT_PAGE_URL: `${anchor.baseUrl}${CONNECT_PAGE_PATH}`,
+          }),
       BELAY_APPLICATIONS: JSON.stringify(applications),
       BELAY_SECRETS: `file:${join(dataDir, 'secrets')}`,
       S3_ENDPOINT: s3.endpoint,

@@ -186,6 +186,10 @@ export const OPEN_ROUTE_REASONS: Readonly<Record<string, string>> = {
     "Anchor's webhooks carry no API key; the handler accepts a delivery only with a valid HMAC-SHA256 " +
     'signature and a fresh timestamp, and refuses replays.',
   'GET /openapi.json': 'the OpenAPI document describes the API and holds no tenant data.',
+  'GET /accounts/connect/callback/{callbackKey}':
+    "Anchor's hosted sign-in sends the person's browser back here, with no API key; the 256-bit callback " +
+    'key in the path is the credential (stored only as its SHA-256), single use, bound to the tenant that ' +
+    'started the connection and void once its token expires.',
   ...CONSOLE_OPEN_ROUTES,
 };
 

@@ -1,10 +1,15 @@
 /**
  * The HTTP API of the local Anchor service: the paths the `anchorbrowser` SDK calls, with the
  * real API's `{ data: ... }` wrapping and `{ error: { code, message } }` error bodies, plus
- * `/_local/...` endpoints for tests (which browser serves a session, a crude live view).
+ * `/_local/...` endpoints for tests (which browser serves a session, a crude live view) and
+ * the hosted connect page (`connect-page.ts`). Applications and identities: `identity-routes.ts`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routeConnectPage } from './connect-page.ts';
 import { ApiError } from './errors.ts';
+import { readBody, send } from './http.ts';
+import type { IdentityRegistry } from './identities.ts';
+import { routeIdentities } from './identity-routes.ts';
 import { describeIssues, PROFILE_NAME, profileCreateSchema } from './schema.ts';
 import type { SessionManager } from './sessions.ts';
 import type { ProfileRecord, SessionRecord, Store } from './store.ts';
@@ -12,34 +17,10 @@ import type { ProfileRecord, SessionRecord, Store } from './store.ts';
 export interface RouteContext {
   sessions: SessionManager;
   store: Store;
+  identities: IdentityRegistry;
   checkKey: (key: string | undefined) => boolean;
   baseUrl: () => string;
   apiKey: string;
-}
-
-const MAX_BODY = 1024 * 1024;
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'Request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'Malformed JSON body');
-  }
 }
 
 /** The SDK's `cdp_url` form (`getCdpUrl` in anchorbrowser/lib/browser): the base URL with query. */
@@ -97,9 +78,12 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   if (parts[0] === '_local' && parts[1] === 'sessions' && parts[3] === 'live' && method === 'GET') {
     return liveView(ctx, session(ctx, parts[2] ?? ''), res);
   }
+  // A person's browser, with no API key: the token in the page's query is what it holds.
+  if (await routeConnectPage(ctx.identities, req, res, url)) return;
   const header = req.headers['anchor-api-key'];
   if (!ctx.checkKey(typeof header === 'string' ? header : undefined))
     throw new ApiError(401, 'Invalid API key');
+  if (await routeIdentities(ctx.identities, req, res, url)) return;
   const id = parts[2] ?? '';
   switch (key) {
     case 'POST /v1/sessions': {

@@ -8,8 +8,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { IdentityRegistry } from './identities.ts';
 import { proxyCdpUpgrade } from './proxy.ts';
 import { handleRequest } from './routes.ts';
+import { createSessionIdentities } from './session-identities.ts';
 import { SessionManager } from './sessions.ts';
 import type { SessionRecord } from './store.ts';
 import { Store } from './store.ts';
@@ -66,11 +68,15 @@ export async function startAnchorService(options: AnchorServiceOptions): Promise
   await store.init();
   const apiKey = options.apiKey ?? (await store.apiKey());
   const log = options.log ?? ((): void => undefined);
+  const minuteMs = options.minuteMs ?? 60_000;
+  const identities = new IdentityRegistry({ dataDir, minuteMs });
+  await identities.init();
   const sessions = new SessionManager({
     store,
-    minuteMs: options.minuteMs ?? 60_000,
+    minuteMs,
     chromiumPath: options.chromiumPath,
     log,
+    identities: createSessionIdentities(identities, log),
   });
 
   const expected = Buffer.from(apiKey);
@@ -79,7 +85,7 @@ export async function startAnchorService(options: AnchorServiceOptions): Promise
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
   let baseUrl = '';
-  const ctx = { sessions, store, checkKey, baseUrl: (): string => baseUrl, apiKey };
+  const ctx = { sessions, store, identities, checkKey, baseUrl: (): string => baseUrl, apiKey };
   // Listen first (a port in use must not touch any session), answer once records are loaded.
   let markLoaded = (): void => undefined;
   const loaded = new Promise<void>((ok) => {

@@ -18,6 +18,7 @@ import {
 import { processes } from '../processes.ts';
 import { ApiError, SessionStartError } from './errors.ts';
 import { describeIssues, sessionCreateSchema } from './schema.ts';
+import type { SessionIdentities } from './session-identities.ts';
 import type { EndReason, SessionRecord, SessionStatus, Store } from './store.ts';
 import { type LongTimer, longTimeout } from './timer.ts';
 
@@ -31,6 +32,8 @@ export interface SessionManagerOptions {
   minuteMs: number;
   chromiumPath?: string;
   log: (line: string) => void;
+  /** Identities a session is created with: checked before its browser starts, signed in before it is answered. */
+  identities: SessionIdentities;
 }
 
 interface Live {
@@ -119,6 +122,8 @@ export class SessionManager {
     if (profileRef && !profileRef.persist && !(await this.opts.store.getProfile(profileRef.name))) {
       throw new ApiError(404, `Profile ${profileRef.name} not found`);
     }
+    const identityIds = (identities ?? []).flatMap((i) => (i.id ? [i.id] : []));
+    await this.opts.identities.check(identityIds);
     const id = randomUUID();
     const userDataDir = this.opts.store.browserDir(id);
     const started = this.launches.then(async () => {
@@ -169,6 +174,14 @@ export class SessionManager {
         void this.end(id, 'browser_exited', 'failed');
       }
     });
+    // As Anchor: the session is handed over once its identities' logins have run.
+    try {
+      await this.opts.identities.signIn(launched.wsEndpoint, identityIds);
+    } catch (err) {
+      await this.end(id, 'browser_exited', 'failed').catch(() => undefined);
+      this.opts.log(`session ${id}: identity sign-in: ${(err as Error).message}`);
+      throw new ApiError(500, 'Failed to authenticate the session');
+    }
     return record;
   }
 

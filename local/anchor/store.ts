@@ -74,13 +74,15 @@ const SKIPPED = new Set([
   'component_crx_cache',
 ]);
 
-async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+/** Write JSON so a killed process never leaves half a file (temp file + rename, mode 0600). */
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   await rename(tmp, file);
 }
 
-async function readJson<T>(file: string): Promise<T | undefined> {
+/** Read a JSON record; `undefined` when the file does not exist. */
+export async function readJson<T>(file: string): Promise<T | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -8,7 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { queryPrefix } from '../dynamo/query-prefix.ts';
-import { IdentityOfAnotherTenantError } from './errors.ts';
+import type { TransactItem } from './connections.ts';
+import { ConnectionRefusedError, IdentityOfAnotherTenantError } from './errors.ts';
 import { type Account, type AccountDirectory, profileNameFor } from './types.ts';
 
 /**
@@ -37,6 +38,12 @@ export interface AccountRegistry extends AccountDirectory {
     identityId?: string;
     accountId?: string;
     connectedWith?: Account['connectedWith'];
+    /**
+     * More writes of the same transaction (a pending connection's completion); needs an
+     * `identityId`. One whose condition fails throws {@link ConnectionRefusedError}
+     * (`connection-used`): the caller reads again to say why.
+     */
+    alsoWrite?: TransactItem[];
   }): Promise<Account>;
   /** Marks the account revoked; jobs using it stop at their next step. Returns false when there is none. */
   revoke(tenantId: string, accountId: string): Promise<boolean>;
@@ -73,7 +80,7 @@ export function createAccountRegistry(deps: {
       return res.Item ? toAccount(res.Item) : null;
     },
 
-    async create({ tenantId, application, label, identityId, accountId, connectedWith }) {
+    async create({ tenantId, application, label, identityId, accountId, connectedWith, alsoWrite = [] }) {
       const id = accountId ?? `acct_${randomBytes(8).toString('hex')}`;
       const account: Account = {
         tenantId,
@@ -92,6 +99,7 @@ export function createAccountRegistry(deps: {
         ConditionExpression: 'attribute_not_exists(pk)',
       };
       if (!identityId) {
+        if (alsoWrite.length) throw new TypeError('alsoWrite needs an identityId');
         await doc.send(new PutCommand(put));
         return account;
       }
@@ -109,15 +117,17 @@ export function createAccountRegistry(deps: {
                 },
               },
               { Put: put },
+              ...alsoWrite,
             ],
           }),
         );
       } catch (err) {
-        if (
-          err instanceof TransactionCanceledException &&
-          err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-        )
-          throw new IdentityOfAnotherTenantError(identityId, { cause: err });
+        if (!(err instanceof TransactionCanceledException)) throw err;
+        const failed = (i: number): boolean =>
+          err.CancellationReasons?.[i]?.Code === 'ConditionalCheckFailed';
+        if (failed(0)) throw new IdentityOfAnotherTenantError(identityId, { cause: err });
+        if (alsoWrite.some((_, i) => failed(i + 2)))
+          throw new ConnectionRefusedError('connection-used', { cause: err });
         throw err;
       }
       return account;

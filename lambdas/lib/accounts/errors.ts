@@ -46,3 +46,31 @@ export class IdentityOfAnotherTenantError extends BelayError {
     );
   }
 }
+
+/** Why a hosted sign-in's callback is refused: it changes nothing, and says which of these it was. */
+export type ConnectionRefusal =
+  /** No pending connection has this callback (a made-up or mistyped link). */
+  | 'connection-unknown'
+  /** The connection was completed already: a replayed callback. */
+  | 'connection-used'
+  /** The connection's token expired before the callback came. */
+  | 'connection-expired'
+  /** The identity is not one the connection's application holds (another application's, or none). */
+  | 'identity-not-of-connection';
+
+const REFUSAL_MESSAGES: Readonly<Record<ConnectionRefusal, string>> = {
+  'connection-unknown': 'no pending account connection has this callback',
+  'connection-used': 'this account connection was completed already; start a new one',
+  'connection-expired': "this account connection's sign-in expired; start a new one",
+  'identity-not-of-connection': "the identity is not one of this connection's application",
+};
+
+/** A hosted sign-in's callback that cannot complete its connection; nothing was changed. */
+export class ConnectionRefusedError extends BelayError {
+  constructor(
+    readonly refusal: ConnectionRefusal,
+    options?: ErrorOptions,
+  ) {
+    super('ConnectionRefusedError', refusal, REFUSAL_MESSAGES[refusal], options);
+  }
+}

@@ -1,5 +1,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AnchorIdentities } from '../accounts/anchor-identities.ts';
+import type { ConnectionStore } from '../accounts/connections.ts';
 import type { AccountRegistry } from '../accounts/directory.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
@@ -32,6 +34,10 @@ export interface ApiDeps {
   accounts: AccountRegistry;
   /** Where the accounts routes store (and delete) credentials: the engine's secret store. */
   credentials: WritableSecretStore;
+  /** Anchor's applications and identities (hosted sign-in; an identity deleted when its account is revoked). */
+  anchor: AnchorIdentities;
+  /** Accounts being connected through Anchor's hosted sign-in, until their callback. */
+  connections: ConnectionStore;
   keys: ApiKeyStore;
   /** Console sign-ins: sessions exchanged for an API key (cookie-authenticated console routes). */
   consoleSessions: ConsoleSessionStore;

@@ -107,6 +107,13 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** 410: what the request names existed but is over (an expired account connection). */
+export class GoneError extends ApiError {
+  constructor(code: string, message: string, options?: ApiErrorOptions) {
+    super('GoneError', 410, code, message, options);
+  }
+}
+
 /** 413: the body is larger than the API accepts. */
 export class PayloadTooLargeError extends ApiError {
   constructor(limitBytes: number, options?: ApiErrorOptions) {

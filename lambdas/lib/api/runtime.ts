@@ -1,3 +1,5 @@
+import { anchorIdentitiesFromEnv } from '../accounts/anchor-identities.ts';
+import { createConnectionStore } from '../accounts/connections.ts';
 import { createApiKeyStore } from '../auth/api-keys.ts';
 import { sfnClientFromEnv } from '../aws/step-functions.ts';
 import { resolveSecretEnv } from '../browser/secret-key.ts';
@@ -20,6 +22,8 @@ import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-lim
  * - `BELAY_API_URL`: base URL for links (default: relative links);
  * - `BELAY_WEBHOOK_SIGNING_KEY` (or `..._SECRET_ARN`): the key tenants' webhook secrets derive from;
  *   `BELAY_WEBHOOK_ALLOW_LOOPBACK=true` (local stack only) allows http://127.0.0.1 receivers;
+ * - `ANCHORBROWSER_API_KEY` (or `..._SECRET_ARN`), `ANCHORBROWSER_BASE_URL`: Anchor, for connecting
+ *   accounts through its hosted sign-in; `ANCHOR_CONNECT_PAGE_URL`: that page (default Anchor's);
  * - `BELAY_CONSOLE_SESSION_MINUTES` (default 120): how long a console sign-in lasts;
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
  * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
@@ -29,7 +33,11 @@ import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-lim
  * @param playbooks the bundle's (`bundledPlaybooks`), or `loadPlaybooks`' for an API run from its sources
  */
 export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: PlaybookRegistry): Promise<ApiDeps> {
-  const withSecrets = await resolveSecretEnv(env, ['ANCHOR_WEBHOOK_SECRET', 'BELAY_WEBHOOK_SIGNING_KEY']);
+  const withSecrets = await resolveSecretEnv(env, [
+    'ANCHOR_WEBHOOK_SECRET',
+    'BELAY_WEBHOOK_SIGNING_KEY',
+    'ANCHORBROWSER_API_KEY',
+  ]);
   const stateMachineArn = getStringFromEnv('STATE_MACHINE_ARN', env);
   const shared = await sharedPartsFromEnv(env);
   const { doc, tableName } = shared;
@@ -39,6 +47,8 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: Playbook
     engine,
     accounts: shared.accounts,
     credentials: shared.secrets,
+    anchor: anchorIdentitiesFromEnv(withSecrets),
+    connections: createConnectionStore({ doc, tableName }),
     keys,
     consoleSessions: createConsoleSessionStore({
       doc,

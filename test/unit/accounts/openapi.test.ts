@@ -40,9 +40,30 @@ describe('OpenAPI: accounts and reports', () => {
         'GET /reports/cost',
       ]),
     );
+    const callback = 'GET /accounts/connect/callback/{callbackKey}';
     for (const r of ROUTES.filter((x) => x.path.startsWith('/accounts') || x.path.startsWith('/reports'))) {
+      if (`${r.method} ${r.path}` === callback) continue;
       expect(r.auth, r.path).toBe(true);
       expect(r.roles, r.path).toEqual(['admin']);
+    }
+  });
+
+  it("documents the hosted sign-in: POST /accounts/connect for admins, its callback open (Anchor's redirect carries no key)", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is checked path by path
+    const doc = buildOpenApiDocument() as any;
+    const start = ROUTES.find((r) => r.method === 'POST' && r.path === '/accounts/connect');
+    const callback = ROUTES.find((r) => r.path === '/accounts/connect/callback/{callbackKey}');
+    expect(start?.auth).toBe(true);
+    expect(start?.roles).toEqual(['admin']);
+    expect(callback?.method).toBe('GET');
+    expect(callback?.auth).toBe(false);
+    expect(doc.paths['/accounts/connect'].post.responses['201']).toBeDefined();
+    const answers = doc.paths['/accounts/connect/callback/{callbackKey}'].get.responses;
+    expect(Object.keys(answers)).toEqual(expect.arrayContaining(['200', '404', '409', '410', '422']));
+    expect(doc.paths['/accounts/connect/callback/{callbackKey}'].get.security).toBeUndefined();
+    for (const id of ['PendingConnection', 'ConnectCallbackResponse']) {
+      const fields = JSON.stringify(doc.components.schemas[id]).match(/"(\w+)":\{/g) ?? [];
+      expect(fields.join(' '), id).not.toMatch(/password|username|totp|"credentials"|token"/i);
     }
   });
 });

@@ -24,10 +24,14 @@ const REQUIRED = [
   'POST /webhooks/anchor',
   'GET /openapi.json',
 ];
-/** Anchor's webhook, the OpenAPI document, and the console's routes (they authenticate the session cookie themselves). */
+/**
+ * Anchor's webhook, the OpenAPI document, the hosted sign-in's callback (its key is the
+ * credential) and the console's routes (they authenticate the session cookie themselves).
+ */
 const OPEN = [
   'GET /openapi.json',
   'POST /webhooks/anchor',
+  'GET /accounts/connect/callback/{callbackKey}',
   ...ROUTES.filter((r) => r.path === '/console' || r.path.startsWith('/console/')).map(
     (r) => `${r.method} ${r.path}`,
   ),
@@ -50,7 +54,7 @@ describe('Construct: JobApi in the Belay stack', () => {
     for (const key of REQUIRED) expect(keys).toContain(key);
   });
 
-  it('puts the Lambda authorizer on every route except the webhook, the OpenAPI document and the console', () => {
+  it('puts the Lambda authorizer on every route except the webhook, the OpenAPI document, the connect callback and the console', () => {
     const open = routes.filter((r) => r.AuthorizationType === 'NONE').map((r) => r.RouteKey);
     expect(open.sort()).toEqual(OPEN);
     for (const route of routes.filter((r) => !OPEN.includes(r.RouteKey as string))) {

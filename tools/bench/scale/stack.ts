@@ -7,6 +7,7 @@
  * in-process rather than as a thousand worker processes: the Lambda runner's process isolation
  * is for faults, and here it would only measure process start-up.
  */
+
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,6 +15,8 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../lambdas/finish/finish.ts';
+import { unavailableAnchorIdentities } from '../../../lambdas/lib/accounts/anchor-identities.ts';
+import { createConnectionStore } from '../../../lambdas/lib/accounts/connections.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
 import type { WritableSecretStore } from '../../../lambdas/lib/accounts/types.ts';
 import { NO_ACTION_CACHE } from '../../../lambdas/lib/agent/cache/store.ts';
@@ -231,6 +234,8 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
       engine,
       accounts,
       credentials: noCredentials(),
+      anchor: unavailableAnchorIdentities(),
+      connections: createConnectionStore({ doc, tableName: TABLE }),
       keys,
       consoleSessions: createConsoleSessionStore({ doc, tableName: TABLE, keys, ttlMinutes: 120 }),
       notifications: {

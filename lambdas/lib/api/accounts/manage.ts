@@ -97,7 +97,8 @@ export async function getAccount(deps: ApiDeps, principal: Principal, accountId:
 /**
  * Disconnects an account: marks it revoked first (every job using it stops at its next step
  * with `account-revoked`: the engine checks before each step, session opening, sign-in and
- * capacity request), then deletes its credentials, then stops at once the jobs using it that
+ * capacity request), then deletes its credentials (and its Anchor identity, unless another of the
+ * tenant's connected accounts uses it), then stops at once the jobs using it that
  * wait for a person (they have no next step until someone answers; see
  * {@link failWaitingJobsOfAccount}). Idempotent: a revoked account is answered as it is, and
  * its waiting jobs are looked for again.
@@ -111,8 +112,28 @@ export async function disconnectAccount(
   let revoked = false;
   if (account.status !== 'revoked') revoked = await deps.accounts.revoke(principal.tenantId, accountId);
   await deps.credentials.deleteCredentials(principal.tenantId, accountId);
+  if (account.identityId && account.connectedWith === 'identity') {
+    await deleteIdentityUnlessShared(deps, principal.tenantId, accountId, account.identityId);
+  }
   const jobsStopped = await failWaitingJobsOfAccount(deps, principal.tenantId, accountId);
   return { account: await getAccount(deps, principal, accountId), revoked, jobsStopped };
+}
+
+/**
+ * Deletes the account's Anchor identity (its credentials, at Anchor) unless another connected
+ * account of the tenant still signs in with it. An identity already gone counts as deleted, so
+ * a repeated disconnect is harmless.
+ */
+export async function deleteIdentityUnlessShared(
+  deps: Pick<ApiDeps, 'accounts' | 'anchor'>,
+  tenantId: string,
+  accountId: string,
+  identityId: string,
+): Promise<void> {
+  const others = (await deps.accounts.list(tenantId)).filter(
+    (a) => a.accountId !== accountId && a.status === 'connected' && a.identityId === identityId,
+  );
+  if (others.length === 0) await deps.anchor.deleteIdentity(identityId);
 }
 
 /** The error a waiting job of a revoked account fails with: the engine's own, so the reason is `account-revoked`. */

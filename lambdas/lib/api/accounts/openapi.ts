@@ -5,6 +5,11 @@ import {
   AccountResponseSchema,
   AccountRevokedResponseSchema,
   ConnectAccountBodySchema,
+  ConnectAccountHostedBodySchema,
+  ConnectCallbackParams,
+  ConnectCallbackQuery,
+  ConnectCallbackResponseSchema,
+  PendingConnectionResponseSchema,
 } from './schemas.ts';
 
 /** The accounts paths of the OpenAPI document, from the schemas the handlers validate with. */
@@ -30,6 +35,44 @@ export const registerAccountPaths: RegisterPaths = (r, { security, json, error, 
       409: error('The Anchor identity is bound to another tenant (the one that connected it first).'),
       422: error('An application this deployment does not know.'),
       ...admin,
+    },
+  });
+  r.registerPath({
+    method: 'post',
+    path: '/accounts/connect',
+    summary: "Connect an account through Anchor's hosted sign-in (role admin)",
+    description:
+      "Belay creates Anchor's identity token for the application, with a callback to Belay, and answers with Anchor's page. Send the person there: they sign in on Anchor's page (Belay never sees their password), and Anchor sends their browser back to the callback, which creates the account. The link is single use and expires with the token (15 minutes).",
+    security,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ConnectAccountHostedBodySchema } } },
+    },
+    responses: {
+      201: json(
+        PendingConnectionResponseSchema,
+        'The pending connection and the page to send the person to.',
+      ),
+      400: error('Malformed request; details name the fields.'),
+      422: error('An application this deployment does not know.'),
+      ...admin,
+    },
+  });
+  r.registerPath({
+    method: 'get',
+    path: '/accounts/connect/callback/{callbackKey}',
+    summary:
+      "Where Anchor's hosted sign-in sends the person back (no key: the callback key is the credential)",
+    description:
+      "Maps the identity Anchor created to the tenant's new account (connectedWith identity). A callback changes nothing when it is refused, and its error code says why: connection_used (replayed), connection_expired (late), identity_not_of_connection (an identity of another application), identity_unavailable (another tenant's identity), or 404 (no such connection).",
+    request: { params: ConnectCallbackParams, query: ConnectCallbackQuery },
+    responses: {
+      200: json(ConnectCallbackResponseSchema, 'Connected: the new account.'),
+      400: error('No valid identityId.'),
+      404: error('No pending connection has this callback.'),
+      409: error('Replayed (connection_used) or another tenant holds the identity (identity_unavailable).'),
+      410: error('The connection expired (connection_expired).'),
+      422: error("The identity is not one of the connection's application (identity_not_of_connection)."),
+      429: error('Too many requests from this address.'),
     },
   });
   r.registerPath({

@@ -1,5 +1,6 @@
 import { jsonBody } from '../body.ts';
-import type { Route, RouteRequest } from '../route.ts';
+import { ANY_ROLE, baseUrlOf, type Route, type RouteRequest } from '../route.ts';
+import { CONNECT_CALLBACK_PATH, completeConnection, startConnection } from './connect.ts';
 import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountView } from './manage.ts';
 
 /** The connected-accounts routes (role admin). */
@@ -24,6 +25,52 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
         statusCode: 201,
         body: { account: toAccountView(req.deps, account) },
         headers: { Location: accountPath(account.accountId) },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/accounts/connect',
+    auth: true,
+    roles: ['admin'],
+    async handle(req) {
+      const { connection, connectUrl } = await startConnection(
+        req.deps,
+        req.principal,
+        accountBody(req),
+        baseUrlOf(req),
+      );
+      return {
+        statusCode: 201,
+        body: {
+          connection: {
+            connectionId: connection.connectionId,
+            application: connection.application,
+            label: connection.label,
+            status: connection.status,
+            connectUrl,
+            expiresAt: connection.tokenExpiresAt,
+          },
+        },
+      };
+    },
+  },
+  {
+    // Anchor sends the person's browser here: no API key, the callback key in the path is the credential.
+    method: 'GET',
+    path: `${CONNECT_CALLBACK_PATH}/{callbackKey}`,
+    auth: false,
+    roles: ANY_ROLE,
+    async handle(req) {
+      const { account, connection } = await completeConnection(
+        req.deps,
+        req.params.callbackKey ?? '',
+        req.event.queryStringParameters?.identityId,
+      );
+      return {
+        statusCode: 200,
+        body: { connectionId: connection.connectionId, account: toAccountView(req.deps, account) },
+        headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
       };
     },
   },

@@ -6,6 +6,9 @@ import { z } from 'zod';
  * has a field that could carry them.
  */
 
+/** An Anchor identity id (a UUID at Anchor; kept to a safe alphabet here). */
+export const IDENTITY_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 const AccountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1-64 characters of A-Z, a-z, 0-9, _ and -');
 
 export const CredentialsSchema = z
@@ -30,13 +33,9 @@ export const ConnectAccountBodySchema = z
       .meta({ description: 'An application this deployment knows (BELAY_APPLICATIONS), e.g. shop.' }),
     label: z.string().trim().min(1).max(100).meta({ description: 'A name for people, e.g. "Shop (Ada)".' }),
     credentials: CredentialsSchema.optional(),
-    anchorIdentityId: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,128}$/, 'an Anchor identity id')
-      .optional()
-      .meta({
-        description: "An Anchor identity (managed authentication) to attach to the account's sessions.",
-      }),
+    anchorIdentityId: z.string().regex(IDENTITY_ID, 'an Anchor identity id').optional().meta({
+      description: "An Anchor identity (managed authentication) to attach to the account's sessions.",
+    }),
   })
   .strict()
   .refine((b) => (b.credentials === undefined) !== (b.anchorIdentityId === undefined), {
@@ -86,3 +85,48 @@ export const AccountListSchema = z
 export const AccountIdParams = z.object({
   accountId: AccountId.meta({ description: 'The account id.' }),
 });
+
+/** `POST /accounts/connect`: an account to connect through Anchor's hosted sign-in. */
+export const ConnectAccountHostedBodySchema = z
+  .object({
+    application: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: 'An application this deployment knows (BELAY_APPLICATIONS), e.g. shop.' }),
+    label: z.string().trim().min(1).max(100).meta({ description: 'A name for people, e.g. "Shop (Ada)".' }),
+  })
+  .strict()
+  .meta({ id: 'ConnectAccountHostedRequest' });
+
+export const PendingConnectionViewSchema = z
+  .object({
+    connectionId: z.string(),
+    application: z.string(),
+    label: z.string(),
+    status: z.enum(['pending', 'completed']),
+    connectUrl: z.string().meta({
+      description:
+        "Anchor's hosted sign-in page for this connection: send the person there. Single use; it expires at expiresAt.",
+    }),
+    expiresAt: z.string(),
+  })
+  .meta({ id: 'PendingConnection' });
+
+export const PendingConnectionResponseSchema = z
+  .object({ connection: PendingConnectionViewSchema })
+  .meta({ id: 'PendingConnectionResponse' });
+
+export const ConnectCallbackParams = z.object({
+  callbackKey: z
+    .string()
+    .meta({ description: "The connection's callback key (in the URL Belay gave Anchor)." }),
+});
+
+export const ConnectCallbackQuery = z.object({
+  identityId: z.string().meta({ description: 'The identity Anchor created on its sign-in page.' }),
+});
+
+export const ConnectCallbackResponseSchema = z
+  .object({ connectionId: z.string(), account: AccountViewSchema })
+  .meta({ id: 'ConnectCallbackResponse' });

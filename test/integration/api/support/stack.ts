@@ -3,6 +3,8 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll } from 'vitest';
 import { awaitHuman } from '../../../../lambdas/await-human/await-human.ts';
 import { finish } from '../../../../lambdas/finish/finish.ts';
+import { unavailableAnchorIdentities } from '../../../../lambdas/lib/accounts/anchor-identities.ts';
+import { createConnectionStore } from '../../../../lambdas/lib/accounts/connections.ts';
 import { createAccountRegistry } from '../../../../lambdas/lib/accounts/directory.ts';
 import { createActionCacheStore } from '../../../../lambdas/lib/agent/cache/store.ts';
 import { createConsoleSessionStore } from '../../../../lambdas/lib/api/console/sessions.ts';
@@ -186,6 +188,8 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       engine,
       accounts,
       credentials,
+      anchor: unavailableAnchorIdentities(),
+      connections: createConnectionStore({ doc, tableName }),
       keys: keyStore,
       consoleSessions: createConsoleSessionStore({ doc, tableName, keys: keyStore, ttlMinutes: 60 }),
       rateLimiter: options.unlimited
