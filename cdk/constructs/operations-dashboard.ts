@@ -20,7 +20,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { LIVE_STATUSES, type MetricName } from '../../lambdas/lib/metrics/names.ts';
+import { LIVE_STATUSES, type MetricName, WAIT_KINDS } from '../../lambdas/lib/metrics/names.ts';
 import { belayMetric, belaySearch, type ReadAs } from './belay-metric.ts';
 import { RUNBOOK, runbookLink } from './operations-alarms.ts';
 
@@ -41,7 +41,6 @@ export interface OperationsDashboardProps {
 
 const FIVE = Duration.minutes(5);
 const HOUR = Duration.hours(1);
-const WAIT_KINDS = ['approval', 'mfa', 'review'] as const;
 
 const sum = (period = FIVE): ReadAs => ({ statistic: 'Sum', period });
 const max = (period = FIVE): ReadAs => ({ statistic: 'Maximum', period });
@@ -230,6 +229,16 @@ export class OperationsDashboard extends Construct {
             }),
           ],
         },
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Agent steps: model calls and actions served by the action cache',
+        [
+          line('ModelCalls', sum(), 'model calls (heals included)'),
+          line('ModelCacheHits', sum(), 'cached actions in verified steps'),
+        ],
+        { width: 24 },
       ),
     );
   }

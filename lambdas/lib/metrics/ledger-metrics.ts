@@ -73,10 +73,15 @@ export function observeLedger(
       case 'job-created':
         metrics.add('JobsSubmitted', 1, { Playbook });
         break;
-      case 'step-completed':
+      case 'step-completed': {
         metrics.add('StepsCompleted', 1, { Playbook });
         if (cost.lambdaMs > 0) metrics.add('StepDuration', cost.lambdaMs, { Playbook });
+        // An agent step's actions served by the action cache, counted once the step verified
+        // with them (its completion's counters): a replay that failed saved nothing.
+        const cached = (detail.agent as { cachedActions?: unknown } | undefined)?.cachedActions;
+        if (typeof cached === 'number' && cached > 0) metrics.add('ModelCacheHits', cached, { Playbook });
         break;
+      }
       case 'step-failed':
         metrics.add('StepsRetried', 1, { Playbook });
         break;
@@ -107,11 +112,12 @@ export function observeLedger(
         metrics.add('JobsParked', 1, {});
         break;
       // Each is one decision of an agent step's model (chosen, chosen again for a healed target, or
-      // chosen and refused): a replayed action writes none, so a replay counts no call.
+      // chosen and refused): a replayed action writes none, so a replay counts no call; an action
+      // served by the action cache (`source: 'cache'`) is no model call either.
       case 'action-chosen':
       case 'action-healed':
       case 'action-refused':
-        metrics.add('ModelCalls', 1, { Playbook });
+        if (detail.source !== 'cache') metrics.add('ModelCalls', 1, { Playbook });
         break;
       case 'succeeded': {
         metrics.add('JobsSucceeded', 1, { Playbook });

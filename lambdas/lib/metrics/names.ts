@@ -268,13 +268,13 @@ export const METRICS = {
     unit: 'Count',
     dimensions: ['Playbook'],
     what: "model calls of agent steps (read off the ledger's action entries)",
-    from: 'agent layer',
+    from: 'ledger',
   },
   ModelCacheHits: {
     unit: 'Count',
     dimensions: ['Playbook'],
-    what: 'agent actions served from the action cache (the agent layer; not emitted yet)',
-    from: 'agent layer',
+    what: 'agent actions served from the action cache in steps that verified with them (read off the completion entry)',
+    from: 'ledger',
   },
   NotificationFailures: {
     unit: 'Count',

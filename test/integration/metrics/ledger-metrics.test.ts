@@ -183,4 +183,31 @@ describe('Function: observeLedger', () => {
       { name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } },
     ]);
   });
+
+  it('counts an action the action cache served as no model call, and as a cache hit once its step verified', async () => {
+    const jobId = 'job-agent-cached';
+    await ledger.createJob(tenant, jobId, { ...request, playbook: 'crm-contact-agent@1' }, 3);
+    await ledger.transition(tenant, jobId, 'RUNNING');
+    metrics.take();
+    for (let n = 0; n < 3; n++) {
+      await ledger.append(tenant, jobId, {
+        type: 'action-chosen',
+        step: 'update-contact',
+        detail: { source: 'cache' },
+      });
+    }
+    await ledger.append(tenant, jobId, { type: 'action-healed', step: 'update-contact', detail: {} });
+    const named = (name: string) => metrics.take().filter((m) => m.name === name);
+    expect(named('ModelCalls')).toEqual([
+      { name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } },
+    ]);
+    await ledger.append(tenant, jobId, {
+      type: 'step-completed',
+      step: 'update-contact',
+      detail: { agent: { modelCalls: 1, cachedActions: 3, heals: 1, cache: 'healed' } },
+    });
+    expect(named('ModelCacheHits')).toEqual([
+      { name: 'ModelCacheHits', value: 3, dimensions: { Playbook: 'crm-contact-agent@1' } },
+    ]);
+  });
 });
