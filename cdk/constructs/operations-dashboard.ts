@@ -20,7 +20,8 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { LIVE_STATUSES, type MetricName, WAIT_KINDS } from '../../lambdas/lib/metrics/names.ts';
+import { WAIT_KINDS } from '../../lambdas/lib/ledger/types.ts';
+import { LIVE_STATUSES, type MetricName } from '../../lambdas/lib/metrics/names.ts';
 import { belayMetric, belaySearch, type ReadAs } from './belay-metric.ts';
 import { RUNBOOK, runbookLink } from './operations-alarms.ts';
 

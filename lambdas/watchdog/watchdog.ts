@@ -11,8 +11,8 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseCapacity } from '../lib/capacity/leases.ts';
 import { TABLE_KEYS, TENANT_DIRECTORY_PK } from '../lib/ledger/schema.ts';
-import type { JobStatus, PendingWait, WaitKind } from '../lib/ledger/types.ts';
-import { LIVE_STATUSES, type LiveStatus, WAIT_KINDS } from '../lib/metrics/names.ts';
+import { type JobStatus, type PendingWait, WAIT_KINDS, type WaitKind } from '../lib/ledger/types.ts';
+import { LIVE_STATUSES, type LiveStatus } from '../lib/metrics/names.ts';
 import type { MetricsRecorder } from '../lib/metrics/recorder.ts';
 import type { Logger } from '../lib/playbooks/contract.ts';
 

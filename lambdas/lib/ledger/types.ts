@@ -37,7 +37,9 @@ export const LEGAL_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>
   CANCELLED: [],
 };
 
-export type WaitKind = 'approval' | 'mfa' | 'review';
+/** The kinds of human wait, each a wait-for-task-token state of the state machine. */
+export const WAIT_KINDS = ['approval', 'mfa', 'review'] as const;
+export type WaitKind = (typeof WAIT_KINDS)[number];
 
 /** A person must act before the job goes on. The task token never leaves the backend. */
 export interface PendingWait {

@@ -11,7 +11,7 @@
  */
 
 import { STATE_MACHINE_FUNCTIONS, type StateMachineFunction } from '../engine/functions.ts';
-import { JOB_STATUSES, type JobStatus, TERMINAL_STATUSES, type WaitKind } from '../ledger/types.ts';
+import { JOB_STATUSES, type JobStatus, TERMINAL_STATUSES, WAIT_KINDS } from '../ledger/types.ts';
 
 /** The CloudWatch namespace of every Belay metric. */
 export const METRICS_NAMESPACE = 'Belay';
@@ -83,9 +83,6 @@ export type LiveStatus = Exclude<JobStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'
 export const LIVE_STATUSES: readonly LiveStatus[] = Object.freeze(
   JOB_STATUSES.filter((s): s is LiveStatus => !TERMINAL_STATUSES.includes(s)),
 );
-
-/** The kinds of human wait (`Kind`). */
-export const WAIT_KINDS = ['approval', 'mfa', 'review'] as const satisfies readonly WaitKind[];
 
 /** The ledger writes whose optimistic lock (or a DynamoDB transaction) can lose a race. */
 export const LEDGER_OPERATIONS = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_SPEC_PATTERN } from '../../agent/model-spec.ts';
-import { JOB_STATUSES, LEDGER_ENTRY_TYPES } from '../../ledger/types.ts';
+import { JOB_STATUSES, LEDGER_ENTRY_TYPES, WAIT_KINDS } from '../../ledger/types.ts';
 import { CostSchema, Id } from '../schemas.ts';
 
 /** The jobs routes' request and response schemas: handlers validate with these, `openapi.ts` documents them. */
@@ -105,7 +105,7 @@ export const JobViewSchema = z
     stepCount: z.number().int(),
     wait: z
       .object({
-        kind: z.enum(['approval', 'mfa', 'review']),
+        kind: z.enum(WAIT_KINDS),
         step: z.string(),
         stepTitle: z.string().optional(),
         reason: z.string().optional(),
