@@ -8,8 +8,9 @@
  * The look is cheap at scale: it reads the tenant directory (one partition) and, per tenant,
  * the gsi1 partitions of its live statuses, which hold only non-terminal jobs.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseCapacity } from '../lib/capacity/leases.ts';
+import { queryAll } from '../lib/dynamo/query.ts';
 import { TABLE_KEYS, TENANT_DIRECTORY_PK } from '../lib/ledger/schema.ts';
 import { type JobStatus, type PendingWait, WAIT_KINDS, type WaitKind } from '../lib/ledger/types.ts';
 import { LIVE_STATUSES, type LiveStatus } from '../lib/metrics/names.ts';
@@ -91,25 +92,15 @@ async function queryIndex(
   pk: string,
   attributes: string[],
 ): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
   const names = Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a]));
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await deps.doc.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: TABLE_KEYS.gsi1.name,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: Object.keys(names).join(', '),
-        ExpressionAttributeNames: names,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(res.Items ?? []));
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return queryAll(deps.doc, {
+    TableName: deps.tableName,
+    IndexName: TABLE_KEYS.gsi1.name,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: names,
+  });
 }
 
 /** The tenants in the directory. */

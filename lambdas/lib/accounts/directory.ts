@@ -7,7 +7,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { queryPrefix } from '../dynamo/query-prefix.ts';
+import { queryPrefix } from '../dynamo/query.ts';
 import type { TransactItem } from './connections.ts';
 import { ConnectionRefusedError, IdentityOfAnotherTenantError } from './errors.ts';
 import { type Account, type AccountDirectory, profileNameFor } from './types.ts';

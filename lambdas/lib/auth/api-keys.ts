@@ -6,7 +6,7 @@ import {
   PutCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { queryPrefix } from '../dynamo/query-prefix.ts';
+import { queryPrefix } from '../dynamo/query.ts';
 import { TENANT_DIRECTORY_PK } from '../ledger/schema.ts';
 import { ApiKeyNotFoundError, InvalidRoleError, InvalidTenantError } from './errors.ts';
 

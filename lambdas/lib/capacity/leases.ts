@@ -2,11 +2,11 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../dynamo/query.ts';
 import { isPlanName, PLAN_CAPS, type PlanName } from './plans.ts';
 import { maxPollSeconds } from './poll.ts';
 import { queuedAhead, sharesAccount } from './queue.ts';
@@ -99,21 +99,12 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
 
   /** The STATE version and the live (unexpired) leases of the tenant. */
   async function readState(tenantId: string): Promise<{ version: number; leases: LeaseItem[] }> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const res = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': capPk(tenantId) },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(res.Items ?? []));
-      startKey = res.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryAll(doc, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': capPk(tenantId) },
+      ConsistentRead: true,
+    });
     const state = items.find((i) => i.sk === 'STATE') as { version?: number } | undefined;
     const now = nowSeconds();
     const leases = items

@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../dynamo/query.ts';
 import { TABLE_KEYS } from '../ledger/schema.ts';
 
 /** A QUEUED job ahead of another in its tenant's queue. */
@@ -29,32 +30,24 @@ export async function queuedAhead(
   live: QueueLiveness,
 ): Promise<QueuedJob[]> {
   const since = live.since.toISOString();
-  const out: QueuedJob[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: TABLE_KEYS.gsi1.name,
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :sk',
-        ExpressionAttributeValues: { ':pk': `T#${tenantId}#S#QUEUED`, ':sk': `${queuedAt}#${jobId}` },
-        ProjectionExpression: 'jobId, accounts, createdAt, capacityAskedAt',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of res.Items ?? []) {
+  const items = await queryAll(doc, {
+    TableName: tableName,
+    IndexName: TABLE_KEYS.gsi1.name,
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :sk',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}#S#QUEUED`, ':sk': `${queuedAt}#${jobId}` },
+    ProjectionExpression: 'jobId, accounts, createdAt, capacityAskedAt',
+  });
+  return (
+    items
       // ISO times compare as strings; a job that never asked has its submission to go by.
-      const lastSign = String(item.capacityAskedAt ?? item.createdAt ?? '');
-      if (lastSign < since) continue;
-      const accounts = item.accounts as Record<string, unknown> | undefined;
-      out.push({
+      .filter((item) => String(item.capacityAskedAt ?? item.createdAt ?? '') >= since)
+      .map((item) => ({
         jobId: String(item.jobId),
-        accounts: Object.values(accounts ?? {}).filter((a): a is string => typeof a === 'string'),
-      });
-    }
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+        accounts: Object.values((item.accounts as Record<string, unknown> | undefined) ?? {}).filter(
+          (a): a is string => typeof a === 'string',
+        ),
+      }))
+  );
 }
 
 /** Do two lists of account ids share one? */

@@ -1,10 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPages } from '../dynamo/query.ts';
 import { ENTRY_SK_PREFIX, jobPk } from './keys.ts';
 import { translateError } from './translate.ts';
 import { type Job, TERMINAL_STATUSES } from './types.ts';
@@ -27,7 +23,6 @@ export async function expireEntries(
 ): Promise<number> {
   if (!TERMINAL_STATUSES.includes(job.status) || job.expiresAt === undefined) return 0;
   let stamped = 0;
-  let startKey: Record<string, unknown> | undefined;
   const stamp = (item: Record<string, unknown>): Promise<unknown> =>
     ctx.doc
       .send(
@@ -44,29 +39,23 @@ export async function expireEntries(
         if (!(err instanceof ConditionalCheckFailedException)) throw err;
       });
   try {
-    do {
-      const out: QueryCommandOutput = await ctx.doc.send(
-        new QueryCommand({
-          TableName: ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
-          FilterExpression: 'attribute_not_exists(expiresAt)',
-          ProjectionExpression: 'pk, sk',
-          ExpressionAttributeValues: { ':pk': jobPk(job.tenantId, job.jobId), ':entry': ENTRY_SK_PREFIX },
-          // The entries just written (the terminal transition's own, the sessions' ends) must be
-          // seen: an eventually consistent read may miss them, and nothing would stamp them later.
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-      );
+    for await (const items of queryPages(ctx.doc, {
+      TableName: ctx.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
+      FilterExpression: 'attribute_not_exists(expiresAt)',
+      ProjectionExpression: 'pk, sk',
+      ExpressionAttributeValues: { ':pk': jobPk(job.tenantId, job.jobId), ':entry': ENTRY_SK_PREFIX },
+      // The entries just written (the terminal transition's own, the sessions' ends) must be
+      // seen: an eventually consistent read may miss them, and nothing would stamp them later.
+      ConsistentRead: true,
+    })) {
       // A job's end waits for this: the entries of a page are stamped STAMPS_AT_ONCE at a time,
       // not one round trip after another.
-      const items = out.Items ?? [];
       for (let i = 0; i < items.length; i += STAMPS_AT_ONCE) {
         await Promise.all(items.slice(i, i + STAMPS_AT_ONCE).map(stamp));
       }
       stamped += items.length;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    }
   } catch (err) {
     throw translateError(err, { operation: 'expireEntries' });
   }

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../dynamo/query.ts';
 import { canonicalJson, requestFields, requestHash } from './canonical.ts';
 import { type LedgerEntryInput, prepareEntry } from './entries.ts';
 import { InvalidInputError, JobConflictError, JobNotFoundError } from './errors.ts';
@@ -134,29 +134,22 @@ export async function readJob(
   assertId('jobId', jobId);
   let job: Job | undefined;
   const entries: LedgerEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    let out: QueryCommandOutput;
-    try {
-      out = await ctx.doc.send(
-        new QueryCommand({
-          TableName: ctx.tableName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': 'pk' },
-          ExpressionAttributeValues: { ':pk': jobPk(tenantId, jobId) },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-      );
-    } catch (err) {
-      throw translateError(err, { operation: 'readJob' });
-    }
-    for (const item of out.Items ?? []) {
-      if (isJobItem(item)) job = fromJobItem(item);
-      else if (isEntryItem(item)) entries.push(fromEntryItem(item));
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  let items: Record<string, unknown>[];
+  try {
+    items = await queryAll(ctx.doc, {
+      TableName: ctx.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': jobPk(tenantId, jobId) },
+      ConsistentRead: true,
+    });
+  } catch (err) {
+    throw translateError(err, { operation: 'readJob' });
+  }
+  for (const item of items) {
+    if (isJobItem(item)) job = fromJobItem(item);
+    else if (isEntryItem(item)) entries.push(fromEntryItem(item));
+  }
   if (job === undefined || isExpired(job.expiresAt, ctx.now())) throw new JobNotFoundError(tenantId, jobId);
   const createdAt = job.createdAt;
   return { job, entries: entries.filter((e) => e.at >= createdAt) };

@@ -8,7 +8,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { queryPrefix } from '../dynamo/query-prefix.ts';
+import { queryPrefix } from '../dynamo/query.ts';
 import { WebhookNotFoundError, WebhookUrlError } from './errors.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryPages } from '../../dynamo/query.ts';
 import { JobNotFoundError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/index.ts';
 import { TABLE_KEYS } from '../../ledger/schema.ts';
@@ -19,22 +20,16 @@ export async function jobsInRange(
 ): Promise<JobRecord[]> {
   const maxJobs = options.maxJobs ?? 5000;
   const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const res = await deps.doc.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: TABLE_KEYS.gsi2.name,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':from': range.from, ':to': range.to },
-        ProjectionExpression: 'jobId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of res.Items ?? []) ids.push(String(item.jobId));
+  for await (const items of queryPages(deps.doc, {
+    TableName: deps.tableName,
+    IndexName: TABLE_KEYS.gsi2.name,
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':from': range.from, ':to': range.to },
+    ProjectionExpression: 'jobId',
+  })) {
+    for (const item of items) ids.push(String(item.jobId));
     if (ids.length > maxJobs) throw new ReportTooLargeError(maxJobs);
-    startKey = res.LastEvaluatedKey;
-  } while (startKey);
+  }
 
   const records: JobRecord[] = [];
   let next = 0;
