@@ -48,7 +48,8 @@ export function jobLine(o: JobOutcome, n: number, of: number): string {
     ? o.faults.map((f) => `${f.fault}${f.injected ? '' : ' (not reached)'}`).join(', ')
     : 'none';
   const effects = Object.entries(o.sideEffects)
-    .map(([key, count]) => `${key.slice(key.lastIndexOf(':') + 1)}=${count}`)
+    // A key is `<jobId>:<step>:<digest of the job's incarnation>`: the step names the write.
+    .map(([key, count]) => `${key.split(':').at(-2) ?? key}=${count}`)
     .join(' ');
   const good =
     o.status === 'SUCCEEDED' &&

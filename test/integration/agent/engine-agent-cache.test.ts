@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
+import { handleApiEvent } from '../../../lambdas/lib/api/router.ts';
 import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { PERSON } from '../../support/fixtures.ts';
@@ -20,6 +21,31 @@ async function submitAgentJob(jobId: string, inputs: Record<string, string>): Pr
     { jobId, playbook: 'crm-contact-agent@1', inputs, accounts: { crm: 'acct_demo_crm' }, model: 'local' },
     undefined,
   );
+}
+
+/** `GET /jobs/{jobId}/ledger` through the API's handler, as the person who submitted the job. */
+async function ledgerOverApi(jobId: string): Promise<Record<string, unknown>> {
+  const path = `/jobs/${jobId}/ledger`;
+  const res = await handleApiEvent(engine().api, {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: {},
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: 'r1',
+      routeKey: '$default',
+      stage: '$default',
+      timeEpoch: 0,
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
+      authorizer: {
+        lambda: { tenantId: PERSON.tenantId, roles: PERSON.roles.join(','), keyId: PERSON.keyId },
+      },
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  return JSON.parse(res.body as string) as Record<string, unknown>;
 }
 
 const ofStep = (entries: readonly LedgerEntry[], type: string) =>
@@ -68,6 +94,15 @@ describe('Engine: the action cache across jobs', () => {
       usage: 0,
       modelUsd: 0,
       cache: 'hit',
+    });
+    // The job's counters as the API shows them: per agent step and in total.
+    expect((await ledgerOverApi('cache-first')).agent).toMatchObject({
+      total: { modelCalls: 4, cachedActions: 0 },
+      steps: { 'update-contact': { cache: 'miss' } },
+    });
+    expect((await ledgerOverApi('cache-second')).agent).toEqual({
+      steps: { 'update-contact': completed?.detail?.agent },
+      total: { modelCalls: 0, cachedActions: 4, heals: 0, failedReplayActions: 0, usage: 0, modelUsd: 0 },
     });
   });
 });

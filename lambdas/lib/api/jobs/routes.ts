@@ -8,7 +8,7 @@ import { decide } from './decide.ts';
 import { completeMfa } from './mfa.ts';
 import { ListJobsQuerySchema } from './schemas.ts';
 import { submitJob } from './submit.ts';
-import { jobLinks, toEntryView, toJobView } from './views.ts';
+import { agentView, jobLinks, toEntryView, toJobView } from './views.ts';
 
 /** The jobs routes: submit, list, read, the ledger, decisions, MFA, cancel. */
 
@@ -83,7 +83,13 @@ export const JOB_ROUTES: readonly Route[] = [
     roles: ANY_ROLE,
     async handle(req) {
       const { job, entries } = await req.deps.engine.ledger.readJob(req.principal.tenantId, jobParam(req));
-      return ok({ jobId: job.jobId, status: job.status, entries: entries.map(toEntryView) });
+      const agent = agentView(entries);
+      return ok({
+        jobId: job.jobId,
+        status: job.status,
+        entries: entries.map(toEntryView),
+        ...(agent ? { agent } : {}),
+      });
     },
   },
   {

@@ -216,8 +216,40 @@ export const LedgerEntryViewSchema = z
   })
   .meta({ id: 'LedgerEntry' });
 
+const AgentCountersShape = {
+  modelCalls: z.number().int().meta({ description: 'Decisions a model made (heals included).' }),
+  cachedActions: z
+    .number()
+    .int()
+    .meta({ description: 'Actions the action cache served in the record the step verified with.' }),
+  heals: z.number().int(),
+  failedReplayActions: z
+    .number()
+    .int()
+    .meta({ description: 'Cached actions of attempts that did not verify: a miss, not a saving.' }),
+  usage: z.number().int().meta({ description: 'Model tokens, input and output together.' }),
+  modelUsd: z.number(),
+};
+
 export const LedgerResponseSchema = z
-  .object({ jobId: z.string(), status: JobStatusSchema, entries: z.array(LedgerEntryViewSchema) })
+  .object({
+    jobId: z.string(),
+    status: JobStatusSchema,
+    entries: z.array(LedgerEntryViewSchema),
+    agent: z
+      .object({
+        steps: z.record(
+          z.string(),
+          z.object({ ...AgentCountersShape, cache: z.enum(['hit', 'healed', 'miss', 'pending']) }),
+        ),
+        total: z.object(AgentCountersShape),
+      })
+      .optional()
+      .meta({
+        description:
+          "An agent job's model calls and action-cache use, per agent step and in total, counted off its ledger (present only for jobs with agent steps).",
+      }),
+  })
   .meta({ id: 'Ledger' });
 
 export const DecisionResponseSchema = z

@@ -1,3 +1,9 @@
+import {
+  type AgentCounters,
+  agentCountersByStep,
+  type StepAgentCounters,
+  sumAgentCounters,
+} from '../../agent/counters.ts';
 import type { Job, LedgerEntry } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
 import { redact, redactText } from '../../redact.ts';
@@ -101,4 +107,18 @@ export function jobLinks(
     mfa: `${self}/mfa`,
     cancel: `${self}/cancel`,
   };
+}
+
+/**
+ * An agent job's counters, from its ledger: per agent step (model calls, actions the action
+ * cache served in the record the step verified with, heals, cached actions of failed attempts,
+ * model tokens as `usage`, model dollars, and whether the cache hit) and their total. None for
+ * a job without agent steps.
+ */
+export function agentView(
+  entries: readonly LedgerEntry[],
+): { steps: Record<string, StepAgentCounters>; total: AgentCounters } | undefined {
+  const steps = agentCountersByStep(entries);
+  if (Object.keys(steps).length === 0) return undefined;
+  return { steps, total: sumAgentCounters(Object.values(steps)) };
 }
