@@ -64,6 +64,16 @@ describe('Accounts connected through the hosted sign-in, on the real stack', () 
     expect(replay.status).toBe(409);
     expect(replay.json.error.code).toBe('connection_used');
     expect(replay.text).not.toContain(SHOPPER.password);
+    // The person's browser, sent back again, gets a page saying why, not the API's JSON.
+    const replayPage = await fetch(new URL(path, s.apiUrl), { headers: { accept: 'text/html' } });
+    expect(replayPage.status).toBe(409);
+    expect(replayPage.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(replayPage.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const replayHtml = await replayPage.text();
+    expect(replayHtml).toContain('The account was not connected');
+    expect(replayHtml).toContain('completed already');
+    const after = await api(s, 'GET', '/accounts', s.demoKey);
+    expect(after.json.accounts.length).toBe(listed.json.accounts.length);
 
     // A job on the account: the session arrives signed in, Belay signs in nowhere.
     const jobId = 'identity-checkout';

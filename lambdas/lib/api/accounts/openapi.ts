@@ -63,7 +63,7 @@ export const registerAccountPaths: RegisterPaths = (r, { security, json, error, 
     summary:
       "Where Anchor's hosted sign-in sends the person back (no key: the callback key is the credential)",
     description:
-      "Maps the identity Anchor created to the tenant's new account (connectedWith identity). A callback changes nothing when it is refused, and its error code says why: connection_used (replayed), connection_expired (late), identity_not_of_connection (an identity of another application), identity_unavailable (another tenant's identity), or 404 (no such connection).",
+      "Maps the identity Anchor created to the tenant's new account (connectedWith identity). A callback changes nothing when it is refused, and its error code says why: connection_used (replayed), connection_expired (late), identity_not_of_connection (an identity of another application), identity_unavailable (another tenant's identity), or 404 (no such connection). A request that asks for text/html (the person's browser) gets the same status with a page saying so instead of JSON.",
     request: { params: ConnectCallbackParams, query: ConnectCallbackQuery },
     responses: {
       200: json(ConnectCallbackResponseSchema, 'Connected: the new account.'),

@@ -1,6 +1,7 @@
 import { jsonBody } from '../body.ts';
 import { ANY_ROLE, baseUrlOf, type Route, type RouteRequest } from '../route.ts';
 import { CONNECT_CALLBACK_PATH, completeConnection, startConnection } from './connect.ts';
+import { connectedPage, refusedPage, wantsPage } from './connect-page.ts';
 import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountView } from './manage.ts';
 
 /** The connected-accounts routes (role admin). */
@@ -62,11 +63,21 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     auth: false,
     roles: ANY_ROLE,
     async handle(req) {
-      const { account, connection } = await completeConnection(
-        req.deps,
-        req.params.callbackKey ?? '',
-        req.event.queryStringParameters?.identityId,
-      );
+      // A person's browser gets a page either way; a program gets the API's JSON and errors.
+      const page = wantsPage(req.event);
+      let completed: Awaited<ReturnType<typeof completeConnection>>;
+      try {
+        completed = await completeConnection(
+          req.deps,
+          req.params.callbackKey ?? '',
+          req.event.queryStringParameters?.identityId,
+        );
+      } catch (err) {
+        if (page) return refusedPage(err);
+        throw err;
+      }
+      const { account, connection } = completed;
+      if (page) return connectedPage(toAccountView(req.deps, account));
       return {
         statusCode: 200,
         body: { connectionId: connection.connectionId, account: toAccountView(req.deps, account) },
