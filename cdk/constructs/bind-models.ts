@@ -2,7 +2,7 @@
  * Binding RunStep to the agent models a deployment offers: `BELAY_AGENT_MODELS` names them and
  * the role may invoke exactly the Bedrock ones (their foundation-model ARNs in the stack's
  * region, and a cross-region inference profile with the models it routes to), nothing else.
- * Anthropic and OpenAI keys are not bound here: they are not built for AWS yet.
+ * Anthropic's and OpenAI's keys are secrets the stack binds to RunStep (`belay-stack.ts`).
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

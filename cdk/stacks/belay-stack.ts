@@ -11,6 +11,7 @@ import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { parseModelSpec } from '../../lambdas/lib/agent/model-spec.ts';
 import { ROUTES } from '../../lambdas/lib/api/routes.ts';
 import { BROWSER_ACCESS_VARIABLE, SECRET_ARN_VARIABLES } from '../../lambdas/lib/browser/secret-key.ts';
 import { STATE_MACHINE_FUNCTIONS, type StateMachineFunction } from '../../lambdas/lib/engine/functions.ts';
@@ -201,8 +202,23 @@ export class BelayStack extends Stack {
       bindScreenshots(fn, this.screenshots.bucket, { env: 'BELAY_SCREENSHOT_BUCKET', access: 'put' });
     }
 
-    // Agent steps decide in RunStep only: it alone may invoke the configured Bedrock models.
+    // Agent steps decide in RunStep only: it alone may invoke the configured Bedrock models, and
+    // it alone reads the API key of each other provider the configured models use (a secret the
+    // stack makes for it; the value is put after deploying, as Anchor's key is).
     bindAgentModels(engine.RunStep, config.agentModels);
+    for (const [provider, what, variable] of [
+      ['anthropic', "Anthropic's API key (agent steps)", SECRET_ARN_VARIABLES.BELAY_AGENT_ANTHROPIC_API_KEY],
+      ['openai', "OpenAI's API key (agent steps)", SECRET_ARN_VARIABLES.BELAY_AGENT_OPENAI_API_KEY],
+    ] as const) {
+      if (!config.agentModels.some((spec) => parseModelSpec(spec)?.provider === provider)) continue;
+      const id = provider === 'anthropic' ? 'AnthropicApiKey' : 'OpenAiApiKey';
+      const secret = this.providerSecret(id, what);
+      bindSecret(engine.RunStep, secret, { env: variable });
+      new CfnOutput(this, `${id}SecretArn`, {
+        value: secret.secretArn,
+        description: `Put ${what} here after deploying.`,
+      });
+    }
 
     // With provisioned RunSteps the machine invokes an alias whose environments Lambda keeps
     // initialized (the handler loads playwright-core at their init): a retried step starts warm.
@@ -413,7 +429,7 @@ export class BelayStack extends Stack {
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        `${what} is issued by Anchor and rotated in Anchor's dashboard, not by a rotation Lambda; ` +
+        `${what} is issued by its provider and rotated in the provider's dashboard, not by a rotation Lambda; ` +
         'the new value is put into this secret and functions pick it up at their next cold start.',
     });
     return secret;

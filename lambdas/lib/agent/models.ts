@@ -31,9 +31,16 @@ export interface AgentModelsConfig {
 /**
  * From `BELAY_AGENT_MODELS` (comma-separated specs), `BELAY_AGENT_LOCAL_LATENCY_MS`,
  * `BELAY_AGENT_{ANTHROPIC,OPENAI,BEDROCK}_BASE_URL`, `BELAY_AGENT_ANTHROPIC_API_KEY`,
- * `BELAY_AGENT_OPENAI_API_KEY` (local stack only; in AWS keys come from Secrets Manager, not
- * built yet) and `AWS_REGION` for Bedrock.
+ * `BELAY_AGENT_OPENAI_API_KEY` (set on the local stack; in AWS read at cold start from the
+ * secrets their `*_SECRET_ARN` variables name, see {@link MODEL_KEY_VARIABLES}) and
+ * `AWS_REGION` for Bedrock.
  */
+/** The provider keys agent steps' models need: variables that may come from a secret (`resolveSecretEnv`). */
+export const MODEL_KEY_VARIABLES = Object.freeze([
+  'BELAY_AGENT_ANTHROPIC_API_KEY',
+  'BELAY_AGENT_OPENAI_API_KEY',
+] as const);
+
 export function agentConfigFromEnv(env: NodeJS.ProcessEnv = process.env): AgentModelsConfig {
   const allowed = (env.BELAY_AGENT_MODELS ?? 'local')
     .split(',')

@@ -19,6 +19,10 @@ export const SECRET_ARN_VARIABLES = Object.freeze({
   ANCHOR_WEBHOOK_SECRET: 'ANCHOR_WEBHOOK_SECRET_ARN',
   /** The key tenants' outgoing webhook secrets are derived from (the API shows them, the notifier signs). */
   BELAY_WEBHOOK_SIGNING_KEY: 'BELAY_WEBHOOK_SIGNING_KEY_SECRET_ARN',
+  /** Anthropic's API key, for agent steps on `anthropic:` models (RunStep only). */
+  BELAY_AGENT_ANTHROPIC_API_KEY: 'BELAY_AGENT_ANTHROPIC_API_KEY_SECRET_ARN',
+  /** OpenAI's API key, for agent steps on `openai:` models (RunStep only). */
+  BELAY_AGENT_OPENAI_API_KEY: 'BELAY_AGENT_OPENAI_API_KEY_SECRET_ARN',
 } as const);
 
 /** A variable that may come from a secret. */

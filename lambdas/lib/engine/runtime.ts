@@ -4,10 +4,12 @@ import { createFileSecretStore, createNoSecretStore } from '../accounts/file-sec
 import { createSecretsManagerStore } from '../accounts/secrets-manager-store.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import { type ActionCacheStore, createActionCacheStore, NO_ACTION_CACHE } from '../agent/cache/store.ts';
+import { agentConfigFromEnv, MODEL_KEY_VARIABLES } from '../agent/models.ts';
+import { configureAgentModels } from '../agent/registry.ts';
 import { documentClientFromEnv } from '../aws/dynamodb.ts';
 import { eventBridgeClient } from '../aws/event-bridge.ts';
 import { secretsManagerClient } from '../aws/secrets-manager.ts';
-import { browserAdapterFromDeployedEnv } from '../browser/secret-key.ts';
+import { browserAdapterFromDeployedEnv, resolveSecretEnv, type SecretReader } from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
 import { isPlanName, type PlanCaps, planCaps } from '../capacity/plans.ts';
 import { HISTORY_EVENT_QUOTA, maxQueueSecondsFor } from '../capacity/poll.ts';
@@ -154,6 +156,24 @@ export async function sharedPartsFromEnv(env: NodeJS.ProcessEnv = process.env): 
  * @param playbooks the bundle's own (`bundledPlaybooks`), or what `loadPlaybooks` found for a
  *   process that runs the engine from its sources (the local stack's API, tests)
  */
+/**
+ * Agent steps' provider keys in AWS: RunStep alone is bound to their secrets (the
+ * `*_SECRET_ARN` variables), read once at cold start, and the process's models are configured
+ * with them. A variable that is set (the local stack) wins and no call is made; with neither,
+ * the models are configured from the environment at first use, as before.
+ *
+ * @returns whether a key was read from a secret
+ */
+export async function configureModelKeysFromEnv(
+  env: NodeJS.ProcessEnv,
+  reader?: SecretReader,
+): Promise<boolean> {
+  const resolved = await resolveSecretEnv(env, MODEL_KEY_VARIABLES, reader);
+  if (!MODEL_KEY_VARIABLES.some((name) => resolved[name] !== env[name])) return false;
+  configureAgentModels(agentConfigFromEnv(resolved));
+  return true;
+}
+
 export async function engineDepsFromEnv(
   env: NodeJS.ProcessEnv,
   playbooks: PlaybookRegistry,
@@ -168,6 +188,7 @@ export async function engineDepsFromEnv(
   const busName = getOptionalStringFromEnv('EVENT_BUS_NAME', env);
   const apiBaseUrl = getOptionalStringFromEnv('BELAY_API_URL', env);
   const settings = settingsFromEnv(env);
+  await configureModelKeysFromEnv(env);
   return {
     // Its writes are the business metrics; the step, attempt and session they name correlate the log lines after them.
     ledger: observeLedger(createLedger({ doc, tableName }), metrics, {
