@@ -17,8 +17,6 @@ import { startSites } from '../../../demo/sites/index.ts';
 import { agentStep } from '../../../lambdas/lib/agent/agent-step.ts';
 import { type ActionCacheStore, createActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
 import { HealAfterWriteError } from '../../../lambdas/lib/agent/errors.ts';
-import { nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
-import type { Decision, Observation, Policy } from '../../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../../lambdas/lib/agent/registry.ts';
 import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
 import type { Step, StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
@@ -29,6 +27,7 @@ import {
   updateContactByAgent as step,
 } from '../../../playbooks/crm-agent/index.ts';
 import { crm as crmApplication } from '../../../playbooks/demo-sites.ts';
+import { CountingPolicy } from '../../support/agent.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
 import { contextFor, launchChromium, newJob, ready, signedInContext } from '../playbooks/harness.ts';
 
@@ -47,16 +46,6 @@ const C: CrmContactAgentInputs = {
   contactName: 'Ana Ribeiro',
   phone: '+351 21 555 0188',
 };
-
-/** The local policy with no simulated latency, counting its decisions (the model calls). */
-class CountingPolicy implements Policy {
-  readonly spec = 'local';
-  calls = 0;
-  async decide(o: Observation): Promise<Decision> {
-    this.calls++;
-    return { action: nextLocalAction(o), model: 'local', tokens: { input: 0, output: 0 } };
-  }
-}
 
 const ddb = useDynamoDb();
 let browser: Browser;

@@ -12,8 +12,6 @@ import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { startSites } from '../../../demo/sites/index.ts';
 import { agentStep } from '../../../lambdas/lib/agent/agent-step.ts';
-import { nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
-import type { Decision, Observation, Policy } from '../../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../../lambdas/lib/agent/registry.ts';
 import type { StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
 import { PersonAskedError } from '../../../lambdas/lib/playbooks/errors.ts';
@@ -24,6 +22,7 @@ import {
   updateContactByAgent as step,
 } from '../../../playbooks/crm-agent/index.ts';
 import { crm as crmApplication } from '../../../playbooks/demo-sites.ts';
+import { CountingPolicy } from '../../support/agent.ts';
 import { startModelServer, WIRE } from '../../support/model-servers.ts';
 import {
   contextFor,
@@ -39,20 +38,6 @@ const INPUTS: CrmContactAgentInputs = {
   contactName: 'Mei Chen-Ward',
   phone: '+44 117 496 0999',
 };
-
-/** The local policy with no simulated latency, counting its decisions (the model calls). */
-class CountingPolicy implements Policy {
-  readonly spec = 'local';
-  calls = 0;
-  constructor(
-    private readonly before: (o: Observation, call: number) => Decision | undefined = () => undefined,
-  ) {}
-  async decide(o: Observation): Promise<Decision> {
-    this.calls++;
-    const scripted = this.before(o, this.calls);
-    return scripted ?? { action: nextLocalAction(o), model: 'local', tokens: { input: 0, output: 0 } };
-  }
-}
 
 class Crash extends Error {}
 

@@ -1,0 +1,20 @@
+/** Agent steps in tests: a policy that counts its decisions, and may script some of them. */
+import { nextLocalAction } from '../../lambdas/lib/agent/local-policy.ts';
+import type { Decision, Observation, Policy } from '../../lambdas/lib/agent/policy.ts';
+
+/**
+ * The local policy's decisions, counted (a model call each); `before` may answer a call
+ * instead (its number is 1-based), e.g. to have the model ask a person.
+ */
+export class CountingPolicy implements Policy {
+  readonly spec = 'local';
+  calls = 0;
+  constructor(
+    private readonly before: (o: Observation, call: number) => Decision | undefined = () => undefined,
+  ) {}
+  async decide(o: Observation): Promise<Decision> {
+    this.calls++;
+    const scripted = this.before(o, this.calls);
+    return scripted ?? { action: nextLocalAction(o), model: 'local', tokens: { input: 0, output: 0 } };
+  }
+}
