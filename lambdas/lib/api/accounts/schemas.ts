@@ -24,14 +24,19 @@ export const CredentialsSchema = z
   .strict()
   .meta({ id: 'Credentials' });
 
+/** The fields that name a new account, whichever way it is connected. */
+const AccountNaming = {
+  application: z
+    .string()
+    .min(1)
+    .max(64)
+    .meta({ description: 'An application this deployment knows (BELAY_APPLICATIONS), e.g. shop.' }),
+  label: z.string().trim().min(1).max(100).meta({ description: 'A name for people, e.g. "Shop (Ada)".' }),
+};
+
 export const ConnectAccountBodySchema = z
   .object({
-    application: z
-      .string()
-      .min(1)
-      .max(64)
-      .meta({ description: 'An application this deployment knows (BELAY_APPLICATIONS), e.g. shop.' }),
-    label: z.string().trim().min(1).max(100).meta({ description: 'A name for people, e.g. "Shop (Ada)".' }),
+    ...AccountNaming,
     credentials: CredentialsSchema.optional(),
     anchorIdentityId: z.string().regex(IDENTITY_ID, 'an Anchor identity id').optional().meta({
       description: "An Anchor identity (managed authentication) to attach to the account's sessions.",
@@ -89,12 +94,7 @@ export const AccountIdParams = z.object({
 /** `POST /accounts/connect`: an account to connect through Anchor's hosted sign-in. */
 export const ConnectAccountHostedBodySchema = z
   .object({
-    application: z
-      .string()
-      .min(1)
-      .max(64)
-      .meta({ description: 'An application this deployment knows (BELAY_APPLICATIONS), e.g. shop.' }),
-    label: z.string().trim().min(1).max(100).meta({ description: 'A name for people, e.g. "Shop (Ada)".' }),
+    ...AccountNaming,
   })
   .strict()
   .meta({ id: 'ConnectAccountHostedRequest' });
