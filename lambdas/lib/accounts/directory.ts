@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -7,6 +7,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { conditionHeld } from '../dynamo/conditional.ts';
 import { queryPrefix } from '../dynamo/query.ts';
 import type { TransactItem } from './connections.ts';
 import { ConnectionRefusedError, IdentityOfAnotherTenantError } from './errors.ts';
@@ -138,8 +139,8 @@ export function createAccountRegistry(deps: {
     },
 
     async revoke(tenantId, accountId) {
-      try {
-        await doc.send(
+      return conditionHeld(
+        doc.send(
           new UpdateCommand({
             TableName: tableName,
             Key: key(tenantId, accountId),
@@ -148,12 +149,8 @@ export function createAccountRegistry(deps: {
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':revoked': 'revoked', ':now': clock().toISOString() },
           }),
-        );
-        return true;
-      } catch (err) {
-        if (err instanceof ConditionalCheckFailedException) return false;
-        throw err;
-      }
+        ),
+      );
     },
   };
 }

@@ -9,7 +9,12 @@ import { configureAgentModels } from '../agent/registry.ts';
 import { documentClientFromEnv } from '../aws/dynamodb.ts';
 import { eventBridgeClient } from '../aws/event-bridge.ts';
 import { secretsManagerClient } from '../aws/secrets-manager.ts';
-import { browserAdapterFromDeployedEnv, resolveSecretEnv, type SecretReader } from '../browser/secret-key.ts';
+import {
+  browserAdapterFromDeployedEnv,
+  resolveSecretEnv,
+  SECRET_ARN_VARIABLES,
+  type SecretReader,
+} from '../browser/secret-key.ts';
 import { createLeaseCapacity } from '../capacity/leases.ts';
 import { isPlanName, type PlanCaps, planCaps } from '../capacity/plans.ts';
 import { HISTORY_EVENT_QUOTA, maxQueueSecondsFor } from '../capacity/poll.ts';
@@ -168,6 +173,9 @@ export async function configureModelKeysFromEnv(
   env: NodeJS.ProcessEnv,
   reader?: SecretReader,
 ): Promise<boolean> {
+  // Only RunStep, with a provider's model configured, is given a secret to read; every other
+  // function builds no Secrets Manager client for this.
+  if (!MODEL_KEY_VARIABLES.some((name) => env[SECRET_ARN_VARIABLES[name]]?.trim())) return false;
   const resolved = await resolveSecretEnv(env, MODEL_KEY_VARIABLES, reader);
   if (!MODEL_KEY_VARIABLES.some((name) => resolved[name] !== env[name])) return false;
   configureAgentModels(agentConfigFromEnv(resolved));

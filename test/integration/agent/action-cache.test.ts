@@ -116,40 +116,37 @@ async function runJob(
   };
 }
 
-/** The same step (same id, goal, fields and start: the same cache key) whose verify never finds the change. */
-const neverVerifies = agentStep<CrmContactAgentInputs>({
-  id: step.id,
-  title: step.title,
-  kind: 'write',
-  app: 'crm',
-  application: crmApplication,
-  start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
-  goal: step.agent.goal,
-  fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
-  maxActions: 6,
-  verify: async () => null,
-});
+/** The same step (same id, goal, fields and start: the same cache key) with another verify. */
+function sameStepVerifiedBy(
+  verify: Parameters<typeof agentStep<CrmContactAgentInputs>>[0]['verify'],
+): ReturnType<typeof agentStep<CrmContactAgentInputs>> {
+  return agentStep<CrmContactAgentInputs>({
+    id: step.id,
+    title: step.title,
+    kind: 'write',
+    app: 'crm',
+    application: crmApplication,
+    start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
+    goal: step.agent.goal,
+    fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
+    maxActions: 6,
+    verify,
+  });
+}
+
+/** The same step whose verify never finds the change. */
+const neverVerifies = sameStepVerifiedBy(async () => null);
 
 /**
  * The same step again, whose verify reads the saved record in either layout (the playbook's
  * reads the classic layout's test ids): the URL says saved and the page shows the new contact.
  */
-const verifiesInEitherLayout = agentStep<CrmContactAgentInputs>({
-  id: step.id,
-  title: step.title,
-  kind: 'write',
-  app: 'crm',
-  application: crmApplication,
-  start: (ctx) => `/customers/${ctx.inputs.customerId}/edit`,
-  goal: step.agent.goal,
-  fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
-  maxActions: 6,
-  verify: async (page, ctx) =>
-    /[?&]saved=\d+/.test(page.url()) &&
-    ((await page.locator('body').textContent()) ?? '').includes(ctx.inputs.contactName)
-      ? { saved: ctx.inputs.customerId }
-      : null,
-});
+const verifiesInEitherLayout = sameStepVerifiedBy(async (page, ctx) =>
+  /[?&]saved=\d+/.test(page.url()) &&
+  ((await page.locator('body').textContent()) ?? '').includes(ctx.inputs.contactName)
+    ? { saved: ctx.inputs.customerId }
+    : null,
+);
 
 describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
   it('runs a second job with other inputs with zero model calls, and it verifies', async () => {

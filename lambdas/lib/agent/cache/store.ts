@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionHeld } from '../../dynamo/conditional.ts';
 import type { ActionCacheKey } from '../../playbooks/contract.ts';
 import { sha16 } from './key.ts';
 
@@ -81,15 +81,6 @@ export function createActionCacheStore(deps: {
   const clock = deps.clock ?? (() => new Date());
   const ttl = (): number => Math.floor(clock().getTime() / 1000) + CACHE_TTL_SECONDS;
   const keyOf = (scope: CacheScope, key: ActionCacheKey) => ({ pk: cachePk(scope), sk: cacheSk(key) });
-  const conditional = async (send: () => Promise<unknown>): Promise<boolean> => {
-    try {
-      await send();
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
-  };
   return {
     async get(scope, key) {
       const out = await doc.send(
@@ -122,7 +113,7 @@ export function createActionCacheStore(deps: {
         ...(replaces ? { healedFrom: replaces.entryId } : {}),
         expiresAt: ttl(),
       };
-      return conditional(() =>
+      return conditionHeld(
         doc.send(
           new PutCommand({
             TableName: tableName,
@@ -135,7 +126,7 @@ export function createActionCacheStore(deps: {
       );
     },
     async hit(scope, key, entryId) {
-      await conditional(() =>
+      await conditionHeld(
         doc.send(
           new UpdateCommand({
             TableName: tableName,
@@ -149,7 +140,7 @@ export function createActionCacheStore(deps: {
       );
     },
     async demote(scope, key, entryId, reason) {
-      await conditional(() =>
+      await conditionHeld(
         doc.send(
           new UpdateCommand({
             TableName: tableName,

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionHeld } from '../../dynamo/conditional.ts';
 
 /**
  * Webhook deliveries already handled, in the ledger table, so a replay changes nothing:
@@ -30,8 +30,8 @@ export async function rememberEvent(
   options: { type?: string; now?: Date; ttlSeconds?: number } = {},
 ): Promise<boolean> {
   const now = options.now ?? new Date();
-  try {
-    await doc.send(
+  return conditionHeld(
+    doc.send(
       new PutCommand({
         TableName: tableName,
         Item: {
@@ -42,12 +42,8 @@ export async function rememberEvent(
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /** Forgets an event whose handling failed, so the sender's retry is processed. */
