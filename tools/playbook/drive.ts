@@ -2,7 +2,9 @@
  * The runs of `npm run playbook -- test` on the local stack: each scenario is one job,
  * submitted and answered through the public API (approvals are given as a person would),
  * with its fault armed in the local Lambda runner (a SIGKILL of the RunStep worker at a fault
- * point) or struck through the browser service (the job's browser killed before a step).
+ * point), struck through the browser service (the job's browser killed before a step), or
+ * through the application's proxy (the answer to the step's write dropped after the site
+ * committed it).
  * A job that stops for a person (a review, a one-time code) is cancelled and counts as not
  * succeeded: a step that is safe to retry never needs one after a crash.
  */
@@ -13,6 +15,7 @@ import { DEMO_TENANT } from '../../local/seed.ts';
 import { type LocalStack, localFunctionArn } from '../../local/stack.ts';
 import type { BelayClient } from '../cli/belay/client.ts';
 import { ApiCallError } from '../cli/belay/errors.ts';
+import type { DropProxy } from './drop-proxy.ts';
 import { FAULT_POINTS, type RunOutcome, type Scenario } from './verdicts.ts';
 
 export interface DriveOptions {
@@ -22,6 +25,8 @@ export interface DriveOptions {
   playbook: Playbook;
   inputs: unknown;
   jobTimeoutMs: number;
+  /** The proxy in front of each application that has one (`drop-response` runs one job at a time through it). */
+  proxies: Record<string, DropProxy>;
 }
 
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
@@ -36,15 +41,48 @@ async function unlessRefused<T>(call: Promise<T>): Promise<T | undefined> {
   }
 }
 
+interface ArmedFault {
+  struck: () => boolean;
+  /** `drop-response`: the writes the site committed from the step's start to the next step's (or the job's end). */
+  commits: () => number | undefined;
+  off: () => void;
+}
+
 /** Strikes the scenario's fault when the job's worker reaches its point; settles whether it struck. */
-function armFault(o: DriveOptions, jobId: string, s: Scenario): { struck: () => boolean; off: () => void } {
-  if (s.fault === 'clean' || s.stepIndex === undefined) return { struck: () => false, off: () => undefined };
+function armFault(o: DriveOptions, jobId: string, s: Scenario): ArmedFault {
+  if (s.fault === 'clean' || s.stepIndex === undefined)
+    return { struck: () => false, commits: () => undefined, off: () => undefined };
+  const stepIndex = s.stepIndex;
   const point = FAULT_POINTS[s.fault];
   const events = o.stack.lambdas.events;
   let struck = false;
   const ours = (e: FaultPointEvent): boolean =>
-    e.info.jobId === jobId && e.info.stepIndex === s.stepIndex && e.point === point;
+    e.info.jobId === jobId && e.info.stepIndex === stepIndex && e.point === point;
   let listener: (e: FaultPointEvent) => void;
+  if (s.fault === 'drop-response') {
+    const proxy = o.proxies[o.playbook.steps[stepIndex]?.app ?? ''];
+    // Counted from the step's first attempt until a later step begins (or the job ends).
+    let window: { from: number; dropsFrom: number; to?: number } | undefined;
+    listener = (e) => {
+      if (!proxy || e.info.jobId !== jobId) return;
+      if (!window && ours(e)) {
+        window = { from: proxy.committedWrites, dropsFrom: proxy.dropped };
+        proxy.armDrop();
+      } else if (window && window.to === undefined && Number(e.info.stepIndex) > stepIndex) {
+        window.to = proxy.committedWrites;
+        proxy.disarm();
+      }
+    };
+    events.on('fault-point', listener);
+    return {
+      struck: () => Boolean(window && proxy && proxy.dropped > window.dropsFrom),
+      commits: () => (window && proxy ? (window.to ?? proxy.committedWrites) - window.from : undefined),
+      off: () => {
+        proxy?.disarm();
+        events.off('fault-point', listener);
+      },
+    };
+  }
   if (s.fault === 'browser-lost') {
     const app = o.playbook.steps[s.stepIndex]?.app ?? '';
     listener = (e) => {
@@ -78,6 +116,7 @@ function armFault(o: DriveOptions, jobId: string, s: Scenario): { struck: () => 
   }
   return {
     struck: () => struck,
+    commits: () => undefined,
     off: () => {
       events.off('fault-point', listener);
       events.off('fault-fired', listener);
@@ -143,6 +182,7 @@ export async function runScenario(
       entries,
       seconds: (Date.now() - started) / 1000,
       ...(detail ? { detail } : {}),
+      ...(fault.commits() === undefined ? {} : { commits: fault.commits() }),
     };
   } finally {
     fault.off();

@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { type ApplicationConfig, parseApplications } from '../../lambdas/lib/engine/applications.ts';
 import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
+import { freePorts } from '../../local/ports.ts';
 import { startLocalStack } from '../../local/stack.ts';
 import { createClient } from '../cli/belay/client.ts';
 import { runAll } from './drive.ts';
+import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
 
 const program = new Command()
@@ -35,6 +37,7 @@ interface TestOptions {
   steps?: string;
   parallel: number;
   jobTimeout: number;
+  drop: boolean;
 }
 
 /** `--account app=acct_id` (an account the demo tenant has) or `app=@creds.json` (connected for the test). */
@@ -47,7 +50,7 @@ function parseAccount(value: string, list: string[]): string[] {
 program
   .command('test <playbook>')
   .description(
-    'run the playbook on the local stack clean, then with its worker killed before, in the middle of and after each step, and its browser lost before each step; print a table per step; exit 1 when a step is not safe to retry',
+    "run the playbook on the local stack clean, then with its worker killed before, in the middle of and after each step, its browser lost before each step, and each write's answer dropped after the site committed it; print a table per step; exit 1 when a step is not safe to retry",
   )
   .option(
     '--playbooks <dir>',
@@ -71,6 +74,10 @@ program
     3,
   )
   .option('--job-timeout <s>', 'seconds a job may take', (v) => Number(v), 240)
+  .option(
+    '--no-drop',
+    "leave the applications out of the loopback proxy that drops a write's answer (no drop runs)",
+  )
   .action(async (id: string, opts: TestOptions) => {
     process.exitCode = await testPlaybook(id, opts);
   });
@@ -88,6 +95,28 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'belay-playbook-test-'));
   const say = (line: string): void => console.log(line);
+  // Every http application (the demo sites on ports chosen here, and the configured ones)
+  // behind its own loopback proxy, which can drop a write's answer after the site committed it.
+  const [shop, crm, billing] = (await freePorts(3)) as [number, number, number];
+  const proxies: Record<string, DropProxy> = {};
+  const stopProxies = async (): Promise<void> => {
+    await Promise.all(Object.values(proxies).map((p) => p.stop()));
+  };
+  if (opts.drop) {
+    const upstreams: Record<string, string> = {
+      shop: `http://127.0.0.1:${shop}`,
+      crm: `http://127.0.0.1:${crm}`,
+      billing: `http://127.0.0.1:${billing}`,
+      ...Object.fromEntries(Object.entries(applications).map(([app, c]) => [app, c.baseUrl])),
+    };
+    for (const [app, base] of Object.entries(upstreams)) {
+      const url = new URL(base);
+      if (url.protocol !== 'http:') continue;
+      const proxy = await startDropProxy(url.origin);
+      proxies[app] = proxy;
+      applications[app] = { ...applications[app], baseUrl: proxy.url + base.slice(url.origin.length) };
+    }
+  }
   say(`starting the local stack (data in ${dataDir})`);
   let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
   try {
@@ -96,7 +125,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
       fresh: true,
       resume: false,
       apiPort: 0,
-      ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0 },
+      ports: { anchor: 0, shop, crm, billing, dynamodb: 0, sfn: 0 },
       lambdaMode: 'warm',
       playbookDirs: opts.playbooks,
       applications,
@@ -107,6 +136,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     });
   } catch (err) {
     console.error(`the local stack did not start: ${(err as Error).message}`);
+    await stopProxies();
     await rm(dataDir, { recursive: true, force: true });
     return 2;
   }
@@ -116,6 +146,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     say(`${signal}: stopping the local stack`);
     void s
       .stop({ endSessions: true })
+      .finally(stopProxies)
       .finally(() => rm(dataDir, { recursive: true, force: true }))
       .finally(() => process.exit(130));
   };
@@ -170,23 +201,43 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     const scenarios = planScenarios(
       playbook,
       opts.steps?.split(',').map((x) => x.trim()),
+      (app) => app in proxies,
     );
+    // A dropped answer is counted at the application's proxy: those runs go one at a time, last.
+    const drops = scenarios.filter((sc) => sc.fault === 'drop-response');
+    const others = scenarios.filter((sc) => sc.fault !== 'drop-response');
     say(
-      `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${lanes} at a time, one account each), accounts ${JSON.stringify(laneAccounts(0))}${lanes > 1 ? ' ...' : ''}`,
+      `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${lanes} at a time, one account each${drops.length ? `; the ${drops.length} with a dropped answer one at a time` : ''}), accounts ${JSON.stringify(laneAccounts(0))}${lanes > 1 ? ' ...' : ''}`,
     );
     const runId = Date.now().toString(36);
+    const drive = { stack: s, client, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000, proxies };
+    const progress =
+      (offset: number) =>
+      (o: (typeof outcomes)[number], done: number): void => {
+        const mark = o.status === 'SUCCEEDED' ? 'ok' : o.status;
+        const commits =
+          o.commits === undefined ? '' : `, ${o.commits} committed write${o.commits === 1 ? '' : 's'}`;
+        say(
+          `  [${offset + done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && !o.struck ? ' (fault did not strike)' : ''}${commits} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
+        );
+      };
     const outcomes = await runAll(
-      { stack: s, client, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000 },
-      scenarios,
+      drive,
+      others,
       lanes,
       laneAccounts,
       (_sc, i) => `pbtest-${runId}-${i}`,
-      (o, done) => {
-        const mark = o.status === 'SUCCEEDED' ? 'ok' : o.status;
-        say(
-          `  [${done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && !o.struck ? ' (fault did not strike)' : ''} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
-        );
-      },
+      progress(0),
+    );
+    outcomes.push(
+      ...(await runAll(
+        drive,
+        drops,
+        1,
+        laneAccounts,
+        (_sc, i) => `pbtest-${runId}-${others.length + i}`,
+        progress(others.length),
+      )),
     );
     const list = verdicts(playbook, outcomes);
     say('');
@@ -199,6 +250,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
   } finally {
     say('stopping the local stack');
     await s.stop({ endSessions: true });
+    await stopProxies();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -10,6 +10,10 @@
  * - probe (writes): killed after its action (the write committed, no checkpoint), the next
  *   attempt's probe finds the effect (the step completes `reconciled`) instead of acting again;
  *   killed before it, the probe says absent and the job succeeds;
+ * - drop (writes): the site commits the step's write and its answer never arrives (the
+ *   application's proxy resets the connection without a byte, see `drop-proxy.ts`); the job
+ *   still succeeds and the site committed exactly one write in the step (a resend by the
+ *   browser, or a probe that misses the write, shows as two);
  * - restore: with the browser lost just before the step, restore rebuilds its page in a new
  *   session and the job succeeds;
  * - time: how long the step took in the clean run.
@@ -18,7 +22,13 @@ import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import type { LedgerEntry } from '../../lambdas/lib/ledger/types.ts';
 import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 
-export type FaultKind = 'clean' | 'kill-before' | 'kill-mid' | 'kill-after' | 'browser-lost';
+export type FaultKind =
+  | 'clean'
+  | 'kill-before'
+  | 'kill-mid'
+  | 'kill-after'
+  | 'browser-lost'
+  | 'drop-response';
 
 /** One run of the playbook: clean, or with one fault at one step. */
 export interface Scenario {
@@ -33,6 +43,8 @@ export const FAULT_POINTS: Record<Exclude<FaultKind, 'clean'>, FaultPoint> = {
   'kill-mid': 'mid-action',
   'kill-after': 'after-action',
   'browser-lost': 'before-action',
+  // Armed as the step's action begins: its first unsafe request is the write.
+  'drop-response': 'before-action',
 };
 
 /** How one run ended. */
@@ -45,6 +57,8 @@ export interface RunOutcome {
   seconds: number;
   /** Why it did not succeed, when it did not (a review asked for, a failure reason). */
   detail?: string;
+  /** `drop-response`: the writes the site committed while the step ran (its attempts and Reconcile). */
+  commits?: number;
 }
 
 export type Mark = { ok: true; note?: string } | { ok: false; note: string } | { na: string };
@@ -58,6 +72,8 @@ export interface StepVerdict {
   rerun: Mark;
   /** Writes: the probe after a kill after the action, and before it. */
   probe: Mark;
+  /** Writes: one committed write when the site's answer to it is dropped. */
+  drop: Mark;
   restore: Mark;
   /** The step in the clean run, in ms. */
   ms?: number;
@@ -65,14 +81,25 @@ export interface StepVerdict {
   safe: boolean;
 }
 
-/** Every run `playbook test` makes: clean, then each fault at each step (`only` limits the steps). */
-export function planScenarios(playbook: Playbook, only?: readonly string[]): Scenario[] {
+/**
+ * Every run `playbook test` makes: clean, then each fault at each step (`only` limits the
+ * steps), and last a dropped answer at each write whose application is behind a proxy
+ * (`droppable`).
+ */
+export function planScenarios(
+  playbook: Playbook,
+  only?: readonly string[],
+  droppable: (app: string) => boolean = () => false,
+): Scenario[] {
   const plan: Scenario[] = [{ fault: 'clean' }];
-  playbook.steps.forEach((step, stepIndex) => {
-    if (only && !only.includes(step.id)) return;
+  const faulted = playbook.steps.flatMap((step, stepIndex) =>
+    only && !only.includes(step.id) ? [] : [{ step, stepIndex }],
+  );
+  for (const { stepIndex } of faulted)
     for (const fault of ['kill-before', 'kill-mid', 'kill-after', 'browser-lost'] as const)
       plan.push({ fault, stepIndex });
-  });
+  for (const { step, stepIndex } of faulted)
+    if (step.kind === 'write' && droppable(step.app)) plan.push({ fault: 'drop-response', stepIndex });
   return plan;
 }
 
@@ -146,13 +173,29 @@ export function verdicts(playbook: Playbook, runs: readonly RunOutcome[]): StepV
         probe = failed(before, 'killed before its action');
     }
 
+    let drop: Mark = { na: 'a read' };
+    if (step.kind === 'write') {
+      const d = at('drop-response');
+      const what = 'its answer dropped after the site committed';
+      // A second committed write is the finding, whatever became of the job.
+      drop = !d
+        ? { na: 'not run (its application is not behind the proxy)' }
+        : !d.struck
+          ? { na: 'the step sent no write request' }
+          : d.commits !== 1
+            ? { ok: false, note: `${what}, the site committed ${d.commits} writes in the step (${d.status})` }
+            : d.status !== 'SUCCEEDED'
+              ? failed(d, what)
+              : { ok: true };
+    }
+
     const lost = at('browser-lost');
     const restore: Mark = !lost?.struck
       ? { na: 'the browser was not lost' }
       : succeeded(lost, 'browser lost before the step');
 
     const ms = clean ? stepMs(clean.entries, step.id) : undefined;
-    const marks = [verify, rerun, probe, restore];
+    const marks = [verify, rerun, probe, drop, restore];
     return [
       {
         stepIndex,
@@ -161,6 +204,7 @@ export function verdicts(playbook: Playbook, runs: readonly RunOutcome[]): StepV
         verify,
         rerun,
         probe,
+        drop,
         restore,
         ...(ms === undefined ? {} : { ms }),
         safe: marks.every((m) => !('ok' in m) || m.ok),
@@ -174,7 +218,7 @@ const cell = (m: Mark): string => ('na' in m ? '-' : m.ok ? 'ok' : 'FAIL');
 /** The table `playbook test` prints, then one line per problem (`clean`: the clean run, said first when it failed). */
 export function formatVerdicts(playbookId: string, list: readonly StepVerdict[], clean?: RunOutcome): string {
   const rows = [
-    ['#', 'step', 'kind', 'verify', 're-run', 'probe', 'restore', 'time', 'safe'],
+    ['#', 'step', 'kind', 'verify', 're-run', 'probe', 'drop', 'restore', 'time', 'safe'],
     ...list.map((v) => [
       String(v.stepIndex + 1),
       v.id,
@@ -182,6 +226,7 @@ export function formatVerdicts(playbookId: string, list: readonly StepVerdict[],
       cell(v.verify),
       cell(v.rerun),
       cell(v.probe),
+      cell(v.drop),
       cell(v.restore),
       v.ms === undefined ? '-' : `${(v.ms / 1000).toFixed(1)} s`,
       v.safe ? 'yes' : 'NO',
@@ -195,7 +240,7 @@ export function formatVerdicts(playbookId: string, list: readonly StepVerdict[],
       .trimEnd(),
   );
   const problems = list.flatMap((v) =>
-    (['verify', 'rerun', 'probe', 'restore'] as const)
+    (['verify', 'rerun', 'probe', 'drop', 'restore'] as const)
       .map((k) => v[k])
       .filter((m): m is { ok: false; note: string } => 'ok' in m && !m.ok)
       .map((m) => `  ${v.id}: ${m.note}`),

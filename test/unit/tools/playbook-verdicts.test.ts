@@ -59,6 +59,37 @@ describe('playbook test: verdicts', () => {
     ]);
   });
 
+  it('plans a dropped answer for each write behind a proxy, after every other run', () => {
+    const plan = planScenarios(playbook, undefined, (app) => app === 'site');
+    expect(plan).toHaveLength(10);
+    expect(plan.at(-1)).toEqual({ fault: 'drop-response', stepIndex: 1 });
+    expect(planScenarios(playbook, undefined, () => false).some((s) => s.fault === 'drop-response')).toBe(
+      false,
+    );
+  });
+
+  it('passes a write that commits once when its answer is dropped, and fails one the site committed twice', () => {
+    const withDrop = (commits: number): RunOutcome[] => [
+      ...allGood(),
+      run({ fault: 'drop-response', stepIndex: 1 }, { commits }),
+    ];
+    const once = verdicts(playbook, withDrop(1)).find((v) => v.id === 'save');
+    expect(once?.drop).toEqual({ ok: true });
+    expect(once?.safe).toBe(true);
+    const twice = verdicts(playbook, withDrop(2));
+    expect(twice.find((v) => v.id === 'save')?.safe).toBe(false);
+    expect(formatVerdicts('p@1', twice)).toContain(
+      'save: its answer dropped after the site committed, the site committed 2 writes in the step (SUCCEEDED)',
+    );
+    // A read has no drop run; a write whose step sent no write request is not judged by it.
+    expect(verdicts(playbook, withDrop(1)).find((v) => v.id === 'look')?.drop).toEqual({ na: 'a read' });
+    const unsent = verdicts(playbook, [
+      ...allGood(),
+      run({ fault: 'drop-response', stepIndex: 1 }, { struck: false, commits: 0 }),
+    ]);
+    expect(unsent.find((v) => v.id === 'save')?.drop).toEqual({ na: 'the step sent no write request' });
+  });
+
   it('calls every step safe when reads converge, the probe finds the write, restore works and verify gives evidence', () => {
     const list = verdicts(playbook, allGood());
     expect(list.map((v) => [v.id, v.safe, v.ms])).toEqual([
