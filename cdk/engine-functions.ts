@@ -104,7 +104,7 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     table: [GET, QUERY, PUT, UPDATE, CHECK],
     releasesLeases: false,
     putsEvents: false,
-    why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem). Probes look, never sign in.',
+    why: 'readJob (Query); reconciled entry via append (ConditionCheckItem, PutItem); completion with the probe evidence (UpdateItem, PutItem, GetItem); the action cache of an agent write settled with it (GetItem, PutItem, UpdateItem on T#<tenant>#AC# items). Probes look, never sign in.',
   },
   AwaitHuman: {
     description:

@@ -85,6 +85,8 @@ class StepAttempt {
   #checkpointed = false;
   /** The action cache as this attempt's agent step uses it; settled once the outcome is known. */
   #cache!: StepCacheSession;
+  /** The attempt's cache was kept in its `step-unconfirmed` entry, to be settled with the write. */
+  #cachePending = false;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
   readonly #written: CountedEntry[] = [];
 
@@ -186,6 +188,8 @@ class StepAttempt {
   async #settleCache(outcome: StepOutcome): Promise<void> {
     const failed = outcome.outcome === 'retry' || outcome.outcome === 'uncertain';
     if (!this.#checkpointed && !failed) return;
+    // An unconfirmed write's cache waits in its entry for the probe (`settlePending`).
+    if (!this.#checkpointed && this.#cachePending) return;
     const reason = 'detail' in outcome ? outcome.detail : outcome.outcome;
     try {
       const settled = await this.#cache.settle(this.#checkpointed, reason);
@@ -481,16 +485,22 @@ class StepAttempt {
 
   /** The attempt acted and its write is unconfirmed: whether it happened is the probe's to say. */
   async #recordUnconfirmed(reason: string, guarded?: WriteGuardReport): Promise<void> {
+    const cache = this.#cache?.pending();
     this.#current = await this.deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
       expectedVersion: this.#current.version,
       entry: {
         type: 'step-unconfirmed',
         ...this.#common,
         attempt: nextAttempt(this.entries, this.step.id),
-        detail: { reason, ...(guarded ? { writeGuard: guardSummary(guarded) } : {}) },
+        detail: {
+          reason,
+          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+          ...(cache ? { cache } : {}),
+        },
         cost: { dynamoWrites: 2 },
       },
     });
+    this.#cachePending = cache !== undefined;
   }
 
   /** Something threw during points 3-6: the browser died, the engine refused, or the page misbehaved. */

@@ -4,6 +4,7 @@ import type { Application, Playbook, ProbeResult, Step, StepContext } from '../p
 import { checkpointCost, writeCheckpoint } from './checkpoint.ts';
 import { RetryBudgetExhaustedError } from './errors.ts';
 import { entriesFor, reviewedAsDone } from './history.ts';
+import { type PendingCache, settlePending } from './step-cache.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
 import { ownerActiveFor } from './write-owner.ts';
@@ -28,6 +29,42 @@ export function unconfirmedSinceIntent(entries: readonly LedgerEntry[], step: st
       reason = String(e.detail?.reason ?? 'the write was not confirmed');
   }
   return reason;
+}
+
+/** What the open intent's unconfirmed attempt served from and offered to the action cache, if anything. */
+export function pendingCacheSinceIntent(
+  entries: readonly LedgerEntry[],
+  step: string,
+): PendingCache | undefined {
+  let pending: PendingCache | undefined;
+  for (const e of entriesFor(entries, step)) {
+    if (e.type === 'step-started') pending = undefined;
+    else if (e.type === 'step-unconfirmed')
+      pending = (e.detail?.cache as PendingCache | undefined) ?? pending;
+  }
+  return pending;
+}
+
+/** The unconfirmed attempt's cache, settled with its write; the cache never fails the step. */
+async function settleCacheOf(
+  deps: EngineDeps,
+  job: Job,
+  playbook: Playbook,
+  step: Step,
+  pending: PendingCache | undefined,
+  outcome: 'done' | 'absent',
+): Promise<void> {
+  if (!pending) return;
+  try {
+    const scope = { tenantId: job.tenantId, playbookId: playbook.id };
+    const settled = await settlePending(deps.actionCache, scope, job.jobId, pending, outcome);
+    if (settled !== 'none') deps.log.info('action cache', { step: step.id, cache: settled, probe: outcome });
+  } catch (err) {
+    deps.log.warn('the action cache could not be updated', {
+      step: step.id,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
 }
 
 /** Runs a write step's probe: does its effect show in the application? */
@@ -95,6 +132,7 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
     : await probeWrite(step, page, ctx);
   if (found.status === 'unknown') return { status: 'unknown', detail: found.detail };
   if (found.status === 'duplicate') return { status: 'duplicate', count: found.count, detail: found.detail };
+  const pending = pendingCacheSinceIntent(entries, step.id);
   if (found.status === 'absent') {
     const activeFor = ownerActiveFor(job, step.id, deps.clock());
     if (activeFor > 0) return { status: 'owner_active', retryAfterSeconds: Math.ceil(activeFor / 1000) };
@@ -119,6 +157,7 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
         cost: { ...(intent.endsInvocation ? { lambdaInvocations: 1 } : {}), dynamoWrites: 2 },
       },
     });
+    await settleCacheOf(deps, job, playbook, step, pending, 'absent');
     if (used > job.retryBudget) {
       throw new RetryBudgetExhaustedError(step.id, job.retriesUsed, `the write did not happen: ${failed}`);
     }
@@ -132,6 +171,7 @@ export async function resolveOpenIntent(deps: EngineDeps, intent: OpenIntent): P
     checkpointCost(elapsedMs),
     { reconciled: true },
   );
+  await settleCacheOf(deps, job, playbook, step, pending, 'done');
   return { status: 'done', job: done };
 }
 

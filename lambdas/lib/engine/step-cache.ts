@@ -6,7 +6,18 @@ import type { ActionCacheKey, CacheOffer, StepCache } from '../playbooks/contrac
  * leaves an offer; the engine settles it once the attempt's outcome is known. Only a verified
  * step writes: its action list becomes (or replaces, after a heal) the entry, or the entry it
  * ran from counts a hit. An attempt that ran from an entry and did not verify demotes it.
+ *
+ * A write the application did not confirm is neither: what the attempt served and offered is
+ * kept in its `step-unconfirmed` entry (`pending`), and whoever settles the write settles the
+ * cache from it (`settlePending`): done (the probe found it, or a person said so) counts as
+ * verified, absent demotes.
  */
+
+/** What an unconfirmed attempt served and offered, kept in its `step-unconfirmed` entry until the probe says. */
+export interface PendingCache {
+  served?: { key: ActionCacheKey; entryId: string };
+  offer?: CacheOffer;
+}
 
 /** What settling did, for the log and the step's completion entry. */
 export type CacheSettled = 'written' | 'hit' | 'healed' | 'demoted' | 'kept' | 'none';
@@ -16,15 +27,18 @@ export interface StepCacheSession {
   readonly port: StepCache;
   /** After the attempt: `verified` only once the step's completion is in the ledger. */
   settle(verified: boolean, reason: string): Promise<CacheSettled>;
+  /** What the attempt served and offered so far (undefined: nothing), for an unconfirmed write's entry. */
+  pending(): PendingCache | undefined;
 }
 
 export function stepCacheSession(
   store: ActionCacheStore,
   scope: CacheScope,
   jobId: string,
+  from: PendingCache = {},
 ): StepCacheSession {
-  let served: { key: ActionCacheKey; entryId: string } | undefined;
-  let offered: CacheOffer | undefined;
+  let served = from.served;
+  let offered = from.offer;
   const port: StepCache = {
     lookup: async (key) => {
       const entry = await store.get(scope, key);
@@ -39,6 +53,10 @@ export function stepCacheSession(
   };
   return {
     port,
+    pending: () =>
+      served || offered
+        ? { ...(served ? { served } : {}), ...(offered ? { offer: offered } : {}) }
+        : undefined,
     async settle(verified, reason) {
       if (!verified) {
         if (!served) return 'none';
@@ -63,4 +81,27 @@ export function stepCacheSession(
       return 'written';
     },
   };
+}
+
+/**
+ * Settles the cache of an unconfirmed write once its outcome is known (after the step's
+ * completion, or the probe's `absent`, is in the ledger). `done` with an offer (the attempt's
+ * actions reached the model's `done`) counts as verified: its list is kept, or the entry it
+ * ran from counts a hit. `done` without one (the write committed, but the list it ran from
+ * failed on after it) and `absent` demote the entry the attempt ran from.
+ */
+export function settlePending(
+  store: ActionCacheStore,
+  scope: CacheScope,
+  jobId: string,
+  pending: PendingCache,
+  outcome: 'done' | 'absent',
+): Promise<CacheSettled> {
+  const reached = outcome === 'done' && pending.offer !== undefined;
+  return stepCacheSession(store, scope, jobId, pending).settle(
+    reached,
+    outcome === 'absent'
+      ? 'the probe found the write had not happened'
+      : 'the write committed, but the actions did not reach done',
+  );
 }

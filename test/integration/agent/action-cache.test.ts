@@ -4,7 +4,9 @@
  * a second job with other inputs needs no model call; a renamed button heals with one and the
  * next job hits the healed entry; nothing unverified is served; an entry holds no input value
  * or secret; a tenant never gets another tenant's entry; a failed replay demotes its entry;
- * a target gone after the write may have been sent is not healed.
+ * a target gone after the write may have been sent is not healed. A write the page did not
+ * confirm settles the cache with its probe, as RunStep and Reconcile do: found done, a list
+ * that reached its `done` is kept; found absent, or done by a list that failed on, demotes.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -18,7 +20,7 @@ import { agentStep } from '../../../lambdas/lib/agent/agent-step.ts';
 import { type ActionCacheStore, createActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
 import { HealAfterWriteError } from '../../../lambdas/lib/agent/errors.ts';
 import { configureAgentModels } from '../../../lambdas/lib/agent/registry.ts';
-import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
+import { settlePending, stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
 import type { Step, StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
 import {
@@ -83,18 +85,19 @@ afterEach(async () => {
   await context.close();
 });
 
-/** One job's agent step as RunStep runs it: run, verify, then settle the cache (kept only if verified). */
+/**
+ * One job's agent step as RunStep runs it: run, verify, then settle the cache (kept only if
+ * verified). A write that did not verify (or threw once it may have been sent) is unconfirmed:
+ * its cache is pending until the probe says, as Reconcile settles it.
+ */
 async function runJob(
   inputs: CrmContactAgentInputs,
   options: { tenant?: string; step?: Step<CrmContactAgentInputs> } = {},
 ) {
   const s = options.step ?? step;
   const job = newJob(sites, inputs, { crm: 'ada@example.com' });
-  const session = stepCacheSession(
-    store,
-    { tenantId: options.tenant ?? 'tenant-a', playbookId: crmContactAgentPlaybook.id },
-    job.jobId,
-  );
+  const scope = { tenantId: options.tenant ?? 'tenant-a', playbookId: crmContactAgentPlaybook.id };
+  const session = stepCacheSession(store, scope, job.jobId);
   const actions = memoryStepActions({ cache: session.port });
   const ctx: StepContext<CrmContactAgentInputs> = { ...contextFor(job, s), actions };
   expect(await ready(s, page, ctx)).toEqual({ ok: true });
@@ -104,7 +107,15 @@ async function runJob(
     error = err;
   });
   const evidence = error ? null : await s.verify(page, ctx);
-  const cache = await session.settle(evidence !== null, error ? String(error) : 'the step did not verify');
+  const cache = await (async () => {
+    if (evidence !== null) return session.settle(true, 'verified');
+    const pending = session.pending();
+    if (!s.probe || !pending) return session.settle(false, error ? String(error) : 'the step did not verify');
+    const found = await s.probe(page, ctx);
+    return found.status === 'done' || found.status === 'absent'
+      ? settlePending(store, scope, job.jobId, pending, found.status)
+      : ('none' as const);
+  })();
   const entries = actions.entries;
   return {
     calls: policy.calls - before,
@@ -116,9 +127,12 @@ async function runJob(
   };
 }
 
-/** The same step (same id, goal, fields and start: the same cache key) with another verify. */
+type Options = Parameters<typeof agentStep<CrmContactAgentInputs>>[0];
+
+/** The same step (same id, goal, fields and start: the same cache key) with another verify (and probe). */
 function sameStepVerifiedBy(
-  verify: Parameters<typeof agentStep<CrmContactAgentInputs>>[0]['verify'],
+  verify: Options['verify'],
+  probe: Options['probe'] = step.probe,
 ): ReturnType<typeof agentStep<CrmContactAgentInputs>> {
   return agentStep<CrmContactAgentInputs>({
     id: step.id,
@@ -131,11 +145,17 @@ function sameStepVerifiedBy(
     fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
     maxActions: 6,
     verify,
+    ...(probe ? { probe } : {}),
   });
 }
 
-/** The same step whose verify never finds the change. */
+/** The same step whose verify never finds the change (its probe, the playbook's, does). */
 const neverVerifies = sameStepVerifiedBy(async () => null);
+/** The same step whose verify and probe both never find it: the write did not happen, as far as Belay can tell. */
+const neverFound = sameStepVerifiedBy(
+  async () => null,
+  async () => ({ status: 'absent' }),
+);
 
 /**
  * The same step again, whose verify reads the saved record in either layout (the playbook's
@@ -181,7 +201,7 @@ describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
   });
 
   it('never serves an entry from a run that did not verify', async () => {
-    const unverified = await runJob(A, { step: neverVerifies });
+    const unverified = await runJob(A, { step: neverFound });
     expect(unverified).toMatchObject({ calls: 4, evidence: null, cache: 'none' });
     const next = await runJob(B);
     expect(next).toMatchObject({ calls: 4, fromCache: [], cache: 'written' });
@@ -210,10 +230,20 @@ describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
 
   it('demotes the entry a failed replay ran from: the next job asks the model', async () => {
     expect((await runJob(A)).cache).toBe('written');
-    const failed = await runJob(B, { step: neverVerifies });
+    const failed = await runJob(B, { step: neverFound });
     expect(failed).toMatchObject({ calls: 0, evidence: null, cache: 'demoted' });
     const next = await runJob(C);
     expect(next).toMatchObject({ calls: 4, fromCache: [], cache: 'written' });
+  });
+
+  it('keeps the entry of a replay whose answer was lost when the probe finds the write done', async () => {
+    expect((await runJob(A)).cache).toBe('written');
+    // The page never confirms (as when the site's answer is dropped); the record shows the write.
+    const unconfirmed = await runJob(B, { step: neverVerifies });
+    expect(unconfirmed).toMatchObject({ calls: 0, evidence: null, cache: 'hit' });
+    const next = await runJob(C);
+    expect(next).toMatchObject({ calls: 0, cache: 'hit' });
+    expect(next.evidence).not.toBeNull();
   });
 
   it('does not heal a target gone after the write may have been sent: the write is uncertain', async () => {

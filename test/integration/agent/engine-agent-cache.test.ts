@@ -2,7 +2,8 @@
  * The action cache on the local stack (the real ASL, RunStep in its esbuild bundle, the cache
  * in DynamoDB Local under RunStep's own IAM policy): a second job of crm-contact-agent@1 with
  * other inputs runs its agent step with zero model calls and verifies, and its completion
- * entry says so (the counters of the step).
+ * entry says so (the counters of the step). A served write whose answer the CRM drops is
+ * settled by Reconcile's probe, and the entry it ran from stays: the next job hits it.
  */
 import { describe, expect, it } from 'vitest';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
@@ -103,6 +104,50 @@ describe('Engine: the action cache across jobs', () => {
     expect((await ledgerOverApi('cache-second')).agent).toEqual({
       steps: { 'update-contact': completed?.detail?.agent },
       total: { modelCalls: 0, cachedActions: 4, heals: 0, failedReplayActions: 0, usage: 0, modelUsd: 0 },
+    });
+  });
+
+  it('keeps the entry a served write ran from when the CRM drops its answer and Reconcile finds it done', {
+    timeout: 300_000,
+  }, async () => {
+    const e = engine();
+    // An entry to serve (written by this job, or hit if the test above left one).
+    await submitAgentJob('drop-seed', {
+      customerId: 'C-1001',
+      contactName: 'Ana Ribeiro',
+      phone: '+351 21 555 0188',
+    });
+    expect((await runToSuccess(e, 'drop-seed', { timeoutMs: 100_000 })).job.status).toBe('SUCCEEDED');
+
+    // The CRM commits the next save and resets the connection without a byte of its answer.
+    await e.crm.setFaults({ dropNextWriteResponse: true, dropMode: 'reset' });
+    await submitAgentJob('drop-served', {
+      customerId: 'C-1002',
+      contactName: 'Lena Park',
+      phone: '+44 20 7946 0321',
+    });
+    const dropped = await runToSuccess(e, 'drop-served', { timeoutMs: 150_000 });
+    expect(dropped.job.status).toBe('SUCCEEDED');
+    expect(ofStep(dropped.entries, 'action-chosen').every((c) => c.detail?.source === 'cache')).toBe(true);
+    const unconfirmed = ofStep(dropped.entries, 'step-unconfirmed');
+    expect(unconfirmed).toHaveLength(1);
+    expect(unconfirmed[0]?.detail?.cache).toMatchObject({ served: { entryId: expect.any(String) } });
+    expect(ofStep(dropped.entries, 'step-completed')[0]?.evidence).toMatchObject({
+      contact: 'Lena Park',
+      reconciled: true,
+    });
+
+    // Not demoted: the next job runs from the same entry with no model call.
+    await submitAgentJob('drop-after', {
+      customerId: 'C-1003',
+      contactName: 'Ruth Okafor',
+      phone: '+44 161 496 0777',
+    });
+    const after = await runToSuccess(e, 'drop-after', { timeoutMs: 100_000 });
+    expect(after.job.status).toBe('SUCCEEDED');
+    expect(ofStep(after.entries, 'step-completed')[0]?.detail?.agent).toMatchObject({
+      modelCalls: 0,
+      cache: 'hit',
     });
   });
 });

@@ -10,7 +10,7 @@ import { instantiate, leakedValues, valuesOf } from '../../../lambdas/lib/agent/
 import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
-import { stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
+import { settlePending, stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import type { ActionCacheKey } from '../../../lambdas/lib/playbooks/contract.ts';
 import { redact } from '../../../lambdas/lib/redact.ts';
@@ -172,6 +172,36 @@ describe('Function: stepCacheSession', () => {
     second.port.serving(KEY, served?.entryId as string);
     expect(await second.settle(false, 'the step did not verify')).toBe('demoted');
     expect(await store.get(scope, KEY)).toBeUndefined();
+  });
+
+  it("settles an unconfirmed write's cache with its probe: done keeps it, absent or an unfinished list demotes", async () => {
+    const store = memoryActionCacheStore();
+    const first = stepCacheSession(store, scope, 'job-1');
+    first.port.offer(offer);
+    await first.settle(true, 'ok');
+    const entryId = (await store.get(scope, KEY))?.entryId as string;
+    // A served attempt that reached done, its answer lost: the probe finds the write done.
+    const lost = stepCacheSession(store, scope, 'job-2');
+    lost.port.serving(KEY, entryId);
+    lost.port.offer({ ...offer, served: entryId });
+    const pending = lost.pending();
+    expect(pending).toEqual({ served: { key: KEY, entryId }, offer: { ...offer, served: entryId } });
+    // What the ledger entry holds survives its JSON round trip and settles as the attempt would have.
+    const stored = JSON.parse(JSON.stringify(pending));
+    expect(await settlePending(store, scope, 'job-2', stored, 'done')).toBe('hit');
+    expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified' });
+    // Served, but the list failed on after the write committed (no done): demoted.
+    const unfinished = stepCacheSession(store, scope, 'job-3');
+    unfinished.port.serving(KEY, entryId);
+    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'done')).toBe('demoted');
+    expect(await store.get(scope, KEY)).toBeUndefined();
+    // A new list whose write the probe found absent is never kept; one found done is.
+    const absent = stepCacheSession(store, scope, 'job-4');
+    absent.port.offer(offer);
+    expect(await settlePending(store, scope, 'job-4', absent.pending() ?? {}, 'absent')).toBe('none');
+    expect(await store.get(scope, KEY)).toBeUndefined();
+    expect(await settlePending(store, scope, 'job-4', absent.pending() ?? {}, 'done')).toBe('written');
+    expect(stepCacheSession(store, scope, 'job-5').pending()).toBeUndefined();
   });
 
   it('replaces a healed entry only while it is still the one stored', async () => {
