@@ -4,6 +4,7 @@
  * `.local/` (`--fresh` empties it first); unfinished jobs resume from the ledger on start.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { type LatencyProfile, parseLatencyProfile } from '../demo/sites/http/latency.ts';
 import { type ApplicationConfig, parseApplications } from '../lambdas/lib/engine/applications.ts';
 import { PLAYBOOKS_DIRS_ENV } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type ControlServer, startControlServer } from './control.ts';
@@ -44,6 +45,17 @@ const program = new Command()
     'hold every function to the IAM policies of this synthesized template (default: synthesize the app when cdk/ changed)',
   )
   .option(
+    '--site-latency <profile>',
+    'the demo sites answer as slowly as real applications: a log-normal delay per response with this median and 95th percentile, e.g. p50=300,p95=1200 (ms)',
+    (v: string) => {
+      try {
+        return parseLatencyProfile(v, '--site-latency');
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    },
+  )
+  .option(
     '--end-sessions',
     'end the browser sessions on exit (default: they live on for the next start)',
     false,
@@ -60,6 +72,7 @@ const opts = program.opts<{
   template?: string;
   playbooks: string[];
   applications?: string;
+  siteLatency?: LatencyProfile;
 }>();
 
 /** BELAY_APPLICATIONS, then --applications over it (both over the demo sites the stack starts). */
@@ -113,6 +126,7 @@ try {
     ...(opts.template ? { template: opts.template } : {}),
     playbookDirs: opts.playbooks,
     applications,
+    ...(opts.siteLatency ? { siteLatency: opts.siteLatency } : {}),
     log: (line) => console.log(`  ${line}`),
     onHistoryEvent: (event) => {
       const line = track(event);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LatencyProfile } from '../demo/sites/http/latency.ts';
 import { type StartedSites, startSites } from '../demo/sites/index.ts';
 import {
   createFileSecretStore,
@@ -120,6 +121,8 @@ export interface LocalStackOptions {
    * at the ports the stack starts them on); `npm start -- --applications` and `BELAY_APPLICATIONS`.
    */
   applications?: Record<string, ApplicationConfig>;
+  /** Answer times the demo sites imitate (`npm start -- --site-latency p50=300,p95=1200`); default: none. */
+  siteLatency?: LatencyProfile;
 }
 
 export interface LocalStack {
@@ -226,6 +229,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dataDir: join(dataDir, 'sites'),
       ports: { shop: ports.shop, crm: ports.crm, billing: ports.billing },
       adminToken: await persistentToken(join(dataDir, 'sites-admin-token')),
+      ...(options.siteLatency ? { latency: options.siteLatency } : {}),
     });
     cleanups.push(() => sites.stop());
 

@@ -27,6 +27,8 @@ export interface AdminFaults {
   /** How the next dropped response is dropped: a status line, or no byte at all (`reset`, `close`). */
   dropMode: 'status-line' | 'reset' | 'close';
   slowMs: number;
+  /** A log-normal delay per response (median and 95th percentile, ms), or null. */
+  latency: { p50Ms: number; p95Ms: number } | null;
   /** De-duplicate writes by idempotency key; off, every write request commits a new record. */
   dedupe: boolean;
   /** Refuse every write with a visible error, committing nothing. */

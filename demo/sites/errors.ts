@@ -45,3 +45,13 @@ export class AdminRequestError extends Error {
     this.path = path;
   }
 }
+
+/** A latency profile (`--site-latency`) that does not parse; the message names where it came from. */
+export class LatencyProfileError extends Error {
+  readonly source: string;
+  constructor(source: string, problem: string, options?: ErrorOptions) {
+    super(`${source}: ${problem} (expected p50=<ms>,p95=<ms>, e.g. p50=300,p95=1200)`, options);
+    this.name = 'LatencyProfileError';
+    this.source = source;
+  }
+}

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { billingSite } from './billing/index.ts';
 import { crmSite } from './crm/index.ts';
 import type { FaultFlags } from './http/faults.ts';
+import type { LatencyProfile } from './http/latency.ts';
 import type { SiteRuntime } from './http/runtime.ts';
 import type { RunningSite } from './http/server.ts';
 import { startSite } from './http/server.ts';
@@ -30,6 +31,8 @@ export interface StartSitesOptions {
    * commits a new record, as on most real sites (see `FaultFlags.dedupe`).
    */
   dedupe?: boolean;
+  /** Answer times to imitate on every site (see `http/latency.ts`); absent: as fast as they are. */
+  latency?: LatencyProfile;
 }
 
 export interface SiteHandle {
@@ -59,6 +62,7 @@ export async function startSites(options: StartSitesOptions = {}): Promise<Start
     adminToken,
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.dedupe === undefined ? {} : { dedupe: options.dedupe }),
+    ...(options.latency === undefined ? {} : { latency: options.latency }),
   };
   try {
     const shop = await startSite(shopSite, { port: options.ports?.shop ?? 0, ...common });

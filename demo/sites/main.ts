@@ -3,11 +3,13 @@
  * one line per site (name and base URL), the admin token and the demo accounts.
  *
  * Options: `--data-dir <dir>` (default `.local/sites`; `--memory` keeps state in memory),
- * `--shop-port`, `--crm-port`, `--billing-port` (defaults 8801, 8802, 8803; 0 = any free port).
+ * `--shop-port`, `--crm-port`, `--billing-port` (defaults 8801, 8802, 8803; 0 = any free port),
+ * `--site-latency p50=300,p95=1200` (answer as slowly as real applications, in ms).
  * The admin token is `BELAY_SITES_ADMIN_TOKEN` when set, else random.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { DEMO_ACCOUNTS, DEMO_SITE_NAMES } from '../accounts.ts';
+import { type LatencyProfile, parseLatencyProfile } from './http/latency.ts';
 import { startSites } from './index.ts';
 
 function port(value: string): number {
@@ -24,6 +26,17 @@ const program = new Command()
   .option('--shop-port <port>', 'shop port', port, 8801)
   .option('--crm-port <port>', 'crm port', port, 8802)
   .option('--billing-port <port>', 'billing port', port, 8803)
+  .option(
+    '--site-latency <profile>',
+    'a log-normal delay per response, e.g. p50=300,p95=1200 (ms)',
+    (v: string) => {
+      try {
+        return parseLatencyProfile(v, '--site-latency');
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    },
+  )
   .parse();
 
 const opts = program.opts<{
@@ -32,11 +45,13 @@ const opts = program.opts<{
   shopPort: number;
   crmPort: number;
   billingPort: number;
+  siteLatency?: LatencyProfile;
 }>();
 
 const sites = await startSites({
   ...(opts.memory ? {} : { dataDir: opts.dataDir }),
   ports: { shop: opts.shopPort, crm: opts.crmPort, billing: opts.billingPort },
+  ...(opts.siteLatency ? { latency: opts.siteLatency } : {}),
   ...(process.env.BELAY_SITES_ADMIN_TOKEN ? { adminToken: process.env.BELAY_SITES_ADMIN_TOKEN } : {}),
 });
 

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--json] [--runs N] [--browser-runs N] [--sections recovery,overhead,cost,concurrency,browser]`
  * `npm run bench -- --sections scale [--scale-jobs 1000] [--scale-tenants 10]`: the load simulation (`scale/run.ts`)
+ * `--site-latency p50=300,p95=1200`: the recovery section runs again with the shop answering that slowly
  *
  * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
  * crash in step 12, coordinator overhead per step (warm and cold), cost per job, 20 jobs
@@ -15,6 +16,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { type LatencyProfile, parseLatencyProfile } from '../../demo/sites/http/latency.ts';
 import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
 import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
@@ -45,6 +47,7 @@ interface Options {
   scaleTenants: number;
   scaleTimeoutMinutes: number;
   scaleSockets: number;
+  siteLatency?: LatencyProfile;
 }
 
 function positive(value: string): number {
@@ -78,6 +81,17 @@ function parseOptions(argv: string[]): Options {
       `comma-separated, from ${SECTION_NAMES.join(',')} (default: all but scale)`,
       sectionList,
       [...DEFAULT_SECTIONS],
+    )
+    .option(
+      '--site-latency <profile>',
+      'recovery: run it again with the shop answering as slowly as a real application, a log-normal delay per response with this median and 95th percentile (ms), e.g. p50=300,p95=1200; both are printed',
+      (v: string) => {
+        try {
+          return parseLatencyProfile(v, '--site-latency');
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      },
     )
     .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
     .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
@@ -126,6 +140,8 @@ async function main(options: Options): Promise<number> {
   });
   const want = (s: SectionName): boolean => options.sections.includes(s);
   const results = new Map<SectionName, SectionResult>();
+  /** The recovery section again with the site latency profile, printed right after it. */
+  const slowRecovery: SectionResult[] = [];
   const raw: Record<string, unknown> = {};
   const interrupted = (): void => {
     log('interrupted: stopping everything');
@@ -140,6 +156,14 @@ async function main(options: Options): Promise<number> {
       if (r) {
         results.set('recovery', r.result);
         raw.recovery = r.samples;
+      }
+      const latency = options.siteLatency;
+      if (latency) {
+        const slow = await attempt(report, 'recovery (site latency)', () => runRecovery(ctx, { latency }));
+        if (slow) {
+          slowRecovery.push(slow.result);
+          raw.recoveryWithSiteLatency = { latency, ...slow.samples };
+        }
       }
     }
     let warm: Parameters<typeof overheadSection>[0] | undefined;
@@ -216,7 +240,10 @@ async function main(options: Options): Promise<number> {
   if (left.length) report.errors.push(`processes still running after the benchmark: ${left.join(', ')}`);
   else log(`all ${ctx.pids.size + naivePids.size} processes the benchmark started are gone`);
 
-  report.sections = SECTION_NAMES.flatMap((s) => results.get(s) ?? []);
+  report.sections = SECTION_NAMES.flatMap((s) => [
+    ...(results.has(s) ? [results.get(s) as SectionResult] : []),
+    ...(s === 'recovery' ? slowRecovery : []),
+  ]);
   report.loadAverage.end = loadAverage();
   const violations = report.sections.flatMap((s) => s.violations);
   report.ok = report.errors.length === 0 && violations.length === 0;

@@ -8,11 +8,12 @@
  * | GET | /__admin/writes (shop: also /__admin/orders; crm, billing: /__admin/changes) | committed writes, counts per idempotency key, attempts per key |
  * | GET, DELETE | /__admin/requests | the request log (method, path, status, time) and POST counts by path; DELETE clears it |
  * | POST | /__admin/sessions/expire | ends every sign-in now |
- * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe, refuseWrites, unavailable }` |
+ * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, latency, dedupe, refuseWrites, unavailable }` (`latency`: `{ p50Ms, p95Ms }` or null) |
  * | GET | /__admin/outbox | the one-time codes "sent by SMS" |
  * | POST | /__admin/reset | back to the seed state (data, sessions, outbox, faults, request log) |
  */
 import { timingSafeEqual } from 'node:crypto';
+import { type LatencyProfile, latencyProblem } from './latency.ts';
 import type { SiteRequest, SiteResponse } from './router.ts';
 import { json } from './router.ts';
 import type { DropMode, FaultFlags, SiteRuntime } from './runtime.ts';
@@ -46,7 +47,21 @@ function countBy(keys: readonly string[]): Record<string, number> {
 }
 
 function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string | undefined {
-  const { changedLayout, dropNextWriteResponse, dropMode, slowMs, dedupe, refuseWrites, unavailable } = body;
+  const {
+    changedLayout,
+    dropNextWriteResponse,
+    dropMode,
+    slowMs,
+    latency,
+    dedupe,
+    refuseWrites,
+    unavailable,
+  } = body;
+  if (latency !== undefined && latency !== null) {
+    if (typeof latency !== 'object') return 'latency must be {p50Ms, p95Ms} or null';
+    const problem = latencyProblem(latency as Record<string, unknown>);
+    if (problem) return `latency: ${problem}`;
+  }
   if (dedupe !== undefined && typeof dedupe !== 'boolean') return 'dedupe must be a boolean';
   if (refuseWrites !== undefined && typeof refuseWrites !== 'boolean')
     return 'refuseWrites must be a boolean';
@@ -68,6 +83,11 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
   if (changedLayout !== undefined) faults.changedLayout = changedLayout;
   if (dropNextWriteResponse !== undefined) faults.dropNextWriteResponse = dropNextWriteResponse;
   if (slowMs !== undefined) faults.slowMs = slowMs;
+  if (latency !== undefined)
+    faults.latency =
+      latency === null
+        ? null
+        : { p50Ms: (latency as LatencyProfile).p50Ms, p95Ms: (latency as LatencyProfile).p95Ms };
   if (dedupe !== undefined) faults.dedupe = dedupe;
   if (refuseWrites !== undefined) faults.refuseWrites = refuseWrites;
   if (unavailable !== undefined) faults.unavailable = unavailable;

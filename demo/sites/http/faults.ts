@@ -1,4 +1,5 @@
 /** A demo site's fault switches and modes (set through its admin endpoint, persisted with its state). */
+import type { LatencyProfile } from './latency.ts';
 
 /**
  * How a dropped write response is dropped, after the write committed:
@@ -20,6 +21,8 @@ export interface FaultFlags {
   dropMode: DropMode;
   /** Delay every page and form response by this many milliseconds. */
   slowMs: number;
+  /** Delay every page and form response by a time drawn from this profile (null: none). */
+  latency: LatencyProfile | null;
   /**
    * De-duplicate writes by their idempotency key (a repeated key answers with the first
    * write's result). Off: like most real sites, every write request that arrives commits a
@@ -41,6 +44,7 @@ export const DEFAULT_FAULTS: FaultFlags = {
   dropNextWriteResponse: false,
   dropMode: 'status-line',
   slowMs: 0,
+  latency: null,
   dedupe: true,
   refuseWrites: false,
   unavailable: false,

@@ -10,6 +10,7 @@ import { SiteStartError } from '../errors.ts';
 import { handleAdmin } from './admin.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { esc } from './html.ts';
+import { type LatencyProfile, latencySampler } from './latency.ts';
 import type { SiteRequest, SiteResponse } from './router.ts';
 import { html, parseCookies, Router } from './router.ts';
 import type { DropMode, SiteDefinition } from './runtime.ts';
@@ -25,6 +26,8 @@ export interface StartSiteOptions {
   adminToken: string;
   /** De-duplicate writes by key (`FaultFlags.dedupe`); absent: as the persisted state says (default true). */
   dedupe?: boolean;
+  /** Answer times to imitate (`FaultFlags.latency`); absent: as the persisted state says (default none). */
+  latency?: LatencyProfile;
 }
 
 export interface RunningSite<D> {
@@ -82,6 +85,15 @@ export async function startSite<D>(
   // State written before a fault switch existed gets its default.
   store.state.faults = { ...DEFAULT_FAULTS, ...store.state.faults };
   if (options.dedupe !== undefined) store.state.faults.dedupe = options.dedupe;
+  if (options.latency !== undefined) store.state.faults.latency = options.latency;
+  // One sampler per profile set: the same profile gives the same sequence of delays.
+  let sampler: { profile: LatencyProfile; next: () => number } | undefined;
+  const latencyMs = (): number => {
+    const profile = store.state.faults.latency;
+    if (!profile) return 0;
+    if (sampler?.profile !== profile) sampler = { profile, next: latencySampler(profile, def.info.name) };
+    return sampler.next();
+  };
   const rt = new SiteRuntime(def, store, options.adminToken);
   const router = new Router();
   registerAuthRoutes(router, rt);
@@ -112,7 +124,7 @@ export async function startSite<D>(
       send(res, html('<h1>Service unavailable</h1><p>Please try again in a few minutes.</p>', 503), false);
       return;
     }
-    const slowMs = store.state.faults.slowMs;
+    const slowMs = store.state.faults.slowMs + latencyMs();
     if (slowMs > 0) await sleep(slowMs);
     const match = router.match(sreq.method, sreq.path);
     let out: SiteResponse;

@@ -6,6 +6,7 @@ import type { SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import { AdminRequestError } from '../../../demo/sites/errors.ts';
 import { handleAdmin } from '../../../demo/sites/http/admin.ts';
+import { latencySampler } from '../../../demo/sites/http/latency.ts';
 import { initialState, SiteRuntime } from '../../../demo/sites/http/runtime.ts';
 import { JsonStore } from '../../../demo/sites/http/store.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
@@ -147,6 +148,28 @@ describe('Site admin endpoint', () => {
     await fetch(`${sites.shop.baseUrl}/`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     await expect(admin.setFaults({ slowMs: -1 })).rejects.toThrow(/slowMs/);
+  });
+
+  it('delays each answer by a draw from its latency profile, and refuses a bad one naming it', async () => {
+    const latency = { p50Ms: 120, p95Ms: 300 };
+    await admin.setFaults({ latency });
+    try {
+      // The shop's draws are seeded by its name: the same sequence a new sampler gives.
+      const draws = latencySampler(latency, 'shop');
+      for (let i = 0; i < 5; i++) {
+        const want = draws();
+        const started = performance.now();
+        await fetch(`${sites.shop.baseUrl}/`);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(want - 2);
+      }
+      expect((await admin.faults()).latency).toEqual(latency);
+      await expect(admin.setFaults({ latency: { p50Ms: 500, p95Ms: 100 } })).rejects.toThrow(
+        /latency: p95 must be at least p50/,
+      );
+    } finally {
+      await admin.setFaults({ latency: null });
+    }
+    expect((await admin.faults()).latency).toBeNull();
   });
 
   it('logs requests and counts POSTs by path', async () => {
