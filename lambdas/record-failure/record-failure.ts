@@ -22,6 +22,8 @@ const REASONS: Record<string, string> = {
   QueueTimeoutError: 'queue-timeout',
   JobConfigurationError: 'misconfigured',
   UnknownPlaybookError: 'unknown-playbook',
+  CredentialsNotFoundError: 'credentials-not-found',
+  IdentitySignedOutError: 'identity-signed-out',
   'States.Timeout': 'wait-timed-out',
   'States.HeartbeatTimeout': 'wait-timed-out',
   [REJECTED_ERROR]: 'rejected',

@@ -18,6 +18,26 @@ export class CredentialsNotFoundError extends BelayError {
   }
 }
 
+/**
+ * The account signs in through its Anchor identity (hosted sign-in), not with credentials Belay
+ * holds, and the session arrived signed out: the identity's sign-in failed or no longer holds.
+ * A person reconnects the account; Belay has nothing to type.
+ */
+export class IdentitySignedOutError extends BelayError {
+  constructor(
+    readonly accountId: string,
+    readonly application: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'IdentitySignedOutError',
+      'identity-signed-out',
+      `account ${accountId} signs in to ${application} through its Anchor identity, and the session arrived signed out: the identity's sign-in failed or expired; connect the account again (POST /accounts/connect)`,
+      options,
+    );
+  }
+}
+
 /** The function was deployed without access to connected accounts' credentials (`BELAY_SECRETS=none`). */
 export class CredentialsAccessDeniedError extends BelayError {
   constructor(readonly accountId: string) {

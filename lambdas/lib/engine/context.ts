@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { IdentitySignedOutError } from '../accounts/errors.ts';
 import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
@@ -70,6 +71,9 @@ export function stepContext(
     credentials: {
       get: async (application: string) => {
         const account = await accountFor(deps, job, application);
+        // Signed in by Anchor, not by Belay: asked for credentials, its sign-in did not hold.
+        if (account.connectedWith === 'identity')
+          throw new IdentitySignedOutError(account.accountId, application);
         return deps.secrets.getCredentials(job.tenantId, account.accountId);
       },
     },

@@ -8,6 +8,7 @@
 import Anchorbrowser, { NotFoundError } from 'anchorbrowser';
 import { describe, it } from 'vitest';
 import { DEMO_ACCOUNTS } from '../../../demo/accounts.ts';
+import { siteAdmin } from '../../../demo/sites/admin-client.ts';
 import { ofType } from '../../support/records.ts';
 import { call } from '../api/support/http.ts';
 import { api, approveApi, submitCheckoutApi, tenantKey, useApiStack, waitForStatus } from './support.ts';
@@ -87,14 +88,28 @@ describe('Accounts connected through the hosted sign-in, on the real stack', () 
     for (const o of opened) expect(o.identityId).toBe(account.identityId);
     expect(ofType(entries, 'reauth')).toEqual([]);
 
-    // Revoking deletes the identity at Anchor.
-    const deleted = await api(s, 'DELETE', `/accounts/${account.accountId}`, s.demoKey);
-    expect(deleted.status).toBe(200);
     const sdk = new Anchorbrowser({
       apiKey: s.stack.anchor.apiKey,
       baseURL: s.stack.anchor.baseUrl,
       maxRetries: 0,
     });
+
+    // The identity's sign-in stops holding (its password changed at the site): the session
+    // arrives signed out, and the job says so, not that credentials are missing.
+    await sdk.identities.update(account.identityId, {
+      credentials: [{ type: 'username_password', username: SHOPPER.username, password: 'no-longer-valid' }],
+    });
+    await siteAdmin(s.stack.sites.shop.baseUrl, s.stack.sites.adminToken).expireSessions();
+    const signedOut = 'identity-signed-out';
+    await submitCheckoutApi(s, s.demoKey, signedOut, account.accountId);
+    const failed = await waitForStatus(s, 'demo', signedOut, 'FAILED', 240_000);
+    expect(failed.failure?.reason).toBe('identity-signed-out');
+    expect(failed.failure?.message).toContain('connect the account again');
+    expect(JSON.stringify(failed)).not.toContain('no-longer-valid');
+
+    // Revoking deletes the identity at Anchor.
+    const deleted = await api(s, 'DELETE', `/accounts/${account.accountId}`, s.demoKey);
+    expect(deleted.status).toBe(200);
     await expect(sdk.identities.retrieve(account.identityId)).rejects.toBeInstanceOf(NotFoundError);
   });
 });

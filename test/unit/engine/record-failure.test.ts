@@ -8,6 +8,8 @@ describe('Function: describeFailure', () => {
     ['AccountRevokedError', 'account-revoked'],
     ['RetryBudgetExhaustedError', 'retry-budget-exhausted'],
     ['OutcomeNotVerifiedError', 'outcome-not-verified'],
+    ['IdentitySignedOutError', 'identity-signed-out'],
+    ['CredentialsNotFoundError', 'credentials-not-found'],
     ['SomethingElse', 'error'],
   ])('maps a Lambda error %s to %s', (errorType, reason) => {
     const out = describeFailure({
