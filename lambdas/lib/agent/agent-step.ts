@@ -12,17 +12,17 @@ import type {
 } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
+import { render } from '../playbooks/template.ts';
 import { type AgentAction, describeAction, targetOf } from './actions.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
-import { instantiate, valuesOf } from './cache/placeholders.ts';
+import { instantiate, valueScope, valuesOf } from './cache/placeholders.ts';
 import { HealAfterWriteError, TargetNotFoundError } from './errors.ts';
 import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
 import { policyForStep } from './registry.ts';
 import { type Planned, planReplay } from './replay.ts';
-import { fillTemplate } from './template.ts';
 
 /** Most actions an agent step takes when its definition does not say. */
 export const DEFAULT_MAX_ACTIONS = 12;
@@ -54,7 +54,11 @@ export interface AgentStepOptions<I> {
   sensitive?: string[];
   /** Where in the application the step starts (a path), from the job's inputs. */
   start(ctx: StepContext<I>): string;
-  /** The goal in words; `{{inputs.x}}` and `{{evidence.step.key}}` are filled in. */
+  /**
+   * The goal in words, in the playbooks' template language: `{{inputs.x}}`, `{{evidence.step.key}}`,
+   * filters (`{{inputs.q | lower}}`). Only inputs and evidence are filled in (what the action
+   * cache can put placeholders for); any other reference, or one with no value, stays as written.
+   */
   goal: string;
   /** label -> value the goal sets (templated like the goal; `{{secret:name}}` for secrets). */
   fields?: Readonly<Record<string, string>>;
@@ -132,10 +136,10 @@ class AgentRun<I> {
     private readonly page: Page,
     private readonly ctx: StepContext<I>,
   ) {
-    const scope = { inputs: ctx.inputs, evidence: ctx.actions.evidence };
-    this.#goal = fillTemplate(options.goal, scope);
+    const scope = valueScope({ inputs: ctx.inputs, evidence: ctx.actions.evidence });
+    this.#goal = render(options.goal, scope, 'keep');
     this.#fields = Object.fromEntries(
-      Object.entries(options.fields ?? {}).map(([k, v]) => [k, fillTemplate(v, scope)]),
+      Object.entries(options.fields ?? {}).map(([k, v]) => [k, render(v, scope, 'keep')]),
     );
     // The job's model, else the step's (its default already applied).
     this.#spec = ctx.actions.model ?? agent.model;
@@ -201,10 +205,9 @@ class AgentRun<I> {
     const entry = await this.ctx.actions.cache.lookup(key);
     if (!entry) return undefined;
     if (planned.some((p) => p.cacheEntry !== entry.entryId)) return undefined;
-    const scope = { inputs: this.ctx.inputs, evidence: this.ctx.actions.evidence };
     const actions: AgentAction[] = [];
     for (const cached of entry.actions) {
-      const action = instantiate(cached, scope);
+      const action = instantiate(cached, { inputs: this.ctx.inputs, evidence: this.ctx.actions.evidence });
       if (!action) return undefined;
       actions.push(action);
     }

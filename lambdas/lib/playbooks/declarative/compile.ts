@@ -25,6 +25,7 @@ import {
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
 import { locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { render } from '../template.ts';
 import { runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
@@ -35,7 +36,6 @@ import {
   type Probe,
   type ScriptedStep,
 } from './schema.ts';
-import { render } from './template.ts';
 
 type Apps = Record<string, FormSignInApplication>;
 

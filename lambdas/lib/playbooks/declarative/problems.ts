@@ -4,9 +4,10 @@
  * come earlier, secrets only where a field is filled, patterns that compile, a JSON Schema Ajv
  * can use. Each problem carries its path in the file, so the reader can name the line.
  */
+
+import { type Reference, referenceProblem, referencesOf } from '../template.ts';
 import { compileInputSchema } from './inputs.ts';
 import type { DeclarativePlaybook } from './schema.ts';
-import { type Reference, referenceProblem, referencesOf } from './template.ts';
 
 /** A problem at a path of the file (`steps.2.probe.records`). */
 export interface Issue {
