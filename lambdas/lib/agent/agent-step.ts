@@ -14,6 +14,7 @@ import { PersonAskedError } from '../playbooks/errors.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
 import { render } from '../playbooks/template.ts';
 import { type AgentAction, describeAction, targetOf } from './actions.ts';
+import { type AgentProbe, isAgentProbe, runAgentProbe } from './agent-probe.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
 import { instantiate, valueScope, valuesOf } from './cache/placeholders.ts';
@@ -33,6 +34,7 @@ export const DEFAULT_MAX_ACTIONS = 12;
  * re-executes its recorded actions in order with no model call and asks the model only from
  * where the record ends. A recorded target that no longer resolves to exactly one element is
  * chosen again (one call, an `action-healed` entry). Done is what `verify` says, as for any step.
+ * A write's probe is a function, or an agent probe (`agentProbe`): the model answers from the page.
  *
  * @example
  * agentStep<Inputs>({
@@ -69,7 +71,8 @@ export interface AgentStepOptions<I> {
   /** The model, unless the job names one: `local` (default), `bedrock:<id>`, `anthropic:<id>`, `openai:<id>`. */
   model?: string;
   verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
-  probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
+  /** Writes: a probe function, or `agentProbe({ start, question })` for the step's model to answer from the page. */
+  probe?: ((page: Page, ctx: StepContext<I>) => Promise<ProbeResult>) | AgentProbe<I>;
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
 }
 
@@ -77,6 +80,8 @@ export interface AgentStepOptions<I> {
 export type AgentStep<I> = Step<I> & { agent: { goal: string; model: string; maxActions: number } };
 
 export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
+  const model = options.model ?? 'local';
+  const probe = options.probe;
   const startUrl = (ctx: StepContext<I>): string => appUrl(ctx, options.app, options.start(ctx));
   const startPath = (ctx: StepContext<I>): RegExp =>
     new RegExp(`^${escapeRegExp(new URL(startUrl(ctx)).pathname)}$`);
@@ -89,7 +94,7 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
     ...(options.sensitive ? { sensitive: options.sensitive } : {}),
     agent: {
       goal: options.goal,
-      model: options.model ?? 'local',
+      model,
       maxActions: options.maxActions ?? DEFAULT_MAX_ACTIONS,
     },
     precondition: (page, ctx) =>
@@ -106,10 +111,37 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
       await new AgentRun(options, step.agent, page, ctx).run(startUrl(ctx));
     },
     verify: (page, ctx) => options.verify(page, ctx),
-    ...(options.probe ? { probe: options.probe } : {}),
+    ...(probe === undefined
+      ? {}
+      : {
+          probe: isAgentProbe<I>(probe)
+            ? (page, ctx) =>
+                runAgentProbe(
+                  probe.agentProbe,
+                  {
+                    app: options.app,
+                    application: options.application,
+                    model,
+                    secrets: (c) => stepSecrets(options, c),
+                  },
+                  page,
+                  ctx,
+                )
+            : probe,
+        }),
     ...(options.refusal ? { refusal: options.refusal } : {}),
   };
   return step;
+}
+
+/** The app's password (placeholder `password`) and the step's own secrets: what the model sees only as placeholders. */
+async function stepSecrets<I>(
+  options: AgentStepOptions<I>,
+  ctx: StepContext<I>,
+): Promise<Record<string, string>> {
+  const own = (await options.secrets?.(ctx)) ?? {};
+  const creds = await ctx.credentials.get(options.app).catch(() => undefined);
+  return { ...(creds?.password ? { password: creds.password } : {}), ...own };
 }
 
 /** A cache entry this attempt runs from, its actions filled with the job's values. */
@@ -146,7 +178,7 @@ class AgentRun<I> {
   }
 
   async run(startUrl: string): Promise<void> {
-    this.#secrets = await this.#secretsFor();
+    this.#secrets = await stepSecrets(this.options, this.ctx);
     // Every attempt starts from the step's start, so its recorded actions replay on the page they were chosen on.
     await this.page.goto(startUrl, { waitUntil: 'load' });
     const key = await this.#cacheKey(startUrl);
@@ -361,13 +393,6 @@ class AgentRun<I> {
       },
       cost: { modelTokens: tokens, modelUsd: usd },
     });
-  }
-
-  /** The app's password (placeholder `password`) and the step's own secrets. */
-  async #secretsFor(): Promise<Record<string, string>> {
-    const own = (await this.options.secrets?.(this.ctx)) ?? {};
-    const creds = await this.ctx.credentials.get(this.options.app).catch(() => undefined);
-    return { ...(creds?.password ? { password: creds.password } : {}), ...own };
   }
 }
 
