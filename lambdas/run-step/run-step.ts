@@ -22,7 +22,7 @@ import { approvalDecision, hasOpenIntent, nextAttempt } from '../lib/engine/hist
 import { requestLease } from '../lib/engine/lease.ts';
 import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
-import { liveStepActions } from '../lib/engine/step-actions.ts';
+import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import { waitRequest } from '../lib/engine/waits.ts';
@@ -258,6 +258,7 @@ class StepAttempt {
       step.id,
       { write: (entry) => this.#recordAction(entry) },
       this.#cache.port,
+      probeAnswerAppender(deps.ledger, job, step, this.stepIndex),
     );
     this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
     this.#common = {

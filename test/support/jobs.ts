@@ -57,17 +57,20 @@ export async function submitSync(engine: JobsClient, jobId: string): Promise<Job
   return job;
 }
 
-/** Submits a `crm-contact-agent@1` job (its agent step sets the contact name and phone) on `model`. */
+/**
+ * Submits a `crm-contact-agent@1` job (its agent step sets the contact name and phone) on `model`,
+ * or the same job of another playbook with these inputs (`crm-contact-decl@1`, its declarative form).
+ */
 export async function submitContactAgent(
   engine: JobsClient,
-  options: { jobId: string; customerId: string; contactName: string; model: string },
+  options: { jobId: string; customerId: string; contactName: string; model: string; playbook?: string },
 ): Promise<Job> {
   const { job } = await submitJob(
     engine.api,
     PERSON,
     {
       jobId: options.jobId,
-      playbook: 'crm-contact-agent@1',
+      playbook: options.playbook ?? 'crm-contact-agent@1',
       inputs: { customerId: options.customerId, contactName: options.contactName, phone: '+44 117 496 0999' },
       accounts: { crm: 'acct_demo_crm' },
       model: options.model,

@@ -12,17 +12,18 @@ import type {
 } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
+import { render } from '../playbooks/template.ts';
 import { type AgentAction, describeAction, targetOf } from './actions.ts';
+import { type AgentProbe, isAgentProbe, runAgentProbe } from './agent-probe.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
-import { instantiate, valuesOf } from './cache/placeholders.ts';
+import { instantiate, valueScope, valuesOf } from './cache/placeholders.ts';
 import { HealAfterWriteError, TargetNotFoundError } from './errors.ts';
 import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
 import { policyForStep } from './registry.ts';
 import { type Planned, planReplay } from './replay.ts';
-import { fillTemplate } from './template.ts';
 
 /** Most actions an agent step takes when its definition does not say. */
 export const DEFAULT_MAX_ACTIONS = 12;
@@ -33,6 +34,7 @@ export const DEFAULT_MAX_ACTIONS = 12;
  * re-executes its recorded actions in order with no model call and asks the model only from
  * where the record ends. A recorded target that no longer resolves to exactly one element is
  * chosen again (one call, an `action-healed` entry). Done is what `verify` says, as for any step.
+ * A write's probe is a function, or an agent probe (`agentProbe`): the model answers from the page.
  *
  * @example
  * agentStep<Inputs>({
@@ -54,7 +56,11 @@ export interface AgentStepOptions<I> {
   sensitive?: string[];
   /** Where in the application the step starts (a path), from the job's inputs. */
   start(ctx: StepContext<I>): string;
-  /** The goal in words; `{{inputs.x}}` and `{{evidence.step.key}}` are filled in. */
+  /**
+   * The goal in words, in the playbooks' template language: `{{inputs.x}}`, `{{evidence.step.key}}`,
+   * filters (`{{inputs.q | lower}}`). Only inputs and evidence are filled in (what the action
+   * cache can put placeholders for); any other reference, or one with no value, stays as written.
+   */
   goal: string;
   /** label -> value the goal sets (templated like the goal; `{{secret:name}}` for secrets). */
   fields?: Readonly<Record<string, string>>;
@@ -65,7 +71,8 @@ export interface AgentStepOptions<I> {
   /** The model, unless the job names one: `local` (default), `bedrock:<id>`, `anthropic:<id>`, `openai:<id>`. */
   model?: string;
   verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
-  probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
+  /** Writes: a probe function, or `agentProbe({ start, question })` for the step's model to answer from the page. */
+  probe?: ((page: Page, ctx: StepContext<I>) => Promise<ProbeResult>) | AgentProbe<I>;
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
 }
 
@@ -73,6 +80,8 @@ export interface AgentStepOptions<I> {
 export type AgentStep<I> = Step<I> & { agent: { goal: string; model: string; maxActions: number } };
 
 export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
+  const model = options.model ?? 'local';
+  const probe = options.probe;
   const startUrl = (ctx: StepContext<I>): string => appUrl(ctx, options.app, options.start(ctx));
   const startPath = (ctx: StepContext<I>): RegExp =>
     new RegExp(`^${escapeRegExp(new URL(startUrl(ctx)).pathname)}$`);
@@ -85,7 +94,7 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
     ...(options.sensitive ? { sensitive: options.sensitive } : {}),
     agent: {
       goal: options.goal,
-      model: options.model ?? 'local',
+      model,
       maxActions: options.maxActions ?? DEFAULT_MAX_ACTIONS,
     },
     precondition: (page, ctx) =>
@@ -102,10 +111,37 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
       await new AgentRun(options, step.agent, page, ctx).run(startUrl(ctx));
     },
     verify: (page, ctx) => options.verify(page, ctx),
-    ...(options.probe ? { probe: options.probe } : {}),
+    ...(probe === undefined
+      ? {}
+      : {
+          probe: isAgentProbe<I>(probe)
+            ? (page, ctx) =>
+                runAgentProbe(
+                  probe.agentProbe,
+                  {
+                    app: options.app,
+                    application: options.application,
+                    model,
+                    secrets: (c) => stepSecrets(options, c),
+                  },
+                  page,
+                  ctx,
+                )
+            : probe,
+        }),
     ...(options.refusal ? { refusal: options.refusal } : {}),
   };
   return step;
+}
+
+/** The app's password (placeholder `password`) and the step's own secrets: what the model sees only as placeholders. */
+async function stepSecrets<I>(
+  options: AgentStepOptions<I>,
+  ctx: StepContext<I>,
+): Promise<Record<string, string>> {
+  const own = (await options.secrets?.(ctx)) ?? {};
+  const creds = await ctx.credentials.get(options.app).catch(() => undefined);
+  return { ...(creds?.password ? { password: creds.password } : {}), ...own };
 }
 
 /** A cache entry this attempt runs from, its actions filled with the job's values. */
@@ -132,17 +168,17 @@ class AgentRun<I> {
     private readonly page: Page,
     private readonly ctx: StepContext<I>,
   ) {
-    const scope = { inputs: ctx.inputs, evidence: ctx.actions.evidence };
-    this.#goal = fillTemplate(options.goal, scope);
+    const scope = valueScope({ inputs: ctx.inputs, evidence: ctx.actions.evidence });
+    this.#goal = render(options.goal, scope, 'keep');
     this.#fields = Object.fromEntries(
-      Object.entries(options.fields ?? {}).map(([k, v]) => [k, fillTemplate(v, scope)]),
+      Object.entries(options.fields ?? {}).map(([k, v]) => [k, render(v, scope, 'keep')]),
     );
     // The job's model, else the step's (its default already applied).
     this.#spec = ctx.actions.model ?? agent.model;
   }
 
   async run(startUrl: string): Promise<void> {
-    this.#secrets = await this.#secretsFor();
+    this.#secrets = await stepSecrets(this.options, this.ctx);
     // Every attempt starts from the step's start, so its recorded actions replay on the page they were chosen on.
     await this.page.goto(startUrl, { waitUntil: 'load' });
     const key = await this.#cacheKey(startUrl);
@@ -201,10 +237,9 @@ class AgentRun<I> {
     const entry = await this.ctx.actions.cache.lookup(key);
     if (!entry) return undefined;
     if (planned.some((p) => p.cacheEntry !== entry.entryId)) return undefined;
-    const scope = { inputs: this.ctx.inputs, evidence: this.ctx.actions.evidence };
     const actions: AgentAction[] = [];
     for (const cached of entry.actions) {
-      const action = instantiate(cached, scope);
+      const action = instantiate(cached, { inputs: this.ctx.inputs, evidence: this.ctx.actions.evidence });
       if (!action) return undefined;
       actions.push(action);
     }
@@ -358,13 +393,6 @@ class AgentRun<I> {
       },
       cost: { modelTokens: tokens, modelUsd: usd },
     });
-  }
-
-  /** The app's password (placeholder `password`) and the step's own secrets. */
-  async #secretsFor(): Promise<Record<string, string>> {
-    const own = (await this.options.secrets?.(this.ctx)) ?? {};
-    const creds = await this.ctx.credentials.get(this.options.app).catch(() => undefined);
-    return { ...(creds?.password ? { password: creds.password } : {}), ...own };
   }
 }
 

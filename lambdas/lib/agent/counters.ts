@@ -16,7 +16,7 @@ export interface CountedEntry {
 }
 
 export interface AgentCounters {
-  /** Decisions a model made (chosen, healed, refused), failed attempts' included: each was paid for. */
+  /** Decisions a model made (chosen, healed, refused, a probe's answers), failed attempts' included: each was paid for. */
   modelCalls: number;
   /** Actions served by the action cache in the record the step verified with. */
   cachedActions: number;
@@ -59,7 +59,14 @@ export function agentCountersByStep(entries: Iterable<CountedEntry>): Record<str
     const step = e.step;
     if (!step) continue;
     const segment = open.get(step) ?? { cached: 0, byModel: 0 };
-    if (DECISIONS.has(e.type)) {
+    if (e.type === 'probe-answered') {
+      // A probe's answer is a paid call, and no part of the action record the cache reads.
+      out[step] ??= { ...ZERO_AGENT_COUNTERS, cache: 'pending' };
+      const c = out[step];
+      c.modelCalls++;
+      c.usage += e.cost?.modelTokens ?? 0;
+      c.modelUsd = Number((c.modelUsd + (e.cost?.modelUsd ?? 0)).toFixed(12));
+    } else if (DECISIONS.has(e.type)) {
       out[step] ??= { ...ZERO_AGENT_COUNTERS, cache: 'pending' };
       const c = out[step];
       if (e.detail?.source === 'cache') {

@@ -7,6 +7,18 @@ export class NoActionChosenError extends BelayError {
   }
 }
 
+/** The model gave no usable answer to an agent probe (text, or arguments that do not parse): the probe says `unknown`. */
+export class NoProbeAnswerError extends BelayError {
+  constructor(model: string, detail: string, options?: ErrorOptions) {
+    super(
+      'NoProbeAnswerError',
+      'no-probe-answer',
+      `${model} gave no answer to the probe: ${detail}`,
+      options,
+    );
+  }
+}
+
 /** The model could not be reached, refused the call or throttled it past its retries. */
 export class ModelCallError extends BelayError {
   readonly model: string;

@@ -1,13 +1,23 @@
 import type { AgentAction, Target } from './actions.ts';
-import type { Decision, Observation, Policy } from './policy.ts';
+import { wasTrimmed } from './observe.ts';
+import type {
+  Decision,
+  Observation,
+  Policy,
+  ProbeAnswer,
+  ProbeDecision,
+  ProbeObservation,
+} from './policy.ts';
 
 /**
  * `model: local`: a deterministic rule-based policy that really drives the page, so the demo,
  * the tests and the chaos suite run agent steps with no network. It reads the accessibility
  * snapshot and, field by field in the goal's order, fills (or selects, or checks) the control
  * whose accessible name is the field's label until each shows its value; then it clicks the
- * form's submit button; after that click it is done. It costs no tokens. Each decision waits a
- * configurable, simulated latency (default 1.5 s) so benchmarks show a model's time.
+ * form's submit button; after that click it is done. An agent probe's question it answers by
+ * looking for the question's quoted values in the page (see {@link localProbeAnswer}). It costs
+ * no tokens. Each decision waits a configurable, simulated latency (default 1.5 s) so
+ * benchmarks show a model's time.
  */
 
 /** Default simulated time of one decision, close to a hosted model's. */
@@ -73,6 +83,54 @@ export function nextLocalAction(observation: Observation): AgentAction {
   return { name: 'click', target: { role: 'button', name: submit.name } };
 }
 
+/** The values a question quotes, in order: `"..."` or `“...”` (the question's templated values go there). */
+export function quotedValues(question: string): string[] {
+  return [...question.matchAll(/"([^"]+)"|“([^”]+)”/g)]
+    .map((m) => (m[1] ?? m[2] ?? '').trim())
+    .filter((v) => v !== '');
+}
+
+/** The snapshot as text to search: quoted names unescaped, spaces collapsed, lower case. */
+function searchable(snapshot: string): string {
+  return norm(snapshot.replace(/\\(.)/g, '$1'));
+}
+
+/** Does `text` hold `value` as a whole (not inside a longer word or number)? */
+function holds(text: string, value: string): boolean {
+  const v = norm(value);
+  for (let at = text.indexOf(v); at >= 0; at = text.indexOf(v, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + v.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
+}
+
+/**
+ * The local policy's answer to a probe, by rule: every value the question quotes is on the page
+ * -> `done`; some is not -> `absent`, unless the snapshot was trimmed (the value may be further
+ * down: `unknown`); a question that quotes nothing, or an empty page -> `unknown`. A value
+ * counts as shown only whole (`"Ann"` is not in `Anna`). Pure, so tests call it on a snapshot.
+ */
+export function localProbeAnswer(observation: ProbeObservation): ProbeAnswer {
+  const wanted = quotedValues(observation.question);
+  if (wanted.length === 0)
+    return { status: 'unknown', reason: 'the question quotes no value to look for on the page' };
+  if (observation.snapshot.trim() === '') return { status: 'unknown', reason: 'the page shows nothing' };
+  const text = searchable(observation.snapshot);
+  const missing = wanted.filter((v) => !holds(text, v));
+  if (missing.length === 0)
+    return {
+      status: 'done',
+      evidence: wanted.join('; '),
+      reason: `the page shows ${wanted.map((v) => JSON.stringify(v)).join(', ')}`,
+    };
+  const list = missing.map((v) => JSON.stringify(v)).join(', ');
+  if (wasTrimmed(observation.snapshot))
+    return { status: 'unknown', reason: `${list} not in the part of the page seen (trimmed)` };
+  return { status: 'absent', reason: `the page does not show ${list}` };
+}
+
 export class LocalPolicy implements Policy {
   readonly spec = 'local';
   readonly #latencyMs: number;
@@ -84,6 +142,16 @@ export class LocalPolicy implements Policy {
     if (this.#latencyMs > 0) await new Promise((r) => setTimeout(r, this.#latencyMs));
     return {
       action: nextLocalAction(observation),
+      model: 'local',
+      tokens: { input: 0, output: 0 },
+      simulatedLatencyMs: this.#latencyMs,
+    };
+  }
+
+  async answerProbe(observation: ProbeObservation): Promise<ProbeDecision> {
+    if (this.#latencyMs > 0) await new Promise((r) => setTimeout(r, this.#latencyMs));
+    return {
+      answer: localProbeAnswer(observation),
       model: 'local',
       tokens: { input: 0, output: 0 },
       simulatedLatencyMs: this.#latencyMs,

@@ -44,7 +44,14 @@ export function fingerprint(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
+const TRIMMED = `- (snapshot trimmed at ${SNAPSHOT_BUDGET} characters)`;
+
+/** Was the snapshot cut at the budget (the page goes on beyond what was seen)? */
+export function wasTrimmed(snapshot: string): boolean {
+  return snapshot.endsWith(TRIMMED);
+}
+
 function trim(snapshot: string): string {
   if (snapshot.length <= SNAPSHOT_BUDGET) return snapshot;
-  return `${snapshot.slice(0, SNAPSHOT_BUDGET)}\n- (snapshot trimmed at ${SNAPSHOT_BUDGET} characters)`;
+  return `${snapshot.slice(0, SNAPSHOT_BUDGET)}\n${TRIMMED}`;
 }

@@ -1,9 +1,10 @@
 import type { AgentAction } from './actions.ts';
 
 /**
- * What chooses an agent step's next action: a hosted model (Bedrock, Anthropic, OpenAI through
- * the AI SDK) or the local rule-based policy. It only chooses; the step records the choice
- * before anything is executed, so a policy never acts on the page itself.
+ * What chooses an agent step's next action, and answers an agent probe's question: a hosted
+ * model (Bedrock, Anthropic, OpenAI through the AI SDK) or the local rule-based policy. It only
+ * chooses; the step records the choice before anything is executed, so a policy never acts on
+ * the page itself.
  */
 
 /** What a policy is shown for one decision. Everything in it is already redacted. */
@@ -23,8 +24,8 @@ export interface Observation {
   healing?: string;
 }
 
-export interface Decision {
-  action: AgentAction;
+/** Who answered and what it cost: on every decision and probe answer, and in the ledger entry that records it. */
+export interface ModelCall {
   /** The model spec that decided (`local`, `anthropic:claude-haiku-4-5`, ...). */
   model: string;
   /** The id the provider reported, when it differs from the spec's. */
@@ -34,7 +35,35 @@ export interface Decision {
   simulatedLatencyMs?: number;
 }
 
+export interface Decision extends ModelCall {
+  action: AgentAction;
+}
+
+/** What a policy is shown to answer a probe: the question and the page, nothing to act on. Redacted. */
+export interface ProbeObservation {
+  /** Templated; quoted values are what to look for (secrets appear only as `{{secret:name}}`). */
+  question: string;
+  url: string;
+  snapshot: string;
+}
+
+/** The answer to a probe's question, from the page alone. */
+export interface ProbeAnswer {
+  /** `done`: the page shows the write's effect; `absent`: it shows the effect is not there; `unknown`: it cannot tell. */
+  status: 'done' | 'absent' | 'unknown';
+  /** The page's text the answer rests on, quoted (untrusted, bounded). */
+  evidence?: string;
+  /** One sentence for people: why. */
+  reason?: string;
+}
+
+export interface ProbeDecision extends ModelCall {
+  answer: ProbeAnswer;
+}
+
 export interface Policy {
   readonly spec: string;
   decide(observation: Observation): Promise<Decision>;
+  /** Answers an agent probe's question from the page it observed; it has no action to take. */
+  answerProbe(observation: ProbeObservation): Promise<ProbeDecision>;
 }

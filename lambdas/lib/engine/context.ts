@@ -8,7 +8,7 @@ import type { Playbook, Step, StepActions, StepContext } from '../playbooks/cont
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import { verifiedEvidence } from './history.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
-import { readOnlyStepActions } from './step-actions.ts';
+import { probeAnswerAppender, readOnlyStepActions } from './step-actions.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
 /** Longest a single browser action (click, fill, navigation) may take inside a step. */
@@ -53,7 +53,12 @@ export function stepContext(
   step: Step,
   stepIndex: number,
   entries: readonly LedgerEntry[],
-  actions: StepActions = readOnlyStepActions(job, entries, step.id),
+  actions: StepActions = readOnlyStepActions(
+    job,
+    entries,
+    step.id,
+    probeAnswerAppender(deps.ledger, job, step, stepIndex),
+  ),
 ): StepContext {
   const evidence = verifiedEvidence(entries);
   const apps: StepContext['apps'] = {};

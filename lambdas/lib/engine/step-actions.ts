@@ -1,7 +1,9 @@
+import type { Ledger } from '../ledger/ledger.ts';
 import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
 import type {
   ActionEntryInput,
   ActionEntryType,
+  ProbeAnswerInput,
   RecordedEntry,
   StepActions,
   StepCache,
@@ -60,6 +62,34 @@ export interface ActionWriter {
   write(entry: ActionEntryInput): Promise<void>;
 }
 
+/** Where a step's agent probe answers go: the ledger, as `probe-answered` entries. */
+export type ProbeAnswerWriter = (entry: ProbeAnswerInput) => Promise<void>;
+
+/**
+ * Appends a step's probe answers (`probe-answered`) with `ledger.append`, which moves no
+ * version: RunStep, Reconcile and Finish write what the probe found under the job's version
+ * they read, and an answer recorded before that must not make their write stale.
+ */
+export function probeAnswerAppender(
+  ledger: Pick<Ledger, 'append'>,
+  job: Job,
+  step: { id: string; app: string },
+  stepIndex: number,
+): ProbeAnswerWriter {
+  return async (entry) => {
+    await ledger.append(job.tenantId, job.jobId, {
+      type: 'probe-answered',
+      step: step.id,
+      stepIndex,
+      sessionId: job.sessions[step.app]?.sessionId,
+      identityId: job.sessions[step.app]?.identityId,
+      detail: entry.detail,
+      // The entry and the job's cost totals, in one transaction.
+      cost: { dynamoWrites: 2, ...entry.cost },
+    });
+  };
+}
+
 /** The record of a step that runs in this invocation (RunStep): entries it writes join it at once. */
 export function liveStepActions(
   job: Job,
@@ -67,6 +97,7 @@ export function liveStepActions(
   step: string,
   writer: ActionWriter,
   cache: StepCache,
+  probeAnswers: ProbeAnswerWriter,
 ): StepActions {
   const record = actionRecord(entries, step);
   return {
@@ -78,14 +109,21 @@ export function liveStepActions(
       await writer.write(entry);
       record.push({ type: entry.type, detail: entry.detail, at: new Date().toISOString() });
     },
+    recordProbeAnswer: probeAnswers,
   };
 }
 
 /**
  * The record as a function that only looks at the step sees it (a probe in Reconcile or
- * Finish, a sign-in): readable, never written.
+ * Finish, a sign-in): readable, never written. A probe's answers are still recorded: they are
+ * no part of the record.
  */
-export function readOnlyStepActions(job: Job, entries: readonly LedgerEntry[], step: string): StepActions {
+export function readOnlyStepActions(
+  job: Job,
+  entries: readonly LedgerEntry[],
+  step: string,
+  probeAnswers: ProbeAnswerWriter,
+): StepActions {
   const record = actionRecord(entries, step);
   const refuse = async (): Promise<never> => {
     throw new StepRecordRefusedError(step);
@@ -96,6 +134,7 @@ export function readOnlyStepActions(job: Job, entries: readonly LedgerEntry[], s
     evidence: evidenceByStep(entries),
     recorded: () => [...record],
     record: refuse,
+    recordProbeAnswer: probeAnswers,
   };
 }
 

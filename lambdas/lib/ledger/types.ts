@@ -214,6 +214,11 @@ export const LEDGER_ENTRY_TYPES = [
   'action-healed',
   /** An action the model chose that the engine refused (a `goto` off the job's domains, a submit in a read step). */
   'action-refused',
+  /**
+   * A model's answer to a write's agent probe (done, absent or unknown, read from the page):
+   * the question, what the model saw, model, tokens, cost. Appended, fencing nothing.
+   */
+  'probe-answered',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

@@ -119,6 +119,10 @@ export function observeLedger(
       case 'action-refused':
         if (detail.source !== 'cache') metrics.add('ModelCalls', 1, { Playbook });
         break;
+      // A model's answer to an agent probe: one call, wherever the probe ran.
+      case 'probe-answered':
+        metrics.add('ModelCalls', 1, { Playbook });
+        break;
       case 'succeeded': {
         metrics.add('JobsSucceeded', 1, { Playbook });
         const took = seconds(job?.createdAt, job?.finishedAt);

@@ -264,7 +264,7 @@ export const METRICS = {
   ModelCalls: {
     unit: 'Count',
     dimensions: ['Playbook'],
-    what: "model calls of agent steps (read off the ledger's action entries)",
+    what: "model calls of agent steps and agent probes (read off the ledger's action and probe-answered entries)",
     from: 'ledger',
   },
   ModelCacheHits: {

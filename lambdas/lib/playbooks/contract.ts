@@ -81,6 +81,15 @@ export interface ActionEntryInput {
 }
 
 /**
+ * A model's answer to a step's agent probe, as the ledger keeps it (a `probe-answered` entry):
+ * the question, what the model was shown, its answer, the model, tokens and dollars.
+ */
+export interface ProbeAnswerInput {
+  detail: Record<string, unknown>;
+  cost?: Partial<Pick<Cost, 'modelTokens' | 'modelUsd'>>;
+}
+
+/**
  * What an agent step's action list is cached under: with the tenant and the playbook's id
  * and version (which the engine adds), the step, its application, its goal as written (input
  * names, never values), the normalised path it starts on and the structure of that page.
@@ -146,6 +155,13 @@ export interface StepActions {
   recorded(): readonly RecordedEntry[];
   /** Records one entry, before what it describes is done. */
   record(entry: ActionEntryInput): Promise<void>;
+  /**
+   * Records a model's answer to the step's agent probe (`probe-answered`), from RunStep,
+   * Reconcile and Finish alike: appended without fencing (it moves no version), since an answer
+   * is an observation that changes nothing an attempt decides on; the probe's caller records
+   * the outcome. It is no part of the action record.
+   */
+  recordProbeAnswer(entry: ProbeAnswerInput): Promise<void>;
 }
 
 export interface StepContext<I = Record<string, unknown>> {

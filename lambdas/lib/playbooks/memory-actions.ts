@@ -1,26 +1,32 @@
 import type { Evidence } from '../ledger/types.ts';
-import type { RecordedEntry, StepActions, StepCache } from './contract.ts';
+import type { ProbeAnswerInput, RecordedEntry, StepActions, StepCache } from './contract.ts';
 
 /**
  * A step's action record kept in memory, for running steps outside the engine (the naive
  * runner of the benchmark, playbook tests): what a step records is read back by the same
- * step, and lost with the process, which is exactly what the engine's ledger avoids.
+ * step, and lost with the process, which is exactly what the engine's ledger avoids. Agent
+ * probes' answers are kept apart, in `probeAnswers`.
  *
  * @example
  * const ctx: StepContext = { ...rest, actions: memoryStepActions() };
  */
 export function memoryStepActions(
   options: { model?: string; evidence?: Record<string, Evidence>; cache?: StepCache } = {},
-): StepActions & { entries: RecordedEntry[] } {
+): StepActions & { entries: RecordedEntry[]; probeAnswers: ProbeAnswerInput[] } {
   const entries: RecordedEntry[] = [];
+  const probeAnswers: ProbeAnswerInput[] = [];
   return {
     entries,
+    probeAnswers,
     model: options.model,
     cache: options.cache ?? NO_STEP_CACHE,
     evidence: options.evidence ?? {},
     recorded: () => [...entries],
     record: async (entry) => {
       entries.push({ type: entry.type, detail: entry.detail, at: new Date().toISOString() });
+    },
+    recordProbeAnswer: async (entry) => {
+      probeAnswers.push(entry);
     },
   };
 }

@@ -2,7 +2,8 @@
  * An agent step on the local stack (the real ASL, RunStep in its esbuild bundle, DynamoDB
  * Local, Chromium): the step worker SIGKILLed right after each recorded action resumes with no
  * model call for a recorded action (each action is chosen, so recorded, once) and the CRM gets
- * exactly one committed change; killed after the submitting click, the probe settles the write.
+ * exactly one committed change; killed after the submitting click, the probe settles the write,
+ * and for the declarative form (crm-contact-decl@1) its agent probe, each answer in the ledger.
  */
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
@@ -14,8 +15,14 @@ import { runToSuccess, submitContactAgent } from '../../support/jobs.ts';
 const engine = useEngineStack({ env: { BELAY_AGENT_LOCAL_LATENCY_MS: '0' } });
 const AGENT_STEP = 1;
 
-function submitAgentJob(jobId: string, customerId: string): Promise<unknown> {
-  return submitContactAgent(engine(), { jobId, customerId, contactName: `Agent ${jobId}`, model: 'local' });
+function submitAgentJob(jobId: string, customerId: string, playbook?: string): Promise<unknown> {
+  return submitContactAgent(engine(), {
+    jobId,
+    customerId,
+    contactName: `Agent ${jobId}`,
+    model: 'local',
+    ...(playbook ? { playbook } : {}),
+  });
 }
 
 function armActionKill(jobId: string, point: 'action-recorded' | 'action-executed', action: number): void {
@@ -77,6 +84,30 @@ describe('Engine: an agent step whose worker is killed after each recorded actio
     expect(fired(jobId)).toEqual([['action-executed', 3]]);
     expect(ofStep(entries, 'action-chosen')).toHaveLength(3);
     expect(ofStep(entries, 'step-completed')[0]?.evidence).toMatchObject({ reconciled: true });
+    expect((await e.crm.writes()).count - before).toBe(1);
+  });
+
+  it("the declarative form's agent probe settles it, each answer a probe-answered entry (settling the intent, then Finish)", {
+    timeout: 240_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'decl-kill-after-click';
+    const before = (await e.crm.writes()).count;
+    armActionKill(jobId, 'action-executed', 3);
+    await submitAgentJob(jobId, 'C-1001', 'crm-contact-decl@1');
+    const { job, entries } = await runToSuccess(e, jobId, { timeoutMs: 220_000 });
+    expect(job.status).toBe('SUCCEEDED');
+    expect(fired(jobId)).toEqual([['action-executed', 3]]);
+    expect(ofStep(entries, 'step-completed')[0]?.evidence).toMatchObject({
+      customerId: 'C-1001',
+      contact: `Agent ${jobId}`,
+      reconciled: true,
+    });
+    // Asked once to settle the uncertain write, once by Finish before the job succeeded: done both times.
+    const answers = ofStep(entries, 'probe-answered');
+    expect(answers.map((a) => (a.detail?.answer as { status?: string })?.status)).toEqual(['done', 'done']);
+    expect(answers[0]?.detail).toMatchObject({ model: 'local', usage: { input: 0, output: 0 } });
+    expect(answers[0]?.cost).toMatchObject({ modelTokens: 0, modelUsd: 0 });
     expect((await e.crm.writes()).count - before).toBe(1);
   });
 });

@@ -5,9 +5,13 @@
  * the tool call parsed into an action, tokens and dollars, errors and throttling.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ModelCallError, NoActionChosenError } from '../../../lambdas/lib/agent/errors.ts';
+import {
+  ModelCallError,
+  NoActionChosenError,
+  NoProbeAnswerError,
+} from '../../../lambdas/lib/agent/errors.ts';
 import { type AgentModelsConfig, policyFor } from '../../../lambdas/lib/agent/models.ts';
-import type { Observation } from '../../../lambdas/lib/agent/policy.ts';
+import type { Observation, ProbeObservation } from '../../../lambdas/lib/agent/policy.ts';
 import {
   type ModelServer,
   type Recorded,
@@ -32,6 +36,11 @@ const OBSERVATION: Observation = {
   answers: [],
 };
 const FILL = { target: { role: 'textbox', name: 'Contact name' }, value: 'Ada' };
+const PROBE: ProbeObservation = {
+  question: 'Does the record show contact "Ada" and phone "{{secret:phone}}"?',
+  url: 'http://127.0.0.1:8802/customers/C-1003',
+  snapshot: '- term: Contact\n- definition: Ada\n- term: Phone\n- definition: {{secret:phone}}',
+};
 
 let server: ModelServer;
 const config = (): AgentModelsConfig => ({
@@ -187,6 +196,28 @@ describe.each(CASES)('Model adapter: $name', (c) => {
   it('refuses a tool that is not offered', async () => {
     server.script([c.ok('evaluate', { script: 'document.cookie' })]);
     await expect(policy(c).decide(OBSERVATION)).rejects.toBeInstanceOf(NoActionChosenError);
+  });
+
+  it('answers a probe with the one tool answer_probe, forced, and the untrusted-page prompt; no browser tool', async () => {
+    server.script([
+      c.ok('answer_probe', { status: 'done', evidence: 'Ada', reason: 'the record shows both' }),
+    ]);
+    const decision = await policy(c).answerProbe(PROBE);
+    expect(decision.answer).toEqual({ status: 'done', evidence: 'Ada', reason: 'the record shows both' });
+    expect(decision.tokens).toEqual({ input: 321, output: 17 });
+    const r = server.requests[0] as Recorded;
+    expect(r.path).toBe(c.path);
+    expect(c.tools(r)).toEqual(['answer_probe']);
+    expect(c.forced(r)).toEqual(FORCED[c.name]);
+    expect(r.rawBody).toContain('untrusted content from a website');
+    expect(r.rawBody).toContain('{{secret:phone}}');
+  });
+
+  it('refuses a probe answer that is not one (a browser tool, an unknown status)', async () => {
+    server.script([c.ok('click', { target: { role: 'button', name: 'Save record' } })]);
+    await expect(policy(c).answerProbe(PROBE)).rejects.toBeInstanceOf(NoProbeAnswerError);
+    server.script([c.ok('answer_probe', { status: 'probably' })]);
+    await expect(policy(c).answerProbe(PROBE)).rejects.toBeInstanceOf(NoProbeAnswerError);
   });
 });
 

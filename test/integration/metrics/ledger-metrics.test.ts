@@ -169,19 +169,17 @@ describe('Function: observeLedger', () => {
     ]);
   });
 
-  it("counts an agent step's model decisions off its action entries", async () => {
+  it("counts an agent step's model decisions off its action entries, and its agent probe's answers", async () => {
     const jobId = 'job-agent';
     await ledger.createJob(tenant, jobId, { ...request, playbook: 'crm-contact-agent@1' }, 3);
     await ledger.transition(tenant, jobId, 'RUNNING');
     metrics.take();
-    for (const type of ['action-chosen', 'action-healed', 'action-refused'] as const) {
+    for (const type of ['action-chosen', 'action-healed', 'action-refused', 'probe-answered'] as const) {
       await ledger.append(tenant, jobId, { type, step: 'update-contact', detail: { n: 1 } });
     }
-    expect(metrics.take().filter((m) => m.name === 'ModelCalls')).toEqual([
-      { name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } },
-      { name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } },
-      { name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } },
-    ]);
+    expect(metrics.take().filter((m) => m.name === 'ModelCalls')).toEqual(
+      Array(4).fill({ name: 'ModelCalls', value: 1, dimensions: { Playbook: 'crm-contact-agent@1' } }),
+    );
   });
 
   it('counts an action the action cache served as no model call, and as a cache hit once its step verified', async () => {

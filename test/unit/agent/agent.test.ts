@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { parseAction } from '../../../lambdas/lib/agent/actions.ts';
+import { valueScope } from '../../../lambdas/lib/agent/cache/placeholders.ts';
 import { onAllowedDomain } from '../../../lambdas/lib/agent/execute.ts';
 import { controlsOf, nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
 import { parseModelSpec } from '../../../lambdas/lib/agent/model-spec.ts';
 import { substituteSecrets, withPlaceholders } from '../../../lambdas/lib/agent/observe.ts';
 import { planReplay } from '../../../lambdas/lib/agent/replay.ts';
-import { fillTemplate } from '../../../lambdas/lib/agent/template.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { modelCallUsd, modelRate, priceCost } from '../../../lambdas/lib/cost/rates.ts';
 import { actionRecord } from '../../../lambdas/lib/engine/step-actions.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import { ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
+import { render } from '../../../lambdas/lib/playbooks/template.ts';
 
 const SNAPSHOT = [
   '- heading "Edit Cobalt Cycles" [level=1]',
@@ -138,11 +139,23 @@ describe('Function: placeholders, templates, domains, specs', () => {
     expect(seen).toBe('typed {{secret:password}} and {{secret:pin}}');
     expect(substituteSecrets(seen, secrets)).toBe('typed hunter2-long and hunter2');
   });
-  it('fills inputs and evidence, leaves unknowns and secrets visible', () => {
-    const scope = { inputs: { a: 'x', n: 3 }, evidence: { s1: { orderId: 'O-1' } } };
+  it('fills inputs and evidence, leaves unknowns and secrets visible (missing: keep)', () => {
+    const evidence: Record<string, Record<string, string>> = { s1: { orderId: 'O-1' } };
+    const scope = { inputs: { a: 'x', n: 3 }, evidence: (s: string) => evidence[s] };
+    const text = '{{inputs.a}} {{inputs.n}} {{evidence.s1.orderId}} {{inputs.b}} {{secret:k}}';
+    expect(render(text, scope, 'keep')).toBe('x 3 O-1 {{inputs.b}} {{secret:k}}');
+    // The declarative form's default: a missing value renders empty.
+    expect(render(text, scope)).toBe('x 3 O-1  ');
+    // One language: filters and whitespace work in agent goals as in declarative steps.
     expect(
-      fillTemplate('{{inputs.a}} {{inputs.n}} {{evidence.s1.orderId}} {{inputs.b}} {{secret:k}}', scope),
-    ).toBe('x 3 O-1 {{inputs.b}} {{secret:k}}');
+      render('{{ inputs.a | upper }} {{inputs.q | url}}', { ...scope, inputs: { a: 'x', q: 'a b' } }, 'keep'),
+    ).toBe('X a%20b');
+    expect(render('{{credentials.password}}', scope, 'keep')).toBe('{{credentials.password}}');
+    // An agent's goal is filled from the job's values alone: no id the action cache would keep.
+    const values = valueScope({ inputs: { a: 'x' }, evidence: {} });
+    expect(render('{{inputs.a}} {{idempotencyKey}} {{jobId}}', values, 'keep')).toBe(
+      'x {{idempotencyKey}} {{jobId}}',
+    );
   });
   it.each([
     ['http://127.0.0.1:8801/x', true],

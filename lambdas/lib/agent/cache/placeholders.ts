@@ -1,6 +1,6 @@
 import type { Evidence } from '../../ledger/types.ts';
+import { render, type TemplateScope } from '../../playbooks/template.ts';
 import { type AgentAction, parseAction } from '../actions.ts';
-import { fillTemplate } from '../template.ts';
 
 /**
  * A cached action holds placeholders where a job's values were: `{{inputs.x}}` and
@@ -9,6 +9,21 @@ import { fillTemplate } from '../template.ts';
  */
 
 export type Scalar = string | number | boolean;
+
+/** A job's values: its inputs and the evidence of its verified steps, by step id. */
+export interface JobValues {
+  inputs: unknown;
+  evidence: Readonly<Record<string, Evidence>>;
+}
+
+/**
+ * A job's values as templates see them: inputs and evidence, the values a cached action holds
+ * placeholders for. An agent's goal and fields are filled from this alone, so `{{idempotencyKey}}`
+ * and the other ids stay as written: one job's key must never be cached for the next.
+ */
+export function valueScope(values: JobValues): TemplateScope {
+  return { inputs: values.inputs, evidence: (step) => values.evidence[step] };
+}
 
 /** Values shorter than this are only replaced where a whole argument equals them (a "1" is in too many strings). */
 export const MIN_EMBEDDED_VALUE = 4;
@@ -58,11 +73,10 @@ export function generalise(
 }
 
 /** A cached action for this job: its placeholders filled from the job's inputs and evidence (secrets stay placeholders). */
-export function instantiate(
-  cached: Record<string, unknown>,
-  scope: { inputs: unknown; evidence: Readonly<Record<string, Evidence>> },
-): AgentAction | undefined {
-  const fill = (value: unknown): unknown => (typeof value === 'string' ? fillTemplate(value, scope) : value);
+export function instantiate(cached: Record<string, unknown>, values: JobValues): AgentAction | undefined {
+  const scope = valueScope(values);
+  const fill = (value: unknown): unknown =>
+    typeof value === 'string' ? render(value, scope, 'keep') : value;
   const filled: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(cached)) filled[k] = k === 'name' ? v : fill(v);
   if (typeof cached.target === 'object' && cached.target !== null) {

@@ -8,11 +8,17 @@ export interface ModelUsage {
   usd: number;
 }
 
-const DECISION_ENTRIES: ReadonlySet<string> = new Set(['action-chosen', 'action-healed', 'action-refused']);
+const DECISION_ENTRIES: ReadonlySet<string> = new Set([
+  'action-chosen',
+  'action-healed',
+  'action-refused',
+  'probe-answered',
+]);
 
 /**
  * Model cost split by model: every agent decision (an `action-chosen`, `action-healed` or
- * `action-refused` entry: one model call each; an action from the action cache is none) adds its tokens and the dollars it was priced
+ * `action-refused` entry, or an agent probe's `probe-answered`: one model call each; an action
+ * from the action cache is none) adds its tokens and the dollars it was priced
  * at when spent to the model that made it. Tokens a browser provider reports for a session
  * are not a model's decision and stay in the report's `modelUsd` total only.
  */

@@ -8,8 +8,8 @@ import type { StepContext } from '../contract.ts';
 import { StepActionError } from '../errors.ts';
 import { appUrl, EVIDENCE_TIMEOUT_MS, goto, LOAD_TIMEOUT_MS } from '../page.ts';
 import { describeTarget, locate, type Target, visibleTarget } from '../target.ts';
+import { render, renderWithSecrets, truthy } from '../template.ts';
 import type { Action, ScriptedStep } from './schema.ts';
-import { render, renderWithSecrets, truthy } from './template.ts';
 
 /** How long an action waits for its target to show. */
 const TARGET_TIMEOUT_MS = EVIDENCE_TIMEOUT_MS;

@@ -1,11 +1,13 @@
 /**
  * A declarative playbook (checked JSON: `read.ts` parsed it from YAML or JSON) as the contract's
  * `Playbook`: its applications are `formSignIn`s, its steps are built by their form (a scripted
- * step, a sign-in step), its inputs are checked with their JSON Schema. The bundle's registry
+ * step, an agent step, a sign-in step), its inputs are checked with their JSON Schema. The bundle's registry
  * module calls this at cold start with the JSON it carries, so a handler builds exactly what
  * start-up checked.
  */
 import type { Page } from 'playwright-core';
+import { agentProbe } from '../../agent/agent-probe.ts';
+import { agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
 import { definePlaybook } from '../define.ts';
@@ -25,17 +27,19 @@ import {
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
 import { locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { render } from '../template.ts';
 import { runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
 import { checksHold, readEvidence } from './reads.ts';
 import {
+  type AgentStepSpec,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
+  type Expect,
   type Probe,
   type ScriptedStep,
 } from './schema.ts';
-import { render } from './template.ts';
 
 type Apps = Record<string, FormSignInApplication>;
 
@@ -62,7 +66,12 @@ function startOf(step: ScriptedStep, apps: Apps): Pick<Step, 'precondition' | 'r
   };
 }
 
-async function verifyOf(step: ScriptedStep, page: Page, ctx: StepContext): Promise<Evidence | null> {
+/** Verify of a step with an `expect` (scripted and agent steps alike). */
+async function verifyOf(
+  step: { app: string; expect: Expect },
+  page: Page,
+  ctx: StepContext,
+): Promise<Evidence | null> {
   const e = step.expect;
   await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
   const path = pageUrl(page)?.pathname ?? '';
@@ -79,8 +88,9 @@ async function verifyOf(step: ScriptedStep, page: Page, ctx: StepContext): Promi
   return readEvidence(page, page, e.evidence, ctx);
 }
 
+/** A scripted probe (of a scripted or an agent step). */
 async function probeOf(
-  step: ScriptedStep,
+  step: { app: string },
   probe: Probe,
   application: FormSignInApplication,
   page: Page,
@@ -127,6 +137,17 @@ async function probeOf(
   }
 }
 
+/** Where a write says the page refused it: the page's alert (default), a target, or nowhere. */
+function refusalOf(refusal: ScriptedStep['refusal']): Step['refusal'] {
+  const where = refusal ?? 'alert';
+  if (where === 'none') return undefined;
+  if (where === 'alert') return (page) => visibleErrorText(page);
+  return async (page, ctx) => {
+    const el = await visibleTarget(page, where, 500, (t) => render(t, ctx));
+    return el ? ((await el.textContent().catch(() => null))?.trim().slice(0, 300) ?? 'refused') : null;
+  };
+}
+
 function scripted(step: ScriptedStep, apps: Apps): Step {
   const application = apps[step.app] as FormSignInApplication;
   const out: Step = {
@@ -143,15 +164,51 @@ function scripted(step: ScriptedStep, apps: Apps): Step {
   if (step.kind === 'write' && step.probe) {
     const probe = step.probe;
     out.probe = (page, ctx) => probeOf(step, probe, application, page, ctx);
-    const refusal = step.refusal ?? 'alert';
-    if (refusal === 'alert') out.refusal = (page) => visibleErrorText(page);
-    else if (refusal !== 'none')
-      out.refusal = async (page, ctx) => {
-        const el = await visibleTarget(page, refusal, 500, (t) => render(t, ctx));
-        return el ? ((await el.textContent().catch(() => null))?.trim().slice(0, 300) ?? 'refused') : null;
-      };
+    const refusal = refusalOf(step.refusal);
+    if (refusal) out.refusal = refusal;
   }
   return out;
+}
+
+/**
+ * An agent step: `agentStep` with the step's `expect` as its verify and its probe, scripted or
+ * an agent probe (`probe.agent`: the step's model answers from the page).
+ */
+function agent(step: AgentStepSpec, apps: Apps): Step {
+  const application = apps[step.app] as FormSignInApplication;
+  const spec = step.agent;
+  const probe = step.kind === 'write' ? step.probe : undefined;
+  const write = step.kind === 'write' ? refusalOf(step.refusal) : undefined;
+  return agentStep<Record<string, unknown>>({
+    id: step.id,
+    title: step.title ?? step.id,
+    kind: step.kind,
+    app: step.app,
+    application,
+    ...(step.needsApproval ? { needsApproval: true } : {}),
+    ...(step.sensitive ? { sensitive: step.sensitive } : {}),
+    start: (ctx) => render(spec.start, ctx),
+    goal: spec.goal,
+    ...(spec.fields ? { fields: spec.fields } : {}),
+    ...(spec.maxActions ? { maxActions: spec.maxActions } : {}),
+    ...(spec.model ? { model: spec.model } : {}),
+    verify: (page, ctx) => verifyOf(step, page, ctx),
+    ...(probe === undefined
+      ? {}
+      : 'agent' in probe
+        ? {
+            probe: agentProbe({
+              start: (ctx) => render(probe.agent.goto, ctx),
+              ...(probe.agent.at ? { at: new RegExp(probe.agent.at) } : {}),
+              question: probe.agent.question,
+              ...(probe.agent.evidence
+                ? { evidence: (page, ctx) => readEvidence(page, page, probe.agent.evidence ?? {}, ctx) }
+                : {}),
+            }),
+          }
+        : { probe: (page, ctx) => probeOf(step, probe, application, page, ctx) }),
+    ...(write ? { refusal: write } : {}),
+  });
 }
 
 /**
@@ -187,7 +244,9 @@ export function compileDeclarative(spec: DeclarativePlaybook, source: string): P
             ...(step.needsApproval ? { needsApproval: true } : {}),
             ...(step.sensitive ? { sensitive: step.sensitive } : {}),
           }
-        : scripted(step, apps),
+        : 'agent' in step
+          ? agent(step, apps)
+          : scripted(step, apps),
   );
   return definePlaybook({
     name: spec.name,

@@ -1,12 +1,14 @@
 /**
  * What the format's schema cannot say about a declarative playbook: steps in declared
  * applications, a probe for every write, references to inputs the schema has and to steps that
- * come earlier, secrets only where a field is filled, patterns that compile, a JSON Schema Ajv
- * can use. Each problem carries its path in the file, so the reader can name the line.
+ * come earlier, secrets only where a field is filled (never where a model reads), patterns that
+ * compile, a JSON Schema Ajv can use. Each problem carries its path in the file, so the reader
+ * can name the line.
  */
+
+import { type Reference, referenceProblem, referencesOf } from '../template.ts';
 import { compileInputSchema } from './inputs.ts';
-import type { DeclarativePlaybook } from './schema.ts';
-import { type Reference, referenceProblem, referencesOf } from './template.ts';
+import type { DeclarativePlaybook, Expect } from './schema.ts';
 
 /** A problem at a path of the file (`steps.2.probe.records`). */
 export interface Issue {
@@ -50,15 +52,33 @@ function walk(
     for (const [k, v] of Object.entries(value)) walk(v, [...path, k], visit);
 }
 
+/** Is the text at `path` read by a model (an agent step's goal or fields, an agent probe's question)? */
+function modelReads(path: readonly (string | number)[]): boolean {
+  return (
+    path[0] === 'steps' &&
+    ((path[2] === 'agent' && (path[3] === 'goal' || path[3] === 'fields')) ||
+      (path[2] === 'probe' && path[3] === 'agent' && path[4] === 'question'))
+  );
+}
+
+/** Is the text at `path` an agent step's goal or fields (filled from the job's inputs and evidence alone)? */
+function agentGoal(path: readonly (string | number)[]): boolean {
+  return path[0] === 'steps' && path[2] === 'agent' && (path[3] === 'goal' || path[3] === 'fields');
+}
+
 function referenceIssues(
   spec: DeclarativePlaybook,
   ref: Reference,
   path: (string | number)[],
 ): string | undefined {
+  const [root, ...rest] = ref.path;
+  if (root === 'credentials' && modelReads(path))
+    return `${ref.text}: credentials never go where a model reads them (an agent's goal, fields or question); sign in with a signIn step`;
+  if (agentGoal(path) && root !== 'inputs' && root !== 'evidence')
+    return `${ref.text}: an agent's goal and fields take {{inputs.x}} and {{evidence.<step>.<field>}} only (its actions are cached by their names)`;
   const allowCredentials = path.at(-1) === 'value' && path.at(-2) === 'fill';
   const basic = referenceProblem(ref, allowCredentials);
   if (basic) return basic;
-  const [root, ...rest] = ref.path;
   if (root === 'inputs' && !schemaHas(spec.inputs, rest))
     return `${ref.text}: the inputs' schema has no ${rest.join('.')}`;
   if (root === 'evidence') {
@@ -68,6 +88,16 @@ function referenceIssues(
       return `${ref.text}: ${rest[0]} is not a step before this one (${earlier.join(', ') || 'none'})`;
   }
   return undefined;
+}
+
+/** Does the `expect` say anything that shows the step worked? */
+function saysDone(e: Expect): boolean {
+  return (
+    e.url !== undefined ||
+    e.visible !== undefined ||
+    !!e.checks?.length ||
+    !!Object.keys(e.evidence ?? {}).length
+  );
 }
 
 /** Every problem of `spec` that its schema does not catch. */
@@ -86,33 +116,28 @@ export function declarativeProblems(spec: DeclarativePlaybook): Issue[] {
     if (earlier !== undefined)
       issues.push({ path: at('id'), message: `steps ${earlier} and ${i} both have the id ${step.id}` });
     seen.set(step.id, i);
-    if ('actions' in step) {
-      if (step.kind === 'write' && !step.probe)
-        issues.push({
-          path: at('probe'),
-          message: 'a write needs a probe: where to look for its effect after a crash',
-        });
-      if (step.kind === 'read') {
-        for (const key of ['probe', 'idempotencyKey', 'refusal'] as const)
-          if (step[key] !== undefined) issues.push({ path: at(key), message: 'only writes have one' });
-      }
-      if (step.kind === 'write' && step.actions.length === 0)
-        issues.push({ path: at('actions'), message: 'a write needs the action that commits it' });
-      const e = step.expect;
-      if (
-        e.url === undefined &&
-        e.visible === undefined &&
-        !e.checks?.length &&
-        !Object.keys(e.evidence ?? {}).length
-      )
-        issues.push({
-          path: at('expect'),
-          message: 'say what shows the step worked: url, visible, checks or evidence',
-        });
-      // A sign-in step's title defaults to "Sign in to <app>"; a scripted one says what it does.
-      if (step.title === undefined)
-        issues.push({ path: at('title'), message: 'a line for people: what the step does' });
+    if ('signIn' in step) return;
+    // Scripted and agent steps: a write has a probe, a read has none, and `expect` says what done looks like.
+    if (step.kind === 'write' && !step.probe)
+      issues.push({
+        path: at('probe'),
+        message: 'a write needs a probe: where to look for its effect after a crash',
+      });
+    if (step.kind === 'read') {
+      for (const key of ['probe', 'idempotencyKey', 'refusal'] as const)
+        if (key in step && step[key as keyof typeof step] !== undefined)
+          issues.push({ path: at(key), message: 'only writes have one' });
     }
+    if ('actions' in step && step.kind === 'write' && step.actions.length === 0)
+      issues.push({ path: at('actions'), message: 'a write needs the action that commits it' });
+    if (!saysDone(step.expect))
+      issues.push({
+        path: at('expect'),
+        message: 'say what shows the step worked: url, visible, checks or evidence',
+      });
+    // A sign-in step's title defaults to "Sign in to <app>"; the others say what they do.
+    if (step.title === undefined)
+      issues.push({ path: at('title'), message: 'a line for people: what the step does' });
   });
   walk(spec, [], (value, path) => {
     if (typeof value !== 'string') return;

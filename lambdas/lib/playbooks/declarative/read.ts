@@ -14,10 +14,13 @@ import { declarativeProblems, type Issue } from './problems.ts';
 import {
   ACTION_KEYS,
   ActionSchema,
+  AgentProbeSchema,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
+  ProbeSchema,
   ScriptedStepSchema,
-  SignInStepSchema,
+  STEP_FORM_KEYS,
+  STEP_FORMS,
 } from './schema.ts';
 
 /** `steps[2].probe.records` */
@@ -59,18 +62,47 @@ function checkAction(action: unknown, path: (string | number)[]): Issue[] {
   return checked && !checked.success ? zodIssues(checked.error, path) : [];
 }
 
+/** What each form's key says, for the message about a step with none or several. */
+const FORM_WORDS: Record<(typeof STEP_FORM_KEYS)[number], string> = {
+  actions: 'actions (a scripted step)',
+  agent: 'agent (a goal a model carries out)',
+  signIn: 'signIn: true (the application’s sign-in)',
+};
+
 function checkStep(step: unknown, i: number): Issue[] {
   const path: (string | number)[] = ['steps', i];
   if (step === null || typeof step !== 'object' || Array.isArray(step))
     return [{ path, message: 'a step is an object' }];
-  if ('signIn' in step) {
-    const checked = SignInStepSchema.safeParse(step);
+  const forms = STEP_FORM_KEYS.filter((k) => k in step);
+  if (forms.length !== 1)
+    return [
+      {
+        path,
+        message:
+          forms.length === 0
+            ? `a step has one of ${STEP_FORM_KEYS.map((k) => FORM_WORDS[k]).join(', ')}`
+            : `a step has one of ${STEP_FORM_KEYS.join(', ')}, not ${forms.join(' and ')}`,
+      },
+    ];
+  const form = forms[0] as (typeof STEP_FORM_KEYS)[number];
+  if (form === 'agent') {
+    // Its probe is checked as the form its key says (scripted, or `agent`), so a mistake is named in it.
+    const { probe, ...rest } = step as { probe?: unknown };
+    const issues: Issue[] = [];
+    const checked = STEP_FORMS.agent.safeParse(rest);
+    if (!checked.success) issues.push(...zodIssues(checked.error, path));
+    if (probe !== undefined) {
+      const agentProbe = typeof probe === 'object' && probe !== null && 'agent' in probe;
+      const probed = (agentProbe ? AgentProbeSchema : ProbeSchema).safeParse(probe);
+      if (!probed.success) issues.push(...zodIssues(probed.error, [...path, 'probe']));
+    }
+    return issues;
+  }
+  if (form !== 'actions') {
+    const checked = STEP_FORMS[form].safeParse(step);
     return checked.success ? [] : zodIssues(checked.error, path);
   }
-  if (!('actions' in step))
-    return [
-      { path, message: 'a step has actions (a scripted step) or signIn: true (the application’s sign-in)' },
-    ];
+  // A scripted step is checked action by action, so a bad action is named as that action.
   const actions = (step as { actions: unknown }).actions;
   const issues: Issue[] = [];
   if (!Array.isArray(actions)) issues.push({ path: [...path, 'actions'], message: 'a list of actions' });

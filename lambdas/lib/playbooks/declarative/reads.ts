@@ -7,8 +7,8 @@ import type { Evidence } from '../../ledger/types.ts';
 import type { StepContext } from '../contract.ts';
 import { pageUrl } from '../page.ts';
 import { locateAll, visibleTarget } from '../target.ts';
+import { render, truthy } from '../template.ts';
 import type { Check, EvidenceField, Read } from './schema.ts';
-import { render, truthy } from './template.ts';
 
 /** How long a read waits for its element (the evidence timeout is spent once, on the page's first sign). */
 const READ_TIMEOUT_MS = 1_000;

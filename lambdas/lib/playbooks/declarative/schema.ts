@@ -4,10 +4,12 @@
  * published JSON Schema for editors (`playbooks/playbook.schema.json`) is generated from it.
  *
  * A step is one of a fixed set of forms, told apart by the key that carries its action:
- * `actions` (a scripted step) or `signIn` (the application's sign-in). New forms (an agent
- * step's `agent`) are added to {@link STEP_FORM_KEYS} and `step-forms.ts`, leaving these untouched.
+ * `actions` (a scripted step), `agent` (an agent step: a goal a model carries out) or `signIn`
+ * (the application's sign-in). A new form is added to {@link STEP_FORMS}, leaving the others
+ * untouched; `read.ts`, `problems.ts` and `compile.ts` tell the forms apart by the same key.
  */
 import { z } from 'zod';
+import { MODEL_SPEC_PATTERN } from '../../agent/model-spec.ts';
 import { NAME_PATTERN } from '../define.ts';
 import { FormSignInSchema } from '../form-sign-in.ts';
 import { TargetSchema } from '../target.ts';
@@ -72,6 +74,9 @@ const EvidenceFieldSchema = z.intersection(
   }),
 );
 
+/** Evidence fields by name, each read off the page (or the record a probe found). */
+const EvidenceFields = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema);
+
 const CheckSchema = z.intersection(
   ReadSchema,
   z.object({
@@ -98,10 +103,9 @@ const ExpectSchema = z
       .optional()
       .describe('A visible error ([role="alert"]) means not verified (default true)'),
     checks: z.array(CheckSchema).optional(),
-    evidence: z
-      .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema)
-      .optional()
-      .describe('The evidence recorded when the step is verified; at least one check, url, visible or field'),
+    evidence: EvidenceFields.optional().describe(
+      'The evidence recorded when the step is verified; at least one check, url, visible or field',
+    ),
   })
   .strict();
 
@@ -180,7 +184,7 @@ const StartsAtSchema = z.union([
     .strict(),
 ]);
 
-const ProbeSchema = z
+export const ProbeSchema = z
   .object({
     goto: Template.describe(
       "Where the application lists the write's effects, e.g. /orders?key={{idempotencyKey | url}}",
@@ -190,7 +194,61 @@ const ProbeSchema = z
       'Each record of this write: use where to match the idempotency key (or another value) in code',
     ),
     absent: TargetSchema.describe('Shown when the application has no such record ("no orders")'),
-    evidence: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema).optional(),
+    evidence: EvidenceFields.optional(),
+  })
+  .strict();
+
+/** Most actions an agent step may be given per attempt (each is a model decision, paid for). */
+export const MAX_AGENT_ACTIONS = 50;
+
+const ModelSpec = z
+  .string()
+  .regex(MODEL_SPEC_PATTERN, 'local, bedrock:<model id>, anthropic:<model id> or openai:<model id>');
+
+const AgentSchema = z
+  .object({
+    start: Template.describe(
+      'The page the step starts on (a path of the application); every attempt starts there, and its recorded actions replay there',
+    ),
+    goal: Template.describe(
+      'What to do, in words, for the model: {{inputs.x}} and {{evidence.<step>.<field>}} are filled in (other references stay as written); page text never is the goal',
+    ),
+    fields: z
+      .record(z.string().min(1), Template)
+      .optional()
+      .describe(
+        "label -> value the goal sets, e.g. { Phone: '{{inputs.phone}}' }: what the local policy fills",
+      ),
+    maxActions: z
+      .number()
+      .int('a whole number of actions')
+      .min(1, 'at least 1 action')
+      .max(MAX_AGENT_ACTIONS, `at most ${MAX_AGENT_ACTIONS} actions per attempt`)
+      .optional()
+      .describe('Most actions (model decisions) per attempt (default 12)'),
+    model: ModelSpec.optional().describe(
+      'The model unless the job names one: local (default, offline and rule-based), bedrock:<id>, anthropic:<id>, openai:<id>',
+    ),
+  })
+  .strict();
+
+/** A write's probe answered by the step's model from one page: done, absent or unknown. */
+export const AgentProbeSchema = z
+  .object({
+    agent: z
+      .object({
+        goto: Template.describe(
+          "The page that shows the write's effect, e.g. /customers/{{inputs.customerId}}; the model only reads it",
+        ),
+        at: Pattern.optional().describe("The page's path there (default: exactly goto's path)"),
+        question: Template.describe(
+          'Asked about that page, answered done, absent or unknown: quote the values it must show, e.g. Does the record show phone "{{inputs.phone}}"?',
+        ),
+        evidence: EvidenceFields.optional().describe(
+          "Read off the page when the answer is done (default: the model's quote)",
+        ),
+      })
+      .strict(),
   })
   .strict();
 
@@ -201,9 +259,6 @@ const StepCommon = {
   needsApproval: z.boolean().optional(),
   sensitive: z.array(z.string().min(1)).optional().describe('CSS selectors masked in screenshots'),
 };
-
-/** The keys that carry a step's action, one per step form. */
-export const STEP_FORM_KEYS = ['actions', 'signIn'] as const;
 
 export const ScriptedStepSchema = z
   .object({
@@ -238,7 +293,36 @@ export const SignInStepSchema = z
   })
   .strict();
 
-export const StepSchema = z.union([ScriptedStepSchema, SignInStepSchema]);
+export const AgentStepSchema = z
+  .object({
+    ...StepCommon,
+    kind: z.enum(['read', 'write']).describe('write: it has a side effect outside the browser'),
+    agent: AgentSchema,
+    expect: ExpectSchema.describe('What shows the step worked, checked after the model says done'),
+    probe: z
+      .union([ProbeSchema, AgentProbeSchema])
+      .optional()
+      .describe(
+        "Writes: how to find the effect of an attempt whose outcome is unknown: scripted, or { agent: ... } answered by the step's model",
+      ),
+    refusal: z
+      .union([z.enum(['alert', 'none']), TargetSchema])
+      .optional()
+      .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+  })
+  .strict();
+
+/** The step forms, each with the key that carries its action (a step has exactly one of them). */
+export const STEP_FORMS = {
+  actions: ScriptedStepSchema,
+  agent: AgentStepSchema,
+  signIn: SignInStepSchema,
+} as const;
+
+/** The keys that carry a step's action, one per step form. */
+export const STEP_FORM_KEYS = Object.keys(STEP_FORMS) as (keyof typeof STEP_FORMS)[];
+
+export const StepSchema = z.union([ScriptedStepSchema, AgentStepSchema, SignInStepSchema]);
 
 /** The action keys, in the order `ActionSchema` lists their forms. */
 export const ACTION_KEYS = ['goto', 'fill', 'select', 'check', 'click', 'press', 'waitFor'] as const;
@@ -274,6 +358,8 @@ export type DeclarativePlaybook = z.infer<typeof DeclarativePlaybookSchema>;
 export type DeclarativeStep = z.infer<typeof StepSchema>;
 export type ScriptedStep = z.infer<typeof ScriptedStepSchema>;
 export type SignInStepSpec = z.infer<typeof SignInStepSchema>;
+export type AgentStepSpec = z.infer<typeof AgentStepSchema>;
+export type AgentProbeSpec = z.infer<typeof AgentProbeSchema>;
 export type Action = z.infer<typeof ActionSchema>;
 export type Expect = z.infer<typeof ExpectSchema>;
 export type Probe = z.infer<typeof ProbeSchema>;

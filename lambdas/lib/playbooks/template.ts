@@ -1,11 +1,31 @@
 /**
- * Templates of the declarative form: `{{inputs.address.city}}`, `{{evidence.create-report.reportId}}`,
- * `{{idempotencyKey}}`, `{{jobId}}`, `{{stepId}}`, `{{tenantId}}`, with filters
- * (`{{inputs.q | url}}`: url, lower, upper, trim). Secrets are only ever referenced,
- * `{{credentials.password}}`, and only where a field is filled: they are fetched from the
- * credential store at that moment and go nowhere else (not into URLs, checks or evidence).
+ * The playbooks' one template language, for the declarative form and agent steps alike:
+ * `{{inputs.address.city}}`, `{{evidence.create-report.reportId}}`, `{{idempotencyKey}}`,
+ * `{{jobId}}`, `{{stepId}}`, `{{tenantId}}`, with filters (`{{inputs.q | url}}`: url, lower,
+ * upper, trim). Secrets are only ever referenced, `{{credentials.password}}`, and only where a
+ * declarative field is filled: they are fetched from the credential store at that moment and go
+ * nowhere else (not into URLs, checks, evidence or a model's prompt). An agent step's
+ * `{{secret:name}}` is no reference: it is the placeholder a model types, left as written.
  */
-import type { StepContext } from '../contract.ts';
+import type { Evidence } from '../ledger/types.ts';
+import type { StepContext } from './contract.ts';
+
+/** What references are filled from: a step's context is one; the action cache builds one from a job's values. */
+export interface TemplateScope {
+  inputs: unknown;
+  evidence(stepId: string): Evidence | undefined;
+  idempotencyKey?: string;
+  jobId?: string;
+  stepId?: string;
+  tenantId?: string;
+}
+
+/**
+ * What a reference with no value becomes: `empty` (a declarative step: an optional input leaves
+ * its field empty) or `keep`, the reference as written (an agent's goal: a visible gap, never an
+ * empty string a model would act on; the action cache: an entry that is not this job's).
+ */
+export type Missing = 'empty' | 'keep';
 
 export const TEMPLATE_ROOTS = [
   'inputs',
@@ -79,7 +99,7 @@ function stringOf(value: unknown): string {
   return String(value);
 }
 
-function lookup(ctx: StepContext, path: readonly string[]): unknown {
+function lookup(ctx: TemplateScope, path: readonly string[]): unknown {
   const [root, ...rest] = path;
   let value: unknown;
   if (root === 'inputs') value = ctx.inputs;
@@ -96,16 +116,17 @@ function lookup(ctx: StepContext, path: readonly string[]): unknown {
 }
 
 /**
- * Renders a template without secrets (a missing value renders empty, so an optional input
- * leaves its field empty). Credentials references are refused when the file is read; here
- * one renders empty.
+ * Renders a template without secrets. A missing value (and an agent's `{{secret:name}}`)
+ * renders empty, or as written with `missing: 'keep'`. Credentials references are refused when
+ * a file is read; here one renders as a missing value, never as the secret.
  */
-export function render(template: string, ctx: StepContext): string {
-  return template.replace(REF, (_m, inner: string) => {
+export function render(template: string, scope: TemplateScope, missing: Missing = 'empty'): string {
+  return template.replace(REF, (whole, inner: string) => {
     const [expr = '', ...filters] = inner.split('|').map((s) => s.trim());
     const path = expr.split('.').filter((p) => p !== '');
-    if (path[0] === 'credentials') return '';
-    return applyFilters(stringOf(lookup(ctx, path)), filters);
+    const value = path[0] === 'credentials' ? undefined : lookup(scope, path);
+    if ((value === undefined || value === null) && missing === 'keep') return whole;
+    return applyFilters(stringOf(value), filters);
   });
 }
 

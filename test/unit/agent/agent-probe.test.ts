@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
+import { LocalPolicy, localProbeAnswer, quotedValues } from '../../../lambdas/lib/agent/local-policy.ts';
+import { parseProbeAnswer, probeUserPrompt } from '../../../lambdas/lib/agent/model-policy.ts';
+import { SNAPSHOT_BUDGET } from '../../../lambdas/lib/agent/observe.ts';
+import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
+import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import { ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
+
+/** The demo CRM's record page as Playwright's aria snapshot shows it. */
+const RECORD = (contact: string, phone: string): string =>
+  [
+    '- main:',
+    '  - heading "Cobalt Cycles" [level=1]',
+    '  - term: Contact',
+    `  - definition: ${contact}`,
+    '  - term: Phone',
+    `  - definition: ${phone}`,
+    '  - link "Edit record":',
+    '    - /url: /customers/C-1003/edit',
+  ].join('\n');
+
+const QUESTION = 'Does the record show contact "Mei Chen-Ward" and phone "+44 117 496 0999"?';
+const ask = (snapshot: string, question = QUESTION) =>
+  localProbeAnswer({ question, url: 'http://127.0.0.1:8802/customers/C-1003', snapshot });
+
+describe('Function: localProbeAnswer', () => {
+  it('answers done when the page shows every quoted value, quoting them', () => {
+    expect(ask(RECORD('Mei Chen-Ward', '+44 117 496 0999'))).toEqual({
+      status: 'done',
+      evidence: 'Mei Chen-Ward; +44 117 496 0999',
+      reason: 'the page shows "Mei Chen-Ward", "+44 117 496 0999"',
+    });
+  });
+
+  it('answers absent when the page shows other values, naming what is missing', () => {
+    expect(ask(RECORD('Mei Chen', '+44 117 496 0003'))).toEqual({
+      status: 'absent',
+      reason: 'the page does not show "Mei Chen-Ward", "+44 117 496 0999"',
+    });
+    expect(ask(RECORD('Mei Chen-Ward', '+44 117 496 0003')).status).toBe('absent');
+  });
+
+  it('counts a value only whole: "Ann" is not shown by Anna, nor 0999 by 09990', () => {
+    expect(ask(RECORD('Anna', '+44 117 496 09990'), 'Contact "Ann", phone "496 0999"?').status).toBe(
+      'absent',
+    );
+    expect(ask(RECORD('Ann', '+44 117 496 0999'), 'Contact "Ann", phone "496 0999"?').status).toBe('done');
+  });
+
+  it('compares with spaces collapsed and case ignored, and reads escaped quotes in names', () => {
+    expect(ask(RECORD('x', 'y'), 'Is it "cobalt   CYCLES"?').status).toBe('done');
+    const snapshot = '- heading "Say \\"hi\\" there" [level=1]';
+    expect(ask(snapshot, 'Does it read “Say "hi" there”?').status).toBe('done');
+    expect(ask(snapshot, 'Does it read “Say "hello" there”?').status).toBe('absent');
+  });
+
+  it('matches a secret as its placeholder, which is all the page and the question show', () => {
+    expect(ask(RECORD('Ada', '{{secret:phone}}'), 'Phone "{{secret:phone}}"?').status).toBe('done');
+  });
+
+  it.each([
+    ['quotes nothing', RECORD('Mei Chen', 'x'), 'Was the contact updated?'],
+    ['sees an empty page', '  ', QUESTION],
+    [
+      'sees a trimmed page without the values',
+      `${'- text: x\n'.repeat(10)}- (snapshot trimmed at ${SNAPSHOT_BUDGET} characters)`,
+      QUESTION,
+    ],
+  ])('answers unknown when it %s', (_what, snapshot, question) => {
+    expect(ask(snapshot, question).status).toBe('unknown');
+  });
+
+  it('finds the quoted values, straight or curly', () => {
+    expect(quotedValues('a "x" b “y z” c "" d')).toEqual(['x', 'y z']);
+  });
+
+  it('is the local policy: no tokens, its simulated latency recorded', async () => {
+    const decision = await new LocalPolicy({ latencyMs: 0 }).answerProbe({
+      question: QUESTION,
+      url: 'u',
+      snapshot: RECORD('Mei Chen', 'x'),
+    });
+    expect(decision).toMatchObject({
+      model: 'local',
+      tokens: { input: 0, output: 0 },
+      simulatedLatencyMs: 0,
+      answer: { status: 'absent' },
+    });
+  });
+});
+
+describe('Function: parseProbeAnswer', () => {
+  it.each([
+    [
+      { status: 'done', evidence: 'Ada', reason: 'shown' },
+      { status: 'done', evidence: 'Ada', reason: 'shown' },
+    ],
+    [{ status: 'absent' }, { status: 'absent' }],
+    [{ status: 'unknown', evidence: '', reason: 42 }, { status: 'unknown' }],
+    [{ status: 'maybe' }, undefined],
+    [{ name: 'click' }, undefined],
+    ['done', undefined],
+  ])('%o -> %o', (input, want) => {
+    expect(parseProbeAnswer(input)).toEqual(want);
+  });
+
+  it('keeps at most 300 characters of page text', () => {
+    expect(parseProbeAnswer({ status: 'done', evidence: 'x'.repeat(1000) })?.evidence).toHaveLength(300);
+  });
+
+  it('puts the page last, marked untrusted', () => {
+    const prompt = probeUserPrompt({ question: 'Q "v"?', url: 'http://x/p', snapshot: '- text: v' });
+    expect(prompt).toBe('Question: Q "v"?\nPage (untrusted) at http://x/p:\n- text: v');
+  });
+});
+
+describe('Function: probe answers in the counters and the cost report', () => {
+  const entry = (type: string, detail: Record<string, unknown>, usd: number, tokens: number): LedgerEntry =>
+    ({
+      type,
+      step: 'update-contact',
+      at: 't',
+      detail,
+      cost: { ...ZERO_COST, modelTokens: tokens, modelUsd: usd },
+    }) as unknown as LedgerEntry;
+  const entries = [
+    entry(
+      'action-chosen',
+      { model: 'anthropic:claude-haiku-4-5', usage: { input: 100, output: 10 } },
+      0.001,
+      110,
+    ),
+    entry(
+      'probe-answered',
+      { model: 'anthropic:claude-haiku-4-5', usage: { input: 200, output: 20 } },
+      0.002,
+      220,
+    ),
+    entry('step-completed', {}, 0, 0),
+  ];
+
+  it('counts a probe answer as a paid model call, without changing what the cache did', () => {
+    expect(agentCountersByStep(entries)['update-contact']).toMatchObject({
+      modelCalls: 2,
+      usage: 330,
+      modelUsd: 0.003,
+      heals: 0,
+      cache: 'miss',
+    });
+  });
+
+  it("adds a probe answer to its model's decisions, tokens and dollars", () => {
+    const job = { status: 'SUCCEEDED', sessions: {}, createdAt: 't' } as unknown as Job;
+    const report = buildCostReport({
+      tenantId: 't',
+      from: 'a',
+      to: 'b',
+      now: new Date(0),
+      jobs: [{ job, entries }],
+    });
+    expect(report.models).toEqual({
+      'anthropic:claude-haiku-4-5': { decisions: 2, inputTokens: 300, outputTokens: 30, usd: 0.003 },
+    });
+  });
+});
