@@ -1,11 +1,9 @@
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
 import { StepConfigurationError } from '../playbooks/errors.ts';
+import type { AnthropicOptions, BedrockOptions, HostedModel, OpenAiOptions } from './hosted.ts';
 import { DEFAULT_LOCAL_LATENCY_MS, LocalPolicy } from './local-policy.ts';
-import { ModelPolicy, type ModelPolicyOptions } from './model-policy.ts';
+import type { ModelPolicyOptions } from './model-policy.ts';
 import { parseModelSpec } from './model-spec.ts';
-import type { Policy } from './policy.ts';
+import type { Policy, ProbeObservation } from './policy.ts';
 
 /**
  * Which models a deployment offers its agent steps, and how to reach them. Read once from the
@@ -17,14 +15,10 @@ export interface AgentModelsConfig {
   allowed: readonly string[];
   /** Simulated latency of one `local` decision. */
   localLatencyMs: number;
-  anthropic?: { apiKey: string; baseURL?: string };
-  openai?: { apiKey: string; baseURL?: string; api?: 'responses' | 'chat' };
+  anthropic?: AnthropicOptions;
+  openai?: OpenAiOptions;
   /** Bedrock signs with the Lambda role's credentials (SigV4) unless given keys (tests). */
-  bedrock?: {
-    region: string;
-    baseURL?: string;
-    credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  };
+  bedrock?: BedrockOptions;
   call?: ModelPolicyOptions;
 }
 
@@ -63,13 +57,11 @@ export function agentConfigFromEnv(env: NodeJS.ProcessEnv = process.env): AgentM
   return config;
 }
 
-/** Provider options asking each provider for one tool call at most (checked on the wire). */
-const ONE_CALL: Record<string, Record<string, Record<string, boolean>>> = {
-  anthropic: { anthropic: { disableParallelToolUse: true } },
-  openai: { openai: { parallelToolCalls: false } },
-};
-
-/** The policy for a model spec, or a configuration error naming what is missing. */
+/**
+ * The policy for a model spec, or a configuration error naming what is missing (thrown here,
+ * before any page is touched). A hosted model's SDK (the AI SDK and its provider) is loaded
+ * at its first decision, so a handler that runs no hosted model never loads it.
+ */
 export function policyFor(spec: string, config: AgentModelsConfig, step: string): Policy {
   const parsed = parseModelSpec(spec);
   if (!parsed) throw new StepConfigurationError(step, `"${spec}" is not a model spec`);
@@ -80,28 +72,44 @@ export function policyFor(spec: string, config: AgentModelsConfig, step: string)
       `the model ${spec} is not offered by this deployment (BELAY_AGENT_MODELS)`,
     );
   }
-  const call = (provider: string): ModelPolicyOptions => {
-    const providerOptions = ONE_CALL[provider];
-    return { ...config.call, ...(providerOptions ? { providerOptions } : {}) };
-  };
+  let hosted: HostedModel;
   switch (parsed.provider) {
-    case 'anthropic': {
+    case 'anthropic':
       if (!config.anthropic) throw new StepConfigurationError(step, 'no Anthropic key is configured');
-      return new ModelPolicy(spec, createAnthropic({ ...config.anthropic })(parsed.id), call('anthropic'));
-    }
-    case 'openai': {
+      hosted = { provider: 'anthropic', id: parsed.id, options: config.anthropic };
+      break;
+    case 'openai':
       if (!config.openai) throw new StepConfigurationError(step, 'no OpenAI key is configured');
-      const { api, ...options } = config.openai;
-      const provider = createOpenAI(options);
-      const model = api === 'chat' ? provider.chat(parsed.id) : provider.responses(parsed.id);
-      return new ModelPolicy(spec, model, call('openai'));
-    }
-    case 'bedrock': {
+      hosted = { provider: 'openai', id: parsed.id, options: config.openai };
+      break;
+    case 'bedrock':
       if (!config.bedrock) throw new StepConfigurationError(step, 'no AWS region for Bedrock');
-      const { credentials, ...options } = config.bedrock;
-      const model = createAmazonBedrock({ ...options, ...(credentials ?? {}) })(parsed.id);
-      // Claude on Bedrock takes Anthropic's parallel-tool option in additionalModelRequestFields.
-      return new ModelPolicy(spec, model, call(parsed.id.includes('anthropic.') ? 'anthropic' : 'bedrock'));
-    }
+      hosted = { provider: 'bedrock', id: parsed.id, options: config.bedrock };
+      break;
+  }
+  return new DeferredPolicy(spec, async () =>
+    (await import('./hosted.ts')).hostedPolicy(spec, hosted, config.call),
+  );
+}
+
+/** A hosted model's policy, made (and its SDK loaded) at its first use, then reused. */
+class DeferredPolicy implements Policy {
+  #policy: Promise<Policy> | undefined;
+  constructor(
+    readonly spec: string,
+    private readonly load: () => Promise<Policy>,
+  ) {}
+  #get(): Promise<Policy> {
+    this.#policy ??= this.load().catch((err: unknown) => {
+      this.#policy = undefined;
+      throw err;
+    });
+    return this.#policy;
+  }
+  async decide(observation: Parameters<Policy['decide']>[0]): ReturnType<Policy['decide']> {
+    return (await this.#get()).decide(observation);
+  }
+  async answerProbe(observation: ProbeObservation): ReturnType<Policy['answerProbe']> {
+    return (await this.#get()).answerProbe(observation);
   }
 }
