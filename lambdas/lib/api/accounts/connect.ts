@@ -53,6 +53,11 @@ export function hostedSignInApplications(deps: { engine: Pick<EngineDeps, 'appli
   return Object.keys(deps.engine.applications).sort();
 }
 
+/** The origin of the hosted sign-in's page, where a person is sent to connect an account. */
+export function hostedSignInOrigin(deps: Pick<ConnectDeps, 'anchor'>): string {
+  return new URL(deps.anchor.connectPageUrl('')).origin;
+}
+
 /** What the API answers about a connection it started (`POST /accounts/connect`). */
 export function connectionView({ connection, connectUrl }: StartedConnection): PendingConnectionView {
   return {
