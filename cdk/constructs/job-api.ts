@@ -178,6 +178,8 @@ const CONSOLE_OPEN_ROUTES: Readonly<Record<string, string>> = {
   'POST /console/api/jobs/{jobId}/decisions': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/mfa': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/cancel': CONSOLE_SELF_AUTH,
+  'GET /console/accounts': CONSOLE_SELF_AUTH,
+  'POST /console/api/accounts/connect': CONSOLE_SELF_AUTH,
 };
 
 /** Why each route without the authorizer is open; a route not listed here must have the authorizer. */

@@ -18,13 +18,19 @@ export const CONNECT_PAGE_PATH = '/_local/identity/create';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function page(res: ServerResponse, status: number, title: string, body: string): void {
+/**
+ * @param callbackUrl where the page's form is sent on to: browsers hold a form's redirects to
+ * `form-action` too (Chromium refuses the redirect to the callback under `'self'` alone)
+ */
+function page(res: ServerResponse, status: number, title: string, body: string, callbackUrl?: string): void {
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${esc(title)}</title><main><h1>${esc(title)}</h1>${body}</main></html>`;
+  const callbackOrigin = callbackUrl ? new URL(callbackUrl).origin : 'null';
+  const formAction = callbackOrigin === 'null' ? "'self'" : `'self' ${callbackOrigin}`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; form-action 'self'",
+    'content-security-policy': `default-src 'none'; form-action ${formAction}`,
   });
   res.end(html);
 }
@@ -58,7 +64,7 @@ export async function routeConnectPage(
     }
     const app = await registry.application(record.applicationId);
     const totp = app.auth_flows.some((f) => f.methods.includes('authenticator'));
-    page(res, 200, `Connect your ${app.name} account`, form(token, app.name, totp));
+    page(res, 200, `Connect your ${app.name} account`, form(token, app.name, totp), record.callbackUrl);
     return true;
   }
   if (req.method !== 'POST') throw new ApiError(405, 'Method not allowed');

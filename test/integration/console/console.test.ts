@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNTS } from '../../../demo/accounts.ts';
 import { createApiKeyStore } from '../../../lambdas/lib/auth/api-keys.ts';
+import { CONNECT_PAGE_PATH } from '../../../local/anchor/connect-page.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { CHECKOUT_INPUTS, TENANT } from '../../support/fixtures.ts';
 import { submitCheckout, waitForJob } from '../../support/jobs.ts';
@@ -14,6 +16,8 @@ import { eventually, launchBrowser, seriousViolations, signedIn } from './suppor
  * signs in with an API key, sees an approval with the page's screenshot and approves it, enters
  * an MFA code, answers a review of a changed page; a submitter cannot approve; hostile ledger
  * text renders as text; another tenant sees nothing; the main pages pass axe's serious checks.
+ * An admin connects an account from the Accounts page through the local Anchor service's hosted
+ * sign-in and finds it listed; a submitter sees the list but cannot connect.
  */
 const getEngine = useEngineStack();
 let browser: Browser;
@@ -264,4 +268,93 @@ describe('Console', () => {
     expect(await seriousViolations(page), 'sign-in').toEqual([]);
     for (const c of [person, sub, stranger]) await c.context.close();
   }, 900_000);
+
+  it('connects an account from the Accounts page through the hosted sign-in and lists it; a submitter only sees the list', {
+    timeout: 120_000,
+  }, async () => {
+    const { stack } = getEngine();
+    const apiUrl = stack.apiUrl as string;
+    const hostedPage = `${stack.anchor.baseUrl}${CONNECT_PAGE_PATH}`;
+    const shopper = DEMO_ACCOUNTS.shop.find((a) => a.username === 'shopper19@example.com');
+    if (!shopper) throw new Error('demo shopper19 is missing');
+    const keys = createApiKeyStore({ doc: stack.doc, tableName: stack.tableName });
+    const submitter = (await keys.create(TENANT, ['submitter'], { label: 'console-accounts-submitter' }))
+      .apiKey;
+    const other = (await keys.create('console-accounts-other', ['admin'])).apiKey;
+    const label = 'Shop <b>(19)</b>';
+
+    // The demo key is an admin's: the Accounts page has the form.
+    const admin = await signedIn(browser, apiUrl, stack.demoApiKey);
+    const { page } = admin;
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.waitForURL(/\/console\/accounts$/);
+    expect(await seriousViolations(page), 'accounts').toEqual([]);
+    await page.getByLabel('Application').selectOption('shop');
+    await page.getByLabel(/^Label/).fill(label);
+    await page.getByRole('button', { name: 'Continue to the sign-in' }).click();
+
+    // The local Anchor service's hosted page: the person signs in there, and is sent back to the callback.
+    await page.waitForURL((url) => url.href.startsWith(`${hostedPage}?token=`));
+    await page.getByLabel('Username').fill(shopper.username);
+    await page.getByLabel('Password').fill(shopper.password);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/accounts/connect/callback/'));
+    expect(await page.locator('h1').textContent()).toBe('Account connected');
+    await page.getByRole('link', { name: 'see the accounts in the console' }).click();
+    await page.waitForURL(/\/console\/accounts$/);
+
+    const row = page.locator('tbody tr', { hasText: label });
+    expect(await row.count()).toBe(1);
+    expect(await row.locator('td').allTextContents()).toEqual([
+      label,
+      expect.stringMatching(/^acct_[0-9a-f]{16}$/),
+      'shop',
+      'Anchor identity',
+      'connected',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/),
+    ]);
+    expect(await page.locator('main b').count()).toBe(0);
+    const accountId = (await row.locator('code').textContent()) as string;
+    const listed = await call(apiUrl, 'GET', '/accounts', { key: stack.demoApiKey });
+    expect(listed.json.accounts).toContainEqual(
+      expect.objectContaining({ accountId, label, application: 'shop', connectedWith: 'identity' }),
+    );
+    expect(await page.content()).not.toContain(shopper.password);
+
+    // Without the script the form is posted as it is: its 303 goes on to the hosted page (the page's CSP lets it).
+    const plain = await signedIn(browser, apiUrl, stack.demoApiKey, { javaScriptEnabled: false });
+    await plain.page.goto(`${apiUrl}/console/accounts`);
+    await plain.page.getByLabel('Application').selectOption('shop');
+    await plain.page.getByLabel(/^Label/).fill('Shop (plain form)');
+    await plain.page.getByRole('button', { name: 'Continue to the sign-in' }).click();
+    await plain.page.waitForURL((url) => url.href.startsWith(`${hostedPage}?token=`));
+    expect(await plain.page.locator('h1').textContent()).toBe('Connect your belay-shop account');
+
+    // A submitter sees the tenant's accounts and no form; the console refuses its post (403), as the API does.
+    const sub = await signedIn(browser, apiUrl, submitter);
+    await sub.page.goto(`${apiUrl}/console/accounts`);
+    expect(await sub.page.locator('tbody tr', { hasText: label }).count()).toBe(1);
+    expect(await sub.page.locator('form[action="/console/api/accounts/connect"]').count()).toBe(0);
+    expect(await sub.page.locator('main').textContent()).toContain('needs the admin role');
+    const csrf = (await sub.page.locator('meta[name="belay-csrf"]').getAttribute('content')) as string;
+    const refused = await sub.context.request.post(`${apiUrl}/console/api/accounts/connect`, {
+      headers: { 'X-Belay-CSRF': csrf },
+      data: { application: 'shop', label: 'not allowed' },
+    });
+    expect(refused.status()).toBe(403);
+    expect(
+      (
+        await call(apiUrl, 'POST', '/accounts/connect', {
+          key: submitter,
+          body: { application: 'shop', label: 'x' },
+        })
+      ).status,
+    ).toBe(403);
+
+    // Another tenant's Accounts page does not list it.
+    const stranger = await signedIn(browser, apiUrl, other);
+    await stranger.page.goto(`${apiUrl}/console/accounts`);
+    expect(await stranger.page.locator('main').textContent()).toContain('No accounts yet.');
+    for (const c of [admin, plain, sub, stranger]) await c.context.close();
+  });
 });

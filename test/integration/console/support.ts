@@ -1,6 +1,12 @@
 /** What the console's browser tests share: a real Chromium (playwright-core) and signing in as a person would. */
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../../local/chromium.ts';
 
 /** Debian's Chromium, quiet and offline, as the local stack launches it (local/chromium.ts). */
@@ -13,8 +19,9 @@ export async function signedIn(
   browser: Browser,
   apiUrl: string,
   key: string,
+  options: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext();
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   await page.goto(`${apiUrl}/console`);
   await page.getByLabel('API key').fill(key);

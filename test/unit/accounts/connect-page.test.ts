@@ -33,6 +33,9 @@ describe('Function: connectedPage', () => {
     expect(body).toContain('Account connected');
     expect(body).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(body).not.toContain('<img src=x');
+    // One main landmark (the frame's), and the way back to the console's list.
+    expect(body.match(/<main/g)).toHaveLength(1);
+    expect(body).toContain('<a href="/console/accounts">see the accounts in the console</a>');
   });
 });
 

@@ -12,9 +12,16 @@ import {
   newCallbackKey,
   type PendingConnection,
 } from '../../../lambdas/lib/accounts/connections.ts';
-import { refusalError } from '../../../lambdas/lib/api/accounts/connect.ts';
+import {
+  type ConnectDeps,
+  hostedSignInApplications,
+  refusalError,
+  startConnection,
+} from '../../../lambdas/lib/api/accounts/connect.ts';
 import { ApiError } from '../../../lambdas/lib/api/errors.ts';
+import type { Principal } from '../../../lambdas/lib/auth/api-keys.ts';
 import { tokenHash, tokenRefusal } from '../../../local/anchor/identities.ts';
+import { FAKE_CONNECT_PAGE, fakeAnchor, fakeConnections } from '../../support/connect-fakes.ts';
 
 const NOW = new Date('2026-12-01T12:00:00.000Z');
 
@@ -29,6 +36,62 @@ const pending = (patch: Partial<PendingConnection> = {}): PendingConnection => (
   createdAt: '2026-12-01T11:55:00.000Z',
   status: 'pending',
   ...patch,
+});
+
+const ADMIN: Principal = { tenantId: 'acme', roles: ['admin'], keyId: 'blk_admin0000001' };
+
+function connectDeps() {
+  const anchor = fakeAnchor();
+  const connections = fakeConnections();
+  const deps = {
+    anchor,
+    connections,
+    accounts: {},
+    engine: {
+      applications: {
+        shop: { baseUrl: 'http://127.0.0.1:9001', allowedDomains: ['127.0.0.1'] },
+        crm: { baseUrl: 'http://127.0.0.1:9002', allowedDomains: ['127.0.0.1'] },
+      },
+      clock: () => NOW,
+    },
+  } as unknown as ConnectDeps;
+  return { deps, anchor, connections };
+}
+
+describe('Function: startConnection', () => {
+  it("asks Anchor for a token with a callback to Belay, records the connection for the caller's tenant, and answers Anchor's page", async () => {
+    const { deps, anchor, connections } = connectDeps();
+    const { connection, connectUrl } = await startConnection(
+      deps,
+      ADMIN,
+      { application: 'shop', label: 'Shop (Ada)' },
+      'https://api.example/',
+    );
+    expect(connection).toMatchObject({ tenantId: 'acme', application: 'shop', label: 'Shop (Ada)' });
+    expect(connectUrl).toBe(`${FAKE_CONNECT_PAGE}?token=identity-token-1`);
+    const [callbackKey] = [...connections.created.keys()];
+    expect(callbackKey).toMatch(CALLBACK_KEY);
+    expect(anchor.calls).toEqual([
+      'applicationFor(shop, http://127.0.0.1:9001)',
+      `createToken(anchor-app-shop, https://api.example/accounts/connect/callback/${callbackKey})`,
+    ]);
+  });
+
+  it.each(['billing', 'constructor', '__proto__', 'toString'])(
+    'refuses %s, no application of this deployment, before asking Anchor anything',
+    async (application) => {
+      const { deps, anchor, connections } = connectDeps();
+      await expect(
+        startConnection(deps, ADMIN, { application, label: 'x' }, 'https://api.example'),
+      ).rejects.toMatchObject({ statusCode: 422, code: 'unknown_application' });
+      expect(anchor.calls).toEqual([]);
+      expect(connections.created.size).toBe(0);
+    },
+  );
+
+  it('offers every configured application, by name', () => {
+    expect(hostedSignInApplications(connectDeps().deps)).toEqual(['crm', 'shop']);
+  });
 });
 
 describe('Function: callbackRefusal', () => {

@@ -21,11 +21,9 @@ const PAGE_HEADERS = { ...CONSOLE_HEADERS, 'Referrer-Policy': 'no-referrer' };
 
 /** The page of a connection that completed. */
 export function connectedPage(account: AccountView): RouteResponse {
-  const body = html`<main id="main">
-<h1>Account connected</h1>
+  const body = html`<h1>Account connected</h1>
 <p>Belay can now act as <strong>${account.label}</strong> on ${account.application} (account <code>${account.accountId}</code>).</p>
-<p>You can close this tab.</p>
-</main>`;
+<p>You can close this tab, or <a href="/console/accounts">see the accounts in the console</a>.</p>`;
   return rawResponse(200, 'text/html; charset=utf-8', consolePage({ title: 'Account connected' }, body), {
     headers: PAGE_HEADERS,
   });
@@ -37,11 +35,9 @@ export function connectedPage(account: AccountView): RouteResponse {
  */
 export function refusedPage(err: unknown): RouteResponse {
   if (!(err instanceof ApiError) || !err.expose) throw err;
-  const body = html`<main id="main">
-<h1>The account was not connected</h1>
+  const body = html`<h1>The account was not connected</h1>
 <p>${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.</p>
-<p>Nothing was changed. An administrator of your Belay tenant can start a new connection.</p>
-</main>`;
+<p>Nothing was changed. An administrator of your Belay tenant can start a new connection.</p>`;
   return rawResponse(
     err.statusCode,
     'text/html; charset=utf-8',

@@ -16,7 +16,7 @@ import type { EngineDeps } from '../../engine/types.ts';
 import type { ApiDeps } from '../deps.ts';
 import { BadRequestError, ConflictError, GoneError, NotFoundError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
-import { ConnectAccountHostedBodySchema, IDENTITY_ID } from './schemas.ts';
+import { ConnectAccountHostedBodySchema, IDENTITY_ID, type PendingConnectionView } from './schemas.ts';
 
 /**
  * Connecting an account through Anchor's hosted sign-in (OmniConnect). An admin asks to connect
@@ -45,6 +45,31 @@ export interface StartedConnection {
   connectUrl: string;
 }
 
+/**
+ * The applications an account may be connected to through the hosted sign-in: every application
+ * this deployment configures (Anchor's application for it signs in at its `baseUrl`), by name.
+ */
+export function hostedSignInApplications(deps: { engine: Pick<EngineDeps, 'applications'> }): string[] {
+  return Object.keys(deps.engine.applications).sort();
+}
+
+/** The origin of the hosted sign-in's page, where a person is sent to connect an account. */
+export function hostedSignInOrigin(deps: Pick<ConnectDeps, 'anchor'>): string {
+  return new URL(deps.anchor.connectPageUrl('')).origin;
+}
+
+/** What the API answers about a connection it started (`POST /accounts/connect`). */
+export function connectionView({ connection, connectUrl }: StartedConnection): PendingConnectionView {
+  return {
+    connectionId: connection.connectionId,
+    application: connection.application,
+    label: connection.label,
+    status: connection.status,
+    connectUrl,
+    expiresAt: connection.tokenExpiresAt,
+  };
+}
+
 /** Starts a hosted sign-in for a new account of `application`. */
 export async function startConnection(
   deps: ConnectDeps,
@@ -63,12 +88,12 @@ export async function startConnection(
     );
   }
   const { application, label } = parsed.data;
-  const endpoint = deps.engine.applications[application];
+  const known = hostedSignInApplications(deps);
+  // By the configured names, not by indexing: `constructor` is no application of a plain object.
+  const endpoint = known.includes(application) ? deps.engine.applications[application] : undefined;
   if (!endpoint) {
     throw new UnprocessableError('unknown_application', `this deployment has no application ${application}`, {
-      details: [
-        { field: 'application', message: `use one of ${Object.keys(deps.engine.applications).join(', ')}` },
-      ],
+      details: [{ field: 'application', message: `use one of ${known.join(', ')}` }],
     });
   }
   if (!apiBaseUrl)

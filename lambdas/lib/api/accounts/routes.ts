@@ -1,6 +1,6 @@
 import { jsonBody } from '../body.ts';
 import { ANY_ROLE, baseUrlOf, type Route, type RouteRequest } from '../route.ts';
-import { CONNECT_CALLBACK_PATH, completeConnection, startConnection } from './connect.ts';
+import { CONNECT_CALLBACK_PATH, completeConnection, connectionView, startConnection } from './connect.ts';
 import { connectedPage, refusedPage, wantsPage } from './connect-page.ts';
 import { connectAccount, disconnectAccount, getAccount, listAccounts, toAccountView } from './manage.ts';
 
@@ -35,25 +35,8 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     auth: true,
     roles: ['admin'],
     async handle(req) {
-      const { connection, connectUrl } = await startConnection(
-        req.deps,
-        req.principal,
-        accountBody(req),
-        baseUrlOf(req),
-      );
-      return {
-        statusCode: 201,
-        body: {
-          connection: {
-            connectionId: connection.connectionId,
-            application: connection.application,
-            label: connection.label,
-            status: connection.status,
-            connectUrl,
-            expiresAt: connection.tokenExpiresAt,
-          },
-        },
-      };
+      const started = await startConnection(req.deps, req.principal, accountBody(req), baseUrlOf(req));
+      return { statusCode: 201, body: { connection: connectionView(started) } };
     },
   },
   {

@@ -112,6 +112,7 @@ export const PendingConnectionViewSchema = z
     expiresAt: z.string(),
   })
   .meta({ id: 'PendingConnection' });
+export type PendingConnectionView = z.infer<typeof PendingConnectionViewSchema>;
 
 export const PendingConnectionResponseSchema = z
   .object({ connection: PendingConnectionViewSchema })

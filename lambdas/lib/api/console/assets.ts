@@ -3,7 +3,8 @@
  * these: no inline script or style). The script does three things: answers questions, MFA
  * codes and cancels with `fetch` (the session cookie plus the page's CSRF token), reloads a
  * page's `main` every few seconds while nobody is typing in it, and says what happened in the
- * page's live region. Without it the forms still post (and come back to the job's page).
+ * page's live region. Connecting an account goes on to the hosted sign-in the answer names.
+ * Without it the forms still post (and come back to the job's page, or go on to the sign-in).
  */
 
 export const CONSOLE_JS = `'use strict';
@@ -50,7 +51,11 @@ export const CONSOLE_JS = `'use strict';
         body: JSON.stringify(body),
       });
       const answer = await res.json().catch(() => ({}));
-      if (res.ok) {
+      const next = String((answer.connection && answer.connection.connectUrl) || '');
+      if (res.ok && form.dataset.belayForm === 'connect' && (next.startsWith('https://') || next.startsWith('http://'))) {
+        say('Going to the sign-in…');
+        location.assign(next);
+      } else if (res.ok) {
         say(DONE[form.dataset.belayForm] ?? 'Done.');
         await refresh(true);
       } else {
@@ -81,8 +86,8 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 caption { text-align: left; color: var(--muted); padding: .2rem 0; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { padding: .05rem .4rem; border-radius: .3rem; background: #eaeef2; font-size: .85em; font-weight: 600; }
-.status-succeeded { background: #dafbe1; color: #116329; }
-.status-failed, .status-cancelled { background: #ffebe9; color: #82071e; }
+.status-succeeded, .status-connected { background: #dafbe1; color: #116329; }
+.status-failed, .status-cancelled, .status-revoked { background: #ffebe9; color: #82071e; }
 .status-waiting_approval, .status-waiting_mfa, .status-waiting_review { background: #fff8c5; color: #633c01; }
 .question { border: 1px solid var(--line); border-radius: .5rem; padding: .8rem 1rem; margin: 1rem 0; }
 .meta, .note, figcaption { color: var(--muted); }

@@ -12,7 +12,7 @@ import { bodyOf, ok, type Route, type RouteRequest, type RouteResponse, rawRespo
 import { cookieOf, SESSION_COOKIE } from './cookies.ts';
 import { CsrfError } from './errors.ts';
 import type { SafeHtml } from './html.ts';
-import { CONSOLE_HEADERS, consolePage } from './layout.ts';
+import { CONSOLE_HEADERS, type ConsoleSection, consoleHeaders, consolePage } from './layout.ts';
 import { errorPageBody } from './pages.ts';
 import { type ConsoleSession, sameCsrf } from './sessions.ts';
 
@@ -48,19 +48,31 @@ async function sessionOf(req: RouteRequest): Promise<ConsoleSession | null> {
 export interface ConsolePageSpec {
   path: string;
   title: (req: RouteRequest) => string;
-  current?: 'jobs' | 'inbox';
+  current?: ConsoleSection;
   refreshSeconds?: number;
+  /** Origins the page's forms are sent on to (redirected), beyond the console's own. */
+  formTargets?: (req: RouteRequest, session: ConsoleSession) => readonly string[];
   render(req: RouteRequest, session: ConsoleSession): Promise<SafeHtml | RouteResponse>;
 }
 
-function htmlPage(
+/** What frames a page's body: `consolePage`'s frame, and where its forms may be sent on to. */
+export interface HtmlPageFrame {
+  title: string;
+  current?: ConsoleSection;
+  refreshSeconds?: number;
+  formTargets?: readonly string[];
+}
+
+/** A whole console page for the signed-in person, with the console's security headers. */
+export function htmlPage(
   status: number,
-  spec: { title: string; current?: 'jobs' | 'inbox'; refreshSeconds?: number },
+  frame: HtmlPageFrame,
   session: ConsoleSession,
   body: SafeHtml,
 ): RouteResponse {
-  return rawResponse(status, 'text/html; charset=utf-8', consolePage({ ...spec, session }, body), {
-    headers: { ...CONSOLE_HEADERS },
+  const { formTargets, ...pageFrame } = frame;
+  return rawResponse(status, 'text/html; charset=utf-8', consolePage({ ...pageFrame, session }, body), {
+    headers: consoleHeaders(formTargets),
   });
 }
 
@@ -77,10 +89,11 @@ export function consolePageRoute(spec: ConsolePageSpec): Route {
         try {
           const out = await spec.render(req, session);
           if (!('value' in out)) return out;
-          const frame = {
+          const frame: HtmlPageFrame = {
             title: spec.title(req),
             ...(spec.current ? { current: spec.current } : {}),
             ...(spec.refreshSeconds ? { refreshSeconds: spec.refreshSeconds } : {}),
+            ...(spec.formTargets ? { formTargets: spec.formTargets(req, session) } : {}),
           };
           return htmlPage(200, frame, session, out);
         } catch (err) {
@@ -97,12 +110,48 @@ export function consolePageRoute(spec: ConsolePageSpec): Route {
   };
 }
 
+/** A console action's request once its session, CSRF token and role are checked. */
+export interface CheckedAction {
+  session: ConsoleSession;
+  /** The posted form, when the page posted it without the script (answer it with a redirect or a page). */
+  form: URLSearchParams | undefined;
+  /** The request's fields: the form's (without the CSRF token and empty fields), or its JSON body. */
+  body(): unknown;
+}
+
+/**
+ * What every console action checks first: a live session (401 without one), the page's CSRF
+ * token (`X-Belay-CSRF` from the script, the `csrf` field of a form posted without it; 403
+ * otherwise), then one of `roles` (403, as the API refuses it). A form-encoded body is a form
+ * posted without the script; anything else is the script's JSON.
+ */
+export async function checkAction(req: RouteRequest, roles: readonly Role[]): Promise<CheckedAction> {
+  const session = await sessionOf(req);
+  if (!session) throw new UnauthorizedError('sign in to the console again (the session ended)');
+  const isForm = /^application\/x-www-form-urlencoded/i.test(header(req.event.headers, 'content-type') ?? '');
+  const form = isForm ? formOf(req) : undefined;
+  if (
+    !sameCsrf(session, form ? (form.get('csrf') ?? undefined) : header(req.event.headers, 'x-belay-csrf'))
+  ) {
+    throw new CsrfError();
+  }
+  if (roles.length > 0) requireRole(session.principal, ...roles);
+  return {
+    session,
+    form,
+    body: () =>
+      form
+        ? Object.fromEntries([...form.entries()].filter(([k, v]) => k !== 'csrf' && v !== ''))
+        : bodyOf(req),
+  };
+}
+
 type ActionName = 'decisions' | 'mfa' | 'cancel';
 
 /**
- * A console action: the same core as the API's route (`decide`, `completeMfa`, `cancelJob`)
- * for the session's principal. JSON from the console's script (CSRF token in `X-Belay-CSRF`),
- * or a form posted without the script (token in the `csrf` field; answered with a redirect).
+ * A console action on a job: the same core as the API's route (`decide`, `completeMfa`,
+ * `cancelJob`) for the session's principal (see {@link checkAction}); a form posted without the
+ * script is answered with a redirect to the job's page.
  */
 export function consoleAction(name: ActionName, roles: Role[]): Route {
   return {
@@ -111,28 +160,12 @@ export function consoleAction(name: ActionName, roles: Role[]): Route {
     auth: false,
     roles: [],
     async handle(req) {
-      const session = await sessionOf(req);
-      if (!session) throw new UnauthorizedError('sign in to the console again (the session ended)');
+      const { session, form, body } = await checkAction(req, roles);
       const jobId = req.params.jobId ?? '';
-      const isForm = /^application\/x-www-form-urlencoded/i.test(
-        header(req.event.headers, 'content-type') ?? '',
-      );
-      const form = isForm ? formOf(req) : undefined;
-      if (
-        !sameCsrf(session, form ? (form.get('csrf') ?? undefined) : header(req.event.headers, 'x-belay-csrf'))
-      ) {
-        throw new CsrfError();
-      }
-      if (roles.length > 0) requireRole(session.principal, ...roles);
-      const body: unknown = form
-        ? Object.fromEntries([...form.entries()].filter(([k, v]) => k !== 'csrf' && v !== ''))
-        : name === 'cancel'
-          ? {}
-          : bodyOf(req);
       const { principal } = session;
       const result = await withTenantScope(principal.tenantId, async () => {
-        if (name === 'decisions') return decide(req.deps, principal, jobId, body);
-        if (name === 'mfa') return completeMfa(req.deps, principal, jobId, body);
+        if (name === 'decisions') return decide(req.deps, principal, jobId, body());
+        if (name === 'mfa') return completeMfa(req.deps, principal, jobId, body());
         const { job, cancelled } = await cancelJob(req.deps, principal, jobId);
         return { jobId: job.jobId, status: job.status, cancelled };
       });

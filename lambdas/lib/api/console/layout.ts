@@ -7,16 +7,26 @@ import type { ConsoleSession } from './sessions.ts';
  * here), no referrer, no sniffing, never cached.
  */
 
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/**
+ * The console's CSP; `formTargets` are origins a page's form is sent on to (browsers hold a
+ * form's redirects to `form-action` as well): the hosted sign-in's, for the accounts page.
+ */
+export function consoleCsp(formTargets: readonly string[] = []): string {
+  // Only origins (scheme, host, port): nothing a configured URL holds can add a directive.
+  const origins = formTargets.map((t) => new URL(t).origin).filter((o) => o !== 'null');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    ["form-action 'self'", ...origins].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export const CONSOLE_CSP = consoleCsp();
 
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy': CONSOLE_CSP,
@@ -27,11 +37,19 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-store',
 });
 
+/** The console's headers for a page whose forms may be sent on to `formTargets` (see {@link consoleCsp}). */
+export function consoleHeaders(formTargets: readonly string[] = []): Record<string, string> {
+  return { ...CONSOLE_HEADERS, 'Content-Security-Policy': consoleCsp(formTargets) };
+}
+
+/** The console's navigation items. */
+export type ConsoleSection = 'jobs' | 'inbox' | 'accounts';
+
 export interface PageFrame {
   title: string;
   session?: ConsoleSession;
   /** Which navigation item is the current page. */
-  current?: 'jobs' | 'inbox';
+  current?: ConsoleSection;
   /** The script reloads the page's `main` this often while nobody is typing (seconds). */
   refreshSeconds?: number;
 }
@@ -43,6 +61,7 @@ export function consolePage(frame: PageFrame, body: SafeHtml): string {
     ? html`<nav aria-label="Console">
         <a href="/console/jobs"${frame.current === 'jobs' ? html` aria-current="page"` : ''}>Jobs</a>
         <a href="/console/inbox"${frame.current === 'inbox' ? html` aria-current="page"` : ''}>Inbox</a>
+        <a href="/console/accounts"${frame.current === 'accounts' ? html` aria-current="page"` : ''}>Accounts</a>
         <span class="who">Signed in as <code>${session.principal.keyId}</code> (${session.principal.roles.join(', ')}) of tenant <code>${session.principal.tenantId}</code></span>
         <form method="post" action="/console/sign-out" class="inline">
           <input type="hidden" name="csrf" value="${session.csrf}">

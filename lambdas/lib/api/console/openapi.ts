@@ -27,7 +27,10 @@ export const registerConsolePaths: RegisterPaths = (r) => {
         200: {
           description: action ? 'JSON, as the bearer route answers.' : 'HTML, CSS, JavaScript or a JPEG.',
         },
-        303: { description: 'A redirect (to the sign-in page when there is no session).' },
+        303: {
+          description:
+            'A redirect: to the sign-in page when there is no session; a form posted without the script, on to the next page (the job, or the hosted sign-in of an account being connected).',
+        },
       },
     });
   }

@@ -1,5 +1,6 @@
 import { header } from '../events.ts';
 import { type Route, type RouteRequest, type RouteResponse, rawResponse } from '../route.ts';
+import { CONNECT_ACCOUNT_ACTION } from './accounts.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { clearedSessionCookie, cookieOf, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { consoleAction, consolePageRoute, formOf, redirect } from './handle.ts';
@@ -109,4 +110,5 @@ export const CONSOLE_ROUTES: readonly Route[] = [
   consoleAction('decisions', ['approver']),
   consoleAction('mfa', []),
   consoleAction('cancel', ['submitter']),
+  CONNECT_ACCOUNT_ACTION,
 ];

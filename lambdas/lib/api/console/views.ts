@@ -2,6 +2,7 @@ import { JOB_STATUSES, type Job, type JobStatus } from '../../ledger/types.ts';
 import { findPlaybook } from '../deps.ts';
 import { readScreenshot, screenshotHeaders } from '../evidence/screenshots.ts';
 import { rawResponse } from '../route.ts';
+import { ACCOUNTS_PAGE } from './accounts.ts';
 import type { ConsolePageSpec } from './handle.ts';
 import { inboxBody, jobBody, jobsBody } from './pages.ts';
 import { type Question, questionOf } from './questions.ts';
@@ -87,4 +88,5 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
       return inboxBody(questions, session.principal, session.csrf);
     },
   },
+  ACCOUNTS_PAGE,
 ];
