@@ -17,7 +17,7 @@ import { eventually, launchBrowser, seriousViolations, signedIn } from './suppor
  * an MFA code, answers a review of a changed page; a submitter cannot approve; hostile ledger
  * text renders as text; another tenant sees nothing; the main pages pass axe's serious checks.
  * An admin connects an account from the Accounts page through the local Anchor service's hosted
- * sign-in and finds it listed; a submitter sees the list but cannot connect.
+ * sign-in and finds it listed; a submitter is refused the page and the connection, as in the API.
  */
 const getEngine = useEngineStack();
 let browser: Browser;
@@ -269,7 +269,7 @@ describe('Console', () => {
     for (const c of [person, sub, stranger]) await c.context.close();
   }, 900_000);
 
-  it('connects an account from the Accounts page through the hosted sign-in and lists it; a submitter only sees the list', {
+  it('connects an account from the Accounts page through the hosted sign-in and lists it; a submitter is refused', {
     timeout: 120_000,
   }, async () => {
     const { stack } = getEngine();
@@ -330,12 +330,14 @@ describe('Console', () => {
     await plain.page.waitForURL((url) => url.href.startsWith(`${hostedPage}?token=`));
     expect(await plain.page.locator('h1').textContent()).toBe('Connect your belay-shop account');
 
-    // A submitter sees the tenant's accounts and no form; the console refuses its post (403), as the API does.
+    // A submitter is refused the page (403, no account listed) and its post, as the API refuses GET and POST.
     const sub = await signedIn(browser, apiUrl, submitter);
-    await sub.page.goto(`${apiUrl}/console/accounts`);
-    expect(await sub.page.locator('tbody tr', { hasText: label }).count()).toBe(1);
+    const subPage = await sub.page.goto(`${apiUrl}/console/accounts`);
+    expect(subPage?.status()).toBe(403);
+    expect(await sub.page.locator('tbody tr', { hasText: label }).count()).toBe(0);
     expect(await sub.page.locator('form[action="/console/api/accounts/connect"]').count()).toBe(0);
-    expect(await sub.page.locator('main').textContent()).toContain('needs the admin role');
+    expect(await sub.page.locator('main').textContent()).toContain('admin');
+    expect(await sub.page.getByRole('link', { name: 'Accounts' }).count()).toBe(0);
     const csrf = (await sub.page.locator('meta[name="belay-csrf"]').getAttribute('content')) as string;
     const refused = await sub.context.request.post(`${apiUrl}/console/api/accounts/connect`, {
       headers: { 'X-Belay-CSRF': csrf },

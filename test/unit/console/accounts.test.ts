@@ -209,10 +209,14 @@ describe('Route: GET /console/accounts', () => {
     expect(csp).toContain("script-src 'self'");
   });
 
-  it("keeps a submitter's page at the console's own form-action, and sends a visitor without a session to sign in", async () => {
-    const { deps } = consoleDeps();
+  it('refuses a submitter as GET /accounts does (403, no account listed, no Accounts link), and sends a visitor without a session to sign in', async () => {
+    const { deps, asked } = consoleDeps();
     const res = await invoke(deps, event('GET', '/console/accounts', { cookie: 'submitter-cookie' }));
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toContain('Not allowed');
+    expect(res.body).not.toContain('acct_1');
+    expect(res.body).not.toContain('href="/console/accounts"');
+    expect(asked).toEqual([]);
     expect(res.body).not.toContain('action="/console/api/accounts/connect"');
     expect(res.headers['Content-Security-Policy']).toContain("form-action 'self';");
     const anonymous = await invoke(deps, event('GET', '/console/accounts'));

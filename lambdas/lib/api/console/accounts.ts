@@ -9,6 +9,7 @@ import {
 } from '../accounts/connect.ts';
 import { listAccounts, toAccountView } from '../accounts/manage.ts';
 import type { AccountView } from '../accounts/schemas.ts';
+import { requireRole } from '../auth.ts';
 import { ApiError, BadRequestError, UnprocessableError } from '../errors.ts';
 import { baseUrlOf, ok, type Route, type RouteRequest, type RouteResponse } from '../route.ts';
 import { statusBadge, time } from './format.ts';
@@ -121,6 +122,8 @@ export const ACCOUNTS_PAGE: ConsolePageSpec = {
   current: 'accounts',
   formTargets,
   async render(req, session) {
+    // As `GET /accounts`: the tenant's accounts are an admin's to see.
+    requireRole(session.principal, 'admin');
     return accountsBody(await pageInput(req, session));
   },
 };

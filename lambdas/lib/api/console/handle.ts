@@ -103,6 +103,9 @@ export function consolePageRoute(spec: ConsolePageSpec): Route {
               err instanceof JobNotFoundError ? `There is no job ${req.params.jobId ?? ''}.` : err.message;
             return htmlPage(404, { title: 'Not found' }, session, errorPageBody(404, message));
           }
+          // A page the key's roles do not allow, as the API's route would refuse it.
+          if (err instanceof ApiError && err.statusCode === 403)
+            return htmlPage(403, { title: 'Not allowed' }, session, errorPageBody(403, err.message));
           throw err;
         }
       });

@@ -1,3 +1,4 @@
+import { hasRole } from '../../auth/api-keys.ts';
 import { html, type SafeHtml } from './html.ts';
 import type { ConsoleSession } from './sessions.ts';
 
@@ -61,7 +62,11 @@ export function consolePage(frame: PageFrame, body: SafeHtml): string {
     ? html`<nav aria-label="Console">
         <a href="/console/jobs"${frame.current === 'jobs' ? html` aria-current="page"` : ''}>Jobs</a>
         <a href="/console/inbox"${frame.current === 'inbox' ? html` aria-current="page"` : ''}>Inbox</a>
-        <a href="/console/accounts"${frame.current === 'accounts' ? html` aria-current="page"` : ''}>Accounts</a>
+        ${
+          hasRole(session.principal, 'admin')
+            ? html`<a href="/console/accounts"${frame.current === 'accounts' ? html` aria-current="page"` : ''}>Accounts</a>`
+            : ''
+        }
         <span class="who">Signed in as <code>${session.principal.keyId}</code> (${session.principal.roles.join(', ')}) of tenant <code>${session.principal.tenantId}</code></span>
         <form method="post" action="/console/sign-out" class="inline">
           <input type="hidden" name="csrf" value="${session.csrf}">

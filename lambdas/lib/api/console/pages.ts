@@ -180,5 +180,6 @@ export function inboxBody(questions: readonly Question[], principal: Principal, 
 }
 
 export function errorPageBody(status: number, message: string): SafeHtml {
-  return html`<h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1><p>${message}</p><p><a href="/console/jobs">Back to the jobs</a></p>`;
+  const heading = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
+  return html`<h1>${heading}</h1><p>${message}</p><p><a href="/console/jobs">Back to the jobs</a></p>`;
 }
