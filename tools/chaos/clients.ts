@@ -107,6 +107,8 @@ export interface BelayApi {
   ): Promise<unknown>;
   mfa(jobId: string, code: string): Promise<unknown>;
   cancel(jobId: string): Promise<unknown>;
+  /** Connects an account of the tenant with credentials (`POST /accounts`); answers its id. */
+  connectAccount(body: { application: string; label: string; credentials: unknown }): Promise<string>;
 }
 
 export function belayApi(apiUrl: string, apiKey: string): BelayApi {
@@ -119,6 +121,9 @@ export function belayApi(apiUrl: string, apiKey: string): BelayApi {
     decide: (id, body) => call('POST', jobUrl(id, '/decisions'), h, body, 60_000),
     mfa: (id, code) => call('POST', jobUrl(id, '/mfa'), h, { code }, 90_000),
     cancel: (id) => call('POST', jobUrl(id, '/cancel'), h, {}),
+    connectAccount: async (body) =>
+      (await call<{ account: { accountId: string } }>('POST', `${apiUrl}/accounts`, h, body, 60_000)).account
+        .accountId,
   };
 }
 
