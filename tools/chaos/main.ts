@@ -18,6 +18,7 @@ import {
 } from '../playbook/options.ts';
 import { formatSummary } from './report.ts';
 import { runChaos } from './run.ts';
+import { NoRecordsError } from './setup.ts';
 
 function integer(min: number, max: number): (value: string) => number {
   return (value) => {
@@ -151,7 +152,8 @@ try {
   else console.log(formatSummary(summary));
   process.exitCode = summary.ok ? 0 : 1;
 } catch (err) {
-  if (err instanceof OptionError) console.error(`npm run chaos: ${err.message}`);
+  if (err instanceof OptionError || err instanceof NoRecordsError)
+    console.error(`npm run chaos: ${err.message}`);
   else console.error(`chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 2;
 }
