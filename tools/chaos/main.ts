@@ -99,6 +99,8 @@ const program = new Command()
     integer(30, 3600),
     180,
   )
+  // A bad option exits 2, as a broken setup does (1 is a run that failed).
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .parse();
 const opts = program.opts<{
   runs: number;
