@@ -9,8 +9,8 @@ import type { ArmedFault } from '../../local/lambda/types.ts';
 import { localFunctionArn } from '../../local/stack.ts';
 import { StackUnreachableError } from './clients.ts';
 import type { EventLog } from './events.ts';
-import type { FaultKind, SiteName } from './plan.ts';
-import { FAULT_KINDS } from './plan.ts';
+import { FAULT_KINDS, type FaultKind } from './faults.ts';
+import type { SiteName } from './sites.ts';
 import type { ChaosStack, StackHandle } from './stack-process.ts';
 
 /** The ARN the worker kills are armed for: only RunStep reports the four points per step. */

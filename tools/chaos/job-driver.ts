@@ -11,15 +11,9 @@ import { DEMO_TENANT } from '../../local/seed.ts';
 import { attributeCommits, newItems, type SiteItem } from './attribution.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { armedFault, type RunContext, StackDownError, withStack } from './context.ts';
-import {
-  describeFault,
-  type FaultKind,
-  isDrop,
-  type JobSpec,
-  keyed,
-  type PlannedFault,
-  type SiteName,
-} from './plan.ts';
+import { describeFault, type FaultKind, isDrop, type PlannedFault } from './faults.ts';
+import { type JobSpec, keyed } from './plan.ts';
+import type { SiteName } from './sites.ts';
 import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
 /** The layout check of a job: no POST reached the site between the switch and the review. */

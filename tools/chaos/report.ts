@@ -1,8 +1,9 @@
 /**
  * The summary of a chaos run (what `--json` prints) and its text form.
  */
+
+import type { FaultKind } from './faults.ts';
 import type { JobOutcome, LayoutCheck } from './job-driver.ts';
-import type { FaultKind } from './plan.ts';
 import type { ReExecution } from './verify.ts';
 
 export interface ChaosSummary {

@@ -10,19 +10,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePorts } from '../../local/ports.ts';
 import { type ArmedWorkerFault, armedFault, emptyCounts, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
+import { describeFault, FAULT_KINDS, isDrop } from './faults.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';
-import {
-  describeFault,
-  FAULT_KINDS,
-  isDrop,
-  type JobSpec,
-  type Plan,
-  planRun,
-  type SiteName,
-} from './plan.ts';
+import { type JobSpec, type Plan, planRun } from './plan.ts';
 import { createPrng } from './prng.ts';
 import { type ChaosSummary, jobLine } from './report.ts';
 import { loadRunPlaybooks, type RunSelection, runAccounts, runSites } from './setup.ts';
+import type { SiteName } from './sites.ts';
 import { ChaosStack } from './stack-process.ts';
 
 export type { ChaosSummary } from './report.ts';

@@ -10,9 +10,10 @@ import { loadPlaybooks } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import { registerSdkResolution } from '../../lambdas/lib/playbooks/discovery/register.ts';
 import { type AccountOption, accountsByApp, OptionError } from '../playbook/options.ts';
 import { catalogOf, type PlaybookCatalog } from './catalog.ts';
+import { faultsSiteCannotTake } from './faults.ts';
 import { usernameOf } from './inputs.ts';
-import { DEMO_PLAYBOOKS, demoAccount, faultsSiteCannotTake, type SiteName } from './plan.ts';
-import { type SiteCapabilities, siteCapabilities } from './sites.ts';
+import { DEMO_PLAYBOOKS, demoAccount } from './plan.ts';
+import { type SiteCapabilities, type SiteName, siteCapabilities } from './sites.ts';
 import type { StackHandle } from './stack-process.ts';
 
 /** What a run is given besides its seed and pace (`npm run chaos -- --playbook ...`). */

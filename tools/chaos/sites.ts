@@ -6,6 +6,9 @@
  */
 import type { SiteAdmin } from '../../demo/sites/admin-client.ts';
 
+/** A target application's site, by the application's name (`shop`, `crm`, ...). */
+export type SiteName = string;
+
 /** What a site answers of the admin contract. */
 export interface SiteCapabilities {
   /** `GET /__admin/writes` lists its committed writes (`items`, `countsByKey`): they can be counted. */

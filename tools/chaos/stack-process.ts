@@ -13,7 +13,7 @@ import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import { CONTROL_TOKEN_FILE } from '../../local/control.ts';
 import { allProcesses, descendants, readProcess } from '../../local/processes.ts';
 import { type BelayApi, belayApi, type ControlClient, controlClient } from './clients.ts';
-import type { SiteName } from './plan.ts';
+import type { SiteName } from './sites.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

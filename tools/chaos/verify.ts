@@ -9,7 +9,8 @@ import type { Address } from '../../demo/sites/http/address.ts';
 import type { EntryView } from './clients.ts';
 import type { SeenEvent } from './events.ts';
 import { usernameOf } from './inputs.ts';
-import type { JobSpec, SiteName } from './plan.ts';
+import type { JobSpec } from './plan.ts';
+import type { SiteName } from './sites.ts';
 
 /** A completed step whose action began again after its completion was recorded. */
 export interface ReExecution {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntryView } from '../../../tools/chaos/clients.ts';
 import type { SeenEvent } from '../../../tools/chaos/events.ts';
-import { FAULT_KINDS } from '../../../tools/chaos/plan.ts';
+import { FAULT_KINDS } from '../../../tools/chaos/faults.ts';
 import { formatSummary } from '../../../tools/chaos/report.ts';
 import { runChaos } from '../../../tools/chaos/run.ts';
 import { reExecutions } from '../../../tools/chaos/verify.ts';

@@ -12,14 +12,8 @@ import { definePlaybook } from '../../../lambdas/lib/playbooks/define.ts';
 import { formSignIn } from '../../../lambdas/lib/playbooks/form-sign-in.ts';
 import { signInStep } from '../../../lambdas/lib/playbooks/sign-in-step.ts';
 import { catalogOf, type PlaybookCatalog } from '../../../tools/chaos/catalog.ts';
-import {
-  DEMO_PLAYBOOKS,
-  FAULT_KINDS,
-  type FaultKind,
-  faultsPerKind,
-  type JobSpec,
-  planRun,
-} from '../../../tools/chaos/plan.ts';
+import { FAULT_KINDS, type FaultKind, faultsPerKind } from '../../../tools/chaos/faults.ts';
+import { DEMO_PLAYBOOKS, type JobSpec, planRun } from '../../../tools/chaos/plan.ts';
 import { createPrng } from '../../../tools/chaos/prng.ts';
 import { FULL_CONTRACT } from '../../../tools/chaos/sites.ts';
 import { registryOf, repoPlaybooks } from '../../support/playbooks.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdminFaults, AdminWrites, SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { AdminRequestError } from '../../../demo/sites/errors.ts';
 import { attributeCommits, newItems, type SiteItem } from '../../../tools/chaos/attribution.ts';
-import { faultsSiteCannotTake } from '../../../tools/chaos/plan.ts';
+import { faultsSiteCannotTake } from '../../../tools/chaos/faults.ts';
 import { siteCapabilities } from '../../../tools/chaos/sites.ts';
 import { adminTokenFor } from '../../../tools/chaos/stack-process.ts';
 
