@@ -8,7 +8,7 @@
  *
  * | method | path | does |
  * |---|---|---|
- * | GET | /health | pid, boot id, the stack's URLs, the event cursor |
+ * | GET | /health | pid, boot id, the stack's URLs (API, browser service, demo sites, every target application), the event cursor |
  * | POST | /lambda/faults | arms a Lambda fault (body: an `ArmedFault`): SIGKILL the worker at that point |
  * | DELETE | /lambda/faults | disarms every armed fault |
  * | POST | /sessions/{id}/kill-browser | SIGKILLs the Chromium of a browser session |
@@ -54,6 +54,8 @@ export interface ControlHealth {
   apiUrl: string | undefined;
   anchorUrl: string;
   sites: Record<'shop' | 'crm' | 'billing', string>;
+  /** Every target application the handlers know (the demo sites and the configured ones): name -> base URL. */
+  applications: Record<string, string>;
   events: { next: number };
 }
 
@@ -84,7 +86,14 @@ export interface ControlServer {
 /** The file under the data directory that holds the control token. */
 export const CONTROL_TOKEN_FILE = 'control-token';
 
-const FaultPointSchema = z.enum(['before-action', 'mid-action', 'after-action', 'during-checkpoint']);
+const FaultPointSchema = z.enum([
+  'before-action',
+  'mid-action',
+  'after-action',
+  'during-checkpoint',
+  'action-recorded',
+  'action-executed',
+]);
 const ArmedFaultSchema = z
   .object({
     functionName: z.string().min(1).max(200).optional(),
@@ -94,6 +103,8 @@ const ArmedFaultSchema = z
         jobId: z.string().min(1).max(200).optional(),
         step: z.string().min(1).max(100).optional(),
         stepIndex: z.number().int().min(0).max(1000).optional(),
+        /** An agent step's action number, at `action-recorded` and `action-executed`. */
+        action: z.number().int().min(1).max(1000).optional(),
       })
       .strict()
       .optional(),
@@ -160,6 +171,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
           crm: stack.sites.crm.baseUrl,
           billing: stack.sites.billing.baseUrl,
         },
+        applications: Object.fromEntries(
+          Object.entries(stack.applications).map(([name, app]) => [name, app.baseUrl]),
+        ),
         events: { next: seq },
       };
       return health;

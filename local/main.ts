@@ -5,7 +5,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { type LatencyProfile, parseLatencyProfile } from '../demo/sites/http/latency.ts';
-import { type ApplicationConfig, parseApplications } from '../lambdas/lib/engine/applications.ts';
+import { type ApplicationConfig, configuredApplications } from '../lambdas/lib/engine/applications.ts';
 import { PLAYBOOKS_DIRS_ENV } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type ControlServer, startControlServer } from './control.ts';
 import { createProgressTracker } from './progress.ts';
@@ -76,20 +76,15 @@ const opts = program.opts<{
 }>();
 
 /** BELAY_APPLICATIONS, then --applications over it (both over the demo sites the stack starts). */
-function configuredApplications(): Record<string, ApplicationConfig> {
+function applicationsOrExit(): Record<string, ApplicationConfig> {
   try {
-    return {
-      ...(process.env.BELAY_APPLICATIONS
-        ? parseApplications(process.env.BELAY_APPLICATIONS, 'BELAY_APPLICATIONS')
-        : {}),
-      ...(opts.applications ? parseApplications(opts.applications, '--applications') : {}),
-    };
+    return configuredApplications(process.env.BELAY_APPLICATIONS, opts.applications);
   } catch (err) {
     console.error(`Belay could not start: ${(err as Error).message}`);
     process.exit(2);
   }
 }
-const applications = configuredApplications();
+const applications = applicationsOrExit();
 
 function parsePort(value: string): number {
   const n = Number(value);

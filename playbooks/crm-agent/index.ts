@@ -81,6 +81,7 @@ export const crmContactAgentPlaybook: Playbook<CrmContactAgentInputs> = definePl
     version: 1,
     description: "An agent step updates a CRM customer's contact name and phone from the job's inputs.",
     inputSchema: crmContactAgentInputSchema,
+    exampleInputs: { customerId: 'C-1003', contactName: 'Mei Chen-Ward', phone: '+44 117 496 0999' },
     applications: { crm: crmApplication },
     steps: [signInStep('crm-sign-in', 'crm', crmApplication), updateContactByAgent],
   },

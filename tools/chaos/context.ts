@@ -5,11 +5,12 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
+import type { ArmedFault } from '../../local/lambda/types.ts';
 import { localFunctionArn } from '../../local/stack.ts';
 import { StackUnreachableError } from './clients.ts';
 import type { EventLog } from './events.ts';
-import type { FaultKind, SiteName } from './plan.ts';
-import { FAULT_KINDS } from './plan.ts';
+import { FAULT_KINDS, type FaultKind } from './faults.ts';
+import type { SiteName } from './sites.ts';
 import type { ChaosStack, StackHandle } from './stack-process.ts';
 
 /** The ARN the worker kills are armed for: only RunStep reports the four points per step. */
@@ -17,11 +18,23 @@ export const RUN_STEP = localFunctionArn('RunStep');
 
 /** A worker kill armed in the stack and not yet seen firing (re-armed after a restart). */
 export interface ArmedWorkerFault {
+  kind: Extract<FaultKind, `worker-kill:${string}`>;
   jobId: string;
   point: FaultPoint;
   stepIndex: number;
+  /** An agent step's action (at `action-recorded`). */
+  action?: number;
   fired: boolean;
   done: boolean;
+}
+
+/** The fault the stack's Lambda runner arms for a worker kill: SIGKILL RunStep's worker at the point. */
+export function armedFault(a: ArmedWorkerFault): ArmedFault {
+  return {
+    functionName: RUN_STEP,
+    point: a.point,
+    match: { jobId: a.jobId, stepIndex: a.stepIndex, ...(a.action ? { action: a.action } : {}) },
+  };
 }
 
 /** The stack stayed unreachable past a deadline. */
@@ -43,6 +56,8 @@ export interface RunContext {
   say(line: string): void;
   injected: Record<FaultKind, number>;
   humans: { approvals: number; reviews: number; mfaCodes: number };
+  /** The username an account signs in as (a one-time code is read from the site's outbox by it). */
+  usernameOf(accountId: string): string | undefined;
   armed: ArmedWorkerFault[];
   /** Sites whose request log must survive (a layout check is open): no stack kill meanwhile. */
   layoutWindows: Set<SiteName>;

@@ -5,20 +5,15 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdminWrites } from '../../demo/sites/admin-client.ts';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
 import { DEMO_TENANT } from '../../local/seed.ts';
+import { attributeCommits, newItems, type SiteItem } from './attribution.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
-import { RUN_STEP, type RunContext, StackDownError, withStack } from './context.ts';
-import { usernameOf } from './inputs.ts';
-import {
-  describeFault,
-  type FaultKind,
-  isDrop,
-  type JobSpec,
-  keyed,
-  type PlannedFault,
-  type SiteName,
-} from './plan.ts';
+import { armedFault, type RunContext, StackDownError, withStack } from './context.ts';
+import { describeFault, type FaultKind, isDrop, type PlannedFault } from './faults.ts';
+import { type JobSpec, keyed } from './plan.ts';
+import type { SiteName } from './sites.ts';
 import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
 /** The layout check of a job: no POST reached the site between the switch and the review. */
@@ -75,20 +70,29 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     withStack(ctx, `${spec.jobId} ${what}`, deadline, fn);
 
   for (const { f } of faults) {
-    if (!f.kind.startsWith('worker-kill:') || !('point' in f)) continue;
-    const fault = {
-      functionName: RUN_STEP,
+    if (!('point' in f)) continue;
+    const armed = {
+      kind: f.kind,
+      jobId: spec.jobId,
       point: f.point,
-      match: { jobId: spec.jobId, stepIndex: f.stepIndex },
+      stepIndex: f.stepIndex,
+      ...(f.action ? { action: f.action } : {}),
+      fired: false,
+      done: false,
     };
-    await stack('arm', (h) => h.control.arm(fault));
-    ctx.armed.push({ jobId: spec.jobId, point: f.point, stepIndex: f.stepIndex, fired: false, done: false });
+    await stack('arm', (h) => h.control.arm(armedFault(armed)));
+    ctx.armed.push(armed);
   }
+  // A job counted by site: what its write sites held before it (every write after is its own).
+  const before: Record<SiteName, SiteItem[]> = {};
+  if (spec.counting === 'site')
+    for (const site of new Set(spec.writes.map((w) => w.site)))
+      before[site] = (await stack('records', (h) => h.site(site).writes())).items;
   const drop = faults.find((t) => isDrop(t.f.kind));
   if (drop && 'site' in drop.f) {
     const site = drop.f.site;
     const dropMode = drop.f.kind === 'drop-write-no-byte' ? drop.f.mode : 'status-line';
-    await stack('drop', (h) => h.sites[site].setFaults({ dropNextWriteResponse: true, dropMode }));
+    await stack('drop', (h) => h.site(site).setFaults({ dropNextWriteResponse: true, dropMode }));
   }
 
   let view: JobView | undefined;
@@ -151,7 +155,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
         if (!killed) continue;
         note(`killed the Chromium of its ${site} session (pid ${killed.pid}) ${where}`);
       } else if (f.kind === 'sign-in-expiry') {
-        const { expired } = await stack('expire', (h) => h.sites[site].expireSessions());
+        const { expired } = await stack('expire', (h) => h.site(site).expireSessions());
         note(`expired every sign-in of ${site} (${expired}) ${where}`);
       } else if (!(await ctx.killStack(`${spec.jobId} ${where}`))) continue;
       t.injected = true;
@@ -171,7 +175,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
           const site = t.f.site;
           ctx.layoutWindows.add(site);
           const switchedAt = Date.now();
-          await stack('layout', (h) => h.sites[site].setFaults({ changedLayout: true }));
+          await stack('layout', (h) => h.site(site).setFaults({ changedLayout: true }));
           layout = { t, site, switchedAt };
           t.injected = true;
           ctx.injected['layout-change']++;
@@ -190,9 +194,9 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
         ctx.humans.reviews++;
       } else {
         const app = steps.find((s) => s.id === w.step)?.app as SiteName | undefined;
-        const username = usernameOf(spec.body.accounts[app ?? ''] ?? '');
+        const username = ctx.usernameOf(spec.body.accounts[app ?? ''] ?? '');
         if (!app || !username) return;
-        const code = await stack('outbox', (h) => h.sites[app].latestCode(username));
+        const code = await stack('outbox', (h) => h.site(app).latestCode(username));
         if (!code) return;
         await stack('mfa', (h) => h.api.mfa(spec.jobId, code));
         ctx.humans.mfaCodes++;
@@ -209,7 +213,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
   async function review(step: string): Promise<void> {
     if (layout && !layout.check) {
       const { site, switchedAt } = layout;
-      const log = await stack('requests', (h) => h.sites[site].requests());
+      const log = await stack('requests', (h) => h.site(site).requests());
       const posts = log.requests
         .filter((r) => r.method === 'POST' && Date.parse(r.at) >= switchedAt && !r.path.startsWith('/signin'))
         .map((r) => `POST ${r.path} ${r.status} at ${r.at}`);
@@ -222,7 +226,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       };
       layout.check = check;
       layoutChecks.push(check);
-      await stack('layout back', (h) => h.sites[site].setFaults({ changedLayout: false }));
+      await stack('layout back', (h) => h.site(site).setFaults({ changedLayout: false }));
       ctx.layoutWindows.delete(site);
       note(
         `waits for review at ${step} after the layout switch; POSTs to ${site} since: ${posts.length}; switched back, approving`,
@@ -236,8 +240,8 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     if (write) {
       const entries = await stack('ledger', (h) => h.api.ledger(spec.jobId));
       if (openIntent(entries, step)) {
-        const writes = await stack('writes', (h) => h.sites[write.site].writes());
-        resolution = (writes.countsByKey[write.key] ?? 0) > 0 ? 'done' : 'absent';
+        const { counts } = await committed(entries, stack);
+        resolution = (counts[write.key] ?? 0) > 0 ? 'done' : 'absent';
       }
     }
     note(`waits for review at ${step}; a person checked the site: ${resolution ?? 'no write in doubt'}`);
@@ -261,20 +265,20 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     if (layout && !layout.check) {
       const site = layout.site;
       layoutChecks.push({ site, step: layout.t.f.step, postsAfterSwitch: [], ok: false });
-      await after('layout back', (h) => h.sites[site].setFaults({ changedLayout: false }));
+      await after('layout back', (h) => h.site(site).setFaults({ changedLayout: false }));
       ctx.layoutWindows.delete(site);
     }
     if (drop && 'site' in drop.f) {
       const site = drop.f.site;
-      const flags = await after('faults', (h) => h.sites[site].faults());
+      const flags = await after('faults', (h) => h.site(site).faults());
       if (flags.dropNextWriteResponse)
         await after('drop off', (h) =>
-          h.sites[site].setFaults({ dropNextWriteResponse: false, dropMode: 'status-line' }),
+          h.site(site).setFaults({ dropNextWriteResponse: false, dropMode: 'status-line' }),
         );
       else {
         drop.injected = true;
         ctx.injected[drop.f.kind]++;
-        await after('drop mode back', (h) => h.sites[site].setFaults({ dropMode: 'status-line' }));
+        await after('drop mode back', (h) => h.site(site).setFaults({ dropMode: 'status-line' }));
       }
     }
     for (const a of ctx.armed.filter((x) => x.jobId === spec.jobId)) {
@@ -284,11 +288,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     }
     await ctx.events.drain();
     const entries = await after('ledger', (h) => h.api.ledger(spec.jobId));
-    const sideEffects: Record<string, number> = {};
-    for (const w of spec.writes) {
-      const writes = await after('writes', (h) => h.sites[w.site].writes());
-      sideEffects[w.key] = writes.countsByKey[w.key] ?? 0;
-    }
+    const { counts: sideEffects, problems } = await committed(entries, after);
     return {
       jobId: spec.jobId,
       playbook: spec.playbook,
@@ -300,12 +300,39 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       verifiedWrites: entries.filter(
         (e) => e.type === 'step-completed' && spec.writes.some((w) => w.step === e.step),
       ).length,
-      recordProblems: recordProblems(spec, ctx.dataDir),
+      recordProblems: [...problems, ...recordProblems(spec, ctx.dataDir)],
       reExecuted: reExecutions(entries, ctx.events.of(spec.jobId)),
       layoutChecks,
       stuck,
       ...(detail ? { detail } : {}),
     };
+  }
+
+  /**
+   * The job's committed writes per write step (by its key), from the sites' own records: under
+   * the step's key, or (counted by site) every write its sites committed since it started.
+   */
+  async function committed(
+    entries: readonly EntryView[],
+    call: typeof stack,
+  ): Promise<{ counts: Record<string, number>; problems: string[] }> {
+    const records: Record<SiteName, AdminWrites> = {};
+    for (const site of new Set(spec.writes.map((w) => w.site)))
+      records[site] = await call('writes', (h) => h.site(site).writes());
+    if (spec.counting === 'key') {
+      const counts = Object.fromEntries(
+        spec.writes.map((w) => [w.key, records[w.site]?.countsByKey[w.key] ?? 0]),
+      );
+      return { counts, problems: [] };
+    }
+    const fresh = Object.fromEntries(
+      Object.entries(records).map(([site, r]) => [site, newItems(before[site] ?? [], r.items)]),
+    );
+    const intents: Record<string, number> = {};
+    for (const e of entries)
+      if (e.type === 'step-started' && e.step && intents[e.step] === undefined)
+        intents[e.step] = Date.parse(e.at);
+    return attributeCommits(spec.writes, fresh, intents);
   }
 
   async function diagnose(v: JobView | undefined): Promise<string> {

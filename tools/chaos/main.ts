@@ -1,15 +1,24 @@
 /**
- * `npm run chaos -- [--runs N] [--seed S] [--json] [--concurrency C]`: proof under faults.
- * Starts the local stack as a child process, runs N jobs (`checkout@1` and
- * `crm-billing-sync@1`) through the HTTP API while a seeded injector kills step workers,
- * browsers, sign-ins, responses, layouts and the whole stack, answers the people's waits
- * through the API, and checks every job against the demo sites' own records. Exit status 0
- * only if every job succeeded with exactly one side effect per write step and no completed
- * step ran again.
+ * `npm run chaos -- [--runs N] [--seed S] [--json] [--concurrency C] [--playbook <id> ...]`:
+ * proof under faults. Starts the local stack as a child process, runs N jobs (by default
+ * `checkout@1` and `crm-billing-sync@1`; any playbook the folders hold with `--playbook`)
+ * through the HTTP API while a seeded injector kills step workers, browsers, sign-ins,
+ * responses, layouts and the whole stack, answers the people's waits through the API, and
+ * checks every job against the sites' own records. Exit status 0 only if every job succeeded
+ * with exactly one side effect per write step and no completed step ran again; 2 for a bad
+ * option or a broken setup.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import {
+  type AccountOption,
+  collect,
+  collectAccount,
+  OptionError,
+  readJsonFile,
+} from '../playbook/options.ts';
 import { formatSummary } from './report.ts';
 import { runChaos } from './run.ts';
+import { NoRecordsError } from './setup.ts';
 
 function integer(min: number, max: number): (value: string) => number {
   return (value) => {
@@ -18,6 +27,14 @@ function integer(min: number, max: number): (value: string) => number {
       throw new InvalidArgumentError(`an integer from ${min} to ${max}`);
     return n;
   };
+}
+
+/** `--inputs <playbookId>=<file.json>`, repeatable (the files are read once the options are parsed). */
+function collectInputs(value: string, list: { playbook: string; file: string }[]): typeof list {
+  const at = value.indexOf('=');
+  if (at < 1 || at === value.length - 1 || !/@\d+$/.test(value.slice(0, at)))
+    throw new InvalidArgumentError('expected <playbookId>=<file.json>, e.g. crm-address@1=inputs.json');
+  return [...list, { playbook: value.slice(0, at), file: value.slice(at + 1) }];
 }
 
 const program = new Command()
@@ -32,6 +49,34 @@ const program = new Command()
     integer(0, 2 ** 31 - 1),
   )
   .option('--concurrency <c>', 'jobs at once', integer(1, 10), 3)
+  .option(
+    '--playbook <id>',
+    'a playbook the jobs take in turn, as name@version (repeatable; default: checkout@1 and crm-billing-sync@1)',
+    collect,
+    [],
+  )
+  .option(
+    '--playbooks <dir>',
+    'a folder of playbooks besides playbooks/ (repeatable; as npm start --playbooks)',
+    collect,
+    [],
+  )
+  .option(
+    '--applications <json>',
+    'target applications over the demo sites (as npm start --applications); each site must answer GET /__admin/writes',
+  )
+  .option(
+    '--inputs <playbookId=file>',
+    "a playbook's inputs: a JSON file of one inputs object or a list its jobs take in turn (repeatable; default: the playbook's exampleInputs, its first free-text input marked with the job's id)",
+    collectInputs,
+    [],
+  )
+  .option(
+    '--account <app=account>',
+    'the account per application: an account id of the demo tenant, or @file.json with {username, password, totpSecret?} (repeatable: jobs take them in turn; default: the demo tenant’s account for it)',
+    collectAccount,
+    [],
+  )
   .option('--json', 'print the summary as JSON (progress goes to stderr)', false)
   .option(
     '--dedupe',
@@ -54,11 +99,18 @@ const program = new Command()
     integer(30, 3600),
     180,
   )
+  // A bad option exits 2, as a broken setup does (1 is a run that failed).
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .parse();
 const opts = program.opts<{
   runs: number;
   seed?: number;
   concurrency: number;
+  playbook: string[];
+  playbooks: string[];
+  applications?: string;
+  inputs: { playbook: string; file: string }[];
+  account: AccountOption[];
   json: boolean;
   dedupe: boolean;
   dataDir?: string;
@@ -77,6 +129,11 @@ process.on('SIGINT', () => {
 });
 
 try {
+  const inputs: Record<string, unknown> = {};
+  for (const { playbook, file } of opts.inputs) {
+    if (playbook in inputs) throw new OptionError('--inputs', `${playbook} is given twice`);
+    inputs[playbook] = await readJsonFile(file, `--inputs ${playbook}`);
+  }
   const summary = await runChaos({
     runs: opts.runs,
     seed,
@@ -85,6 +142,11 @@ try {
     jobTimeoutMs: opts.jobTimeout * 1000,
     stallTimeoutMs: opts.stallTimeout * 1000,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    playbooks: opts.playbook,
+    playbookDirs: opts.playbooks,
+    ...(opts.applications ? { applications: opts.applications } : {}),
+    inputs,
+    accounts: opts.account,
     say: opts.json ? (line) => console.error(line) : (line) => console.log(line),
     signal: abort.signal,
   });
@@ -92,6 +154,8 @@ try {
   else console.log(formatSummary(summary));
   process.exitCode = summary.ok ? 0 : 1;
 } catch (err) {
-  console.error(`chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (err instanceof OptionError || err instanceof NoRecordsError)
+    console.error(`npm run chaos: ${err.message}`);
+  else console.error(`chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 2;
 }

@@ -1,13 +1,16 @@
 /**
  * The summary of a chaos run (what `--json` prints) and its text form.
  */
+
+import type { FaultKind } from './faults.ts';
 import type { JobOutcome, LayoutCheck } from './job-driver.ts';
-import type { FaultKind } from './plan.ts';
 import type { ReExecution } from './verify.ts';
 
 export interface ChaosSummary {
   seed: number;
   runs: number;
+  /** The playbooks the jobs took in turn. */
+  playbooks: string[];
   concurrency: number;
   dataDir: string;
   wallSeconds: number;
@@ -15,6 +18,8 @@ export interface ChaosSummary {
   jobs: number;
   faultsInjected: { total: number; byKind: Record<FaultKind, number> };
   faultsPlanned: { total: number; byKind: Record<FaultKind, number> };
+  /** Faults of the usual share that no job of the run could take (no step or site where they land). */
+  faultsUnplanned: Partial<Record<FaultKind, number>>;
   jobsSucceeded: number;
   /** Committed writes per write step of each job, from the sites' own records. */
   sideEffectsPerJob: { jobId: string; playbook: string; writes: Record<string, number> }[];
@@ -88,6 +93,13 @@ export function formatSummary(s: ChaosSummary): string {
     `  jobs                          ${s.jobs}${s.notStarted.length ? ` (${s.notStarted.length} never started)` : ''}`,
     `  faults injected               ${s.faultsInjected.total} (planned ${s.faultsPlanned.total})`,
     kinds,
+    ...(Object.keys(s.faultsUnplanned).length
+      ? [
+          `    not planned (nowhere to land) ${Object.entries(s.faultsUnplanned)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        ]
+      : []),
     `  sites                         ${s.dedupe ? 'de-duplicate by key' : 'de-duplicate nothing: committed requests counted'}`,
     `  jobs succeeded                ${s.jobsSucceeded}/${s.jobs}`,
     `  side effects per write step   ${s.duplicateSideEffects} duplicated, ${s.missingSideEffects} missing (per job: ${perJob})`,

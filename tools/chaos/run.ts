@@ -7,21 +7,21 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { playbookDirs } from '../../lambdas/lib/playbooks/discovery/find.ts';
-import { loadPlaybooks } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import { freePorts } from '../../local/ports.ts';
-import { catalogOf } from './catalog.ts';
-import { type ArmedWorkerFault, emptyCounts, RUN_STEP, type RunContext } from './context.ts';
+import { type ArmedWorkerFault, armedFault, emptyCounts, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
+import { describeFault, FAULT_KINDS, isDrop } from './faults.ts';
 import { driveJob, type JobOutcome } from './job-driver.ts';
-import { describeFault, FAULT_KINDS, isDrop, type JobSpec, planRun, type SiteName } from './plan.ts';
+import { type JobSpec, type Plan, planRun } from './plan.ts';
 import { createPrng } from './prng.ts';
 import { type ChaosSummary, jobLine } from './report.ts';
+import { loadRunPlaybooks, type RunSelection, runAccounts, runSites } from './setup.ts';
+import type { SiteName } from './sites.ts';
 import { ChaosStack } from './stack-process.ts';
 
 export type { ChaosSummary } from './report.ts';
 
-export interface ChaosOptions {
+export interface ChaosOptions extends RunSelection {
   runs: number;
   seed: number;
   /** Jobs at once (default 3). */
@@ -56,15 +56,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   if (!tempDir) await rm(dataDir, { recursive: true, force: true });
   await mkdir(dataDir, { recursive: true });
 
-  // The steps of the playbooks, found as the stack it starts finds them.
-  const catalog = catalogOf((await loadPlaybooks(playbookDirs([]))).registry);
-  const plan = planRun(createPrng(options.seed), options.runs, options.seed, catalog);
-  const planned = emptyCounts();
-  for (const j of plan) for (const f of j.faults) planned[f.kind]++;
+  // The playbooks, found as the stack it starts finds them, and the options checked against them.
+  const run = await loadRunPlaybooks(options);
   say(
-    `Belay chaos: ${plan.length} jobs, seed ${options.seed}, concurrency ${concurrency}, data in ${dataDir}`,
+    `Belay chaos: ${options.runs} jobs, seed ${options.seed}, concurrency ${concurrency}, data in ${dataDir}`,
   );
-  say(`planned faults: ${FAULT_KINDS.map((k) => `${k} ${planned[k]}`).join(', ')}`);
+  if (options.playbooks?.length) say(`playbooks: ${run.playbooks.join(', ')}`);
 
   const [api, control, anchor, shop, crm, billing] = (await freePorts(6)) as [
     number,
@@ -74,11 +71,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     number,
     number,
   ];
-  const stack = new ChaosStack(dataDir, { api, control, anchor, shop, crm, billing });
+  const stack = new ChaosStack(dataDir, { api, control, anchor, shop, crm, billing }, run.stackArgs);
   const events = new EventLog(stack);
   const restarts: ChaosSummary['stackRestarts'] = [];
   const armed: ArmedWorkerFault[] = [];
   const injected = emptyCounts();
+  let usernameOf: RunContext['usernameOf'] = () => undefined;
   let restarting: Promise<boolean> | undefined;
 
   // The caller's signal, or a driver that failed: either stops every job (see `schedule`).
@@ -95,6 +93,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     say,
     injected,
     humans: { approvals: 0, reviews: 0, mfaCodes: 0 },
+    usernameOf: (id) => usernameOf(id),
     armed,
     layoutWindows: new Set<SiteName>(),
     signal: stop.signal,
@@ -106,13 +105,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         await stack.crash();
         say(`SIGKILL of the whole stack process (${reason}); starting it again on the same data directory`);
         const h = await stack.start();
-        for (const a of armed.filter((x) => !x.fired && !x.done)) {
-          await h.control.arm({
-            functionName: RUN_STEP,
-            point: a.point,
-            match: { jobId: a.jobId, stepIndex: a.stepIndex },
-          });
-        }
+        for (const a of armed.filter((x) => !x.fired && !x.done)) await h.control.arm(armedFault(a));
         const downSeconds = (Date.now() - down) / 1000;
         restarts.push({ reason, downSeconds });
         say(
@@ -130,35 +123,61 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   events.onEvent((e) => {
     if (e.type !== 'fault-fired') return;
     const a = armed.find(
-      (x) => !x.fired && x.jobId === e.info.jobId && x.point === e.point && x.stepIndex === e.info.stepIndex,
+      (x) =>
+        !x.fired &&
+        x.jobId === e.info.jobId &&
+        x.point === e.point &&
+        x.stepIndex === e.info.stepIndex &&
+        (x.action === undefined || x.action === e.info.action),
     );
     if (!a) return;
     a.fired = true;
-    const kind = `worker-kill:${e.point}`;
-    if (kind in injected) injected[kind as keyof typeof injected]++;
-    say(`  ${a.jobId}: SIGKILL of the step worker (pid ${e.pid}) ${e.point} in ${e.info.step}`);
+    injected[a.kind]++;
+    const what = a.action === undefined ? e.point : `${e.point} of action ${a.action}`;
+    say(`  ${a.jobId}: SIGKILL of the step worker (pid ${e.pid}) ${what} in ${e.info.step}`);
   });
 
   const outcomes: JobOutcome[] = [];
   const notStarted: string[] = [];
   let leftovers: ChaosSummary['leftoverProcesses'] = [];
+  let plan: Plan = { jobs: [], unplanned: {} };
+  const planned = emptyCounts();
   try {
     const t0 = Date.now();
     const h = await stack.start();
     const dedupe = options.dedupe ?? false;
-    for (const site of ['shop', 'crm', 'billing'] as const) await h.sites[site].setFaults({ dedupe });
+    for (const site of ['shop', 'crm', 'billing'] as const) await h.site(site).setFaults({ dedupe });
     say(
       `the stack is up (pid ${h.pid}) in ${((Date.now() - t0) / 1000).toFixed(1)}s; the sites ${dedupe ? 'de-duplicate writes by key' : 'de-duplicate nothing (every write request commits a record)'}`,
     );
+    // What each site takes (said where it cannot take a fault), then the accounts, then the plan.
+    const sites = await runSites(h, run, say);
+    for (const [app, caps] of Object.entries(sites))
+      if (caps.faults && !['shop', 'crm', 'billing'].includes(app)) await h.site(app).setFaults({ dedupe });
+    const accounts = await runAccounts(h, options.accounts ?? []);
+    usernameOf = accounts.usernameOf;
+    plan = planRun(createPrng(options.seed), options.runs, options.seed, run.catalog, {
+      playbooks: run.playbooks,
+      inputs: run.inputs,
+      accounts: accounts.byApp,
+      sites,
+    });
+    for (const j of plan.jobs) for (const f of j.faults) planned[f.kind]++;
+    say(`planned faults: ${FAULT_KINDS.map((k) => `${k} ${planned[k]}`).join(', ')}`);
+    const unplanned = Object.entries(plan.unplanned);
+    if (unplanned.length)
+      say(
+        `not planned (no job of the run can take them): ${unplanned.map(([k, n]) => `${k} ${n}`).join(', ')}`,
+      );
     events.start();
     await schedule(
       ctx,
-      plan,
+      plan.jobs,
       concurrency,
-      started + (options.runTimeoutMs ?? plan.length * 240_000),
+      started + (options.runTimeoutMs ?? plan.jobs.length * 240_000),
       (o) => {
         outcomes.push(o);
-        say(jobLine(o, outcomes.length, plan.length));
+        say(jobLine(o, outcomes.length, plan.jobs.length));
       },
       notStarted,
       () => stop.abort(),
@@ -169,7 +188,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     leftovers = await stack.stop();
   }
 
-  const summary = summarize(options, concurrency, dataDir, started, plan, outcomes, ctx, planned, restarts);
+  const summary = summarize(
+    options,
+    concurrency,
+    dataDir,
+    started,
+    plan.jobs,
+    outcomes,
+    ctx,
+    planned,
+    restarts,
+  );
+  summary.playbooks = run.playbooks;
+  summary.faultsUnplanned = plan.unplanned;
   summary.notStarted = notStarted;
   summary.leftoverProcesses = leftovers;
   summary.ok = summary.ok && notStarted.length === 0 && leftovers.length === 0;
@@ -200,8 +231,15 @@ async function schedule(
   const resources = new Set<string>();
   const shared = new Map<SiteName, number>();
   const exclusive = new Set<SiteName>();
-  const exclusiveOf = (j: JobSpec): SiteName[] =>
-    j.faults.flatMap((f) => ((f.kind === 'layout-change' || isDrop(f.kind)) && 'site' in f ? [f.site] : []));
+  // A site-wide fault's site, and the write sites of a job whose writes are counted by site.
+  const exclusiveOf = (j: JobSpec): SiteName[] => [
+    ...new Set([
+      ...j.faults.flatMap((f) =>
+        (f.kind === 'layout-change' || isDrop(f.kind)) && 'site' in f ? [f.site] : [],
+      ),
+      ...(j.counting === 'site' ? j.writes.map((w) => w.site) : []),
+    ]),
+  ];
   while (queue.length || running.size) {
     const stopping = Date.now() > startDeadline || ctx.signal?.aborted;
     const blocked = new Set<SiteName>();
@@ -267,12 +305,14 @@ function summarize(
   const summary: ChaosSummary = {
     seed: options.seed,
     runs: options.runs,
+    playbooks: [],
     concurrency,
     dataDir,
     wallSeconds: (Date.now() - started) / 1000,
     jobs: outcomes.length,
     faultsInjected: { total: sum(ctx.injected), byKind: { ...ctx.injected } },
     faultsPlanned: { total: sum(planned), byKind: planned },
+    faultsUnplanned: {},
     jobsSucceeded: outcomes.filter((o) => o.status === 'SUCCEEDED').length,
     sideEffectsPerJob: outcomes.map((o) => ({ jobId: o.jobId, playbook: o.playbook, writes: o.sideEffects })),
     duplicateSideEffects: counts.reduce((a, c) => a + Math.max(0, c - 1), 0),

@@ -13,7 +13,7 @@ import { type SiteAdmin, siteAdmin } from '../../demo/sites/admin-client.ts';
 import { CONTROL_TOKEN_FILE } from '../../local/control.ts';
 import { allProcesses, descendants, readProcess } from '../../local/processes.ts';
 import { type BelayApi, belayApi, type ControlClient, controlClient } from './clients.ts';
-import type { SiteName } from './plan.ts';
+import type { SiteName } from './sites.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -33,7 +33,36 @@ export interface StackHandle {
   bootId: string;
   api: BelayApi;
   control: ControlClient;
+  /** The base URL of each target application (the demo sites and the configured ones). */
+  applications: Record<SiteName, string>;
+  /** The admin client of each target application's site, by application name. */
   sites: Record<SiteName, SiteAdmin>;
+  /** The admin client of an application's site. @throws UnknownSiteError for an application the stack does not know */
+  site(name: SiteName): SiteAdmin;
+}
+
+/** A job names an application the stack has no base URL for. */
+export class UnknownSiteError extends Error {
+  constructor(name: string, known: readonly string[]) {
+    super(`the stack knows no application ${name} (it knows ${known.join(', ')})`);
+    this.name = 'UnknownSiteError';
+  }
+}
+
+/**
+ * The admin token of a site: the stack's own (`<dataDir>/sites-admin-token`) for the demo sites
+ * it starts, `BELAY_SITES_ADMIN_TOKEN` for a site started apart (`npm run local:sites` reads
+ * the same variable), else the stack's.
+ */
+export function adminTokenFor(
+  baseUrl: string,
+  demoSites: readonly string[],
+  stackToken: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const origin = (u: string): string => new URL(u).origin;
+  if (demoSites.some((d) => origin(d) === origin(baseUrl))) return stackToken;
+  return env.BELAY_SITES_ADMIN_TOKEN || stackToken;
 }
 
 /** The stack process did not come up (or exited while starting). */
@@ -60,9 +89,13 @@ export class ChaosStack {
   handle: StackHandle | undefined;
   boots = 0;
 
+  /**
+   * @param args more `npm start` options, given to every boot (`--playbooks <dir>`, `--applications <json>`)
+   */
   constructor(
     readonly dataDir: string,
     readonly ports: StackPorts,
+    private readonly args: readonly string[] = [],
     private readonly startTimeoutMs = 240_000,
   ) {}
 
@@ -86,6 +119,7 @@ export class ChaosStack {
         '--ports',
         `anchor=${p.anchor},shop=${p.shop},crm=${p.crm},billing=${p.billing}`,
         '--end-sessions',
+        ...this.args,
       ],
       { cwd: REPO_ROOT, stdio: ['ignore', log, log], env: { ...process.env, LOG_LEVEL: 'error' } },
     );
@@ -196,15 +230,24 @@ export class ChaosStack {
       const health = await control.health();
       if (health.pid !== pid || !health.apiUrl) return undefined;
       for (const d of descendants(pid)) this.track(d);
+      const demo = Object.values(health.sites);
+      const sites: Record<SiteName, SiteAdmin> = Object.fromEntries(
+        Object.entries(health.applications).map(([name, url]) => [
+          name,
+          siteAdmin(url, adminTokenFor(url, demo, adminToken)),
+        ]),
+      );
       return {
         pid,
         bootId: health.bootId,
         api: belayApi(health.apiUrl, apiKey),
         control,
-        sites: {
-          shop: siteAdmin(health.sites.shop, adminToken),
-          crm: siteAdmin(health.sites.crm, adminToken),
-          billing: siteAdmin(health.sites.billing, adminToken),
+        applications: health.applications,
+        sites,
+        site(name) {
+          const admin = sites[name];
+          if (!admin) throw new UnknownSiteError(name, Object.keys(sites));
+          return admin;
         },
       };
     } catch {

@@ -5,17 +5,18 @@
  *
  * Exit status: 0 when every step is safe to retry, 1 when one is not, 2 on a usage error.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { type ApplicationConfig, parseApplications } from '../../lambdas/lib/engine/applications.ts';
+import { type ApplicationConfig, configuredApplications } from '../../lambdas/lib/engine/applications.ts';
 import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
 import { freePorts } from '../../local/ports.ts';
 import { startLocalStack } from '../../local/stack.ts';
 import { createClient } from '../cli/belay/client.ts';
 import { runAll } from './drive.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
+import { type AccountOption, accountsByApp, collect, collectAccount, readJsonFile } from './options.ts';
 import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
 
 const program = new Command()
@@ -32,7 +33,7 @@ program
 interface TestOptions {
   playbooks: string[];
   inputs?: string;
-  account: string[];
+  account: AccountOption[];
   applications?: string;
   steps?: string;
   parallel: number;
@@ -40,29 +41,17 @@ interface TestOptions {
   drop: boolean;
 }
 
-/** `--account app=acct_id` (an account the demo tenant has) or `app=@creds.json` (connected for the test). */
-function parseAccount(value: string, list: string[]): string[] {
-  if (!/^[a-z][a-z0-9-]*=.+$/.test(value))
-    throw new Error(`--account ${value}: expected <app>=<accountId> or <app>=@<credentials.json>`);
-  return [...list, value];
-}
-
 program
   .command('test <playbook>')
   .description(
     "run the playbook on the local stack clean, then with its worker killed before, in the middle of and after each step, its browser lost before each step, and each write's answer dropped after the site committed it; print a table per step; exit 1 when a step is not safe to retry",
   )
-  .option(
-    '--playbooks <dir>',
-    'a folder of playbooks besides playbooks/ (repeatable)',
-    (d: string, l: string[]) => [...l, d],
-    [],
-  )
+  .option('--playbooks <dir>', 'a folder of playbooks besides playbooks/ (repeatable)', collect, [])
   .option('--inputs <file>', "the job's inputs (JSON); default: the playbook's exampleInputs")
   .option(
     '--account <app=account>',
     'the account per application: an account id of the demo tenant, or @file.json with {username, password, totpSecret?} (repeatable; default: the first account connected for it)',
-    parseAccount,
+    collectAccount,
     [],
   )
   .option('--applications <json>', 'target applications over the demo sites (as npm start --applications)')
@@ -83,12 +72,9 @@ program
   });
 
 async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
-  let applications: Record<string, ApplicationConfig> = {};
+  let applications: Record<string, ApplicationConfig>;
   try {
-    if (process.env.BELAY_APPLICATIONS)
-      applications = parseApplications(process.env.BELAY_APPLICATIONS, 'BELAY_APPLICATIONS');
-    if (opts.applications)
-      applications = { ...applications, ...parseApplications(opts.applications, '--applications') };
+    applications = configuredApplications(process.env.BELAY_APPLICATIONS, opts.applications);
   } catch (err) {
     console.error((err as Error).message);
     return 2;
@@ -156,28 +142,21 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
     const playbook = s.playbooks.registry.get(id);
     // The API as `belay` calls it (its errors name the status and the API's code).
     const client = createClient(s.apiUrl ?? '', s.demoApiKey);
-    const inputs = opts.inputs ? JSON.parse(await readFile(opts.inputs, 'utf8')) : playbook.exampleInputs;
+    const inputs = opts.inputs ? await readJsonFile(opts.inputs, '--inputs') : playbook.exampleInputs;
     if (inputs === undefined) {
       console.error(`${id} has no exampleInputs: give --inputs <file>`);
       return 2;
     }
     // Accounts by application; each lane of parallel jobs gets its own (jobs on one account
     // would share its cart, its records: they would interfere, not prove anything).
-    const accounts: Record<string, string[]> = {};
-    for (const entry of opts.account) {
-      const [app, value] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-      let accountId = value;
-      if (value.startsWith('@')) {
-        const credentials = JSON.parse(await readFile(value.slice(1), 'utf8'));
-        const made = await client.request('POST', '/accounts', {
-          application: app,
-          label: `${app} (playbook test)`,
-          credentials,
-        });
-        accountId = (made.account as { accountId: string }).accountId;
-      }
-      accounts[app] = [...(accounts[app] ?? []), accountId];
-    }
+    const { byApp: accounts } = await accountsByApp(opts.account, async (app, credentials) => {
+      const made = await client.request('POST', '/accounts', {
+        application: app,
+        label: `${app} (playbook test)`,
+        credentials,
+      });
+      return (made.account as { accountId: string }).accountId;
+    });
     const connected = ((await client.request('GET', '/accounts')).accounts ?? []) as {
       accountId: string;
       application: string;

@@ -78,3 +78,22 @@ export function endpointsOf(configs: Record<string, ApplicationConfig>): Record<
   }
   return out;
 }
+
+/**
+ * The applications a local process is given: `BELAY_APPLICATIONS` from its environment, then the
+ * `--applications` flag over it (the flag wins per application). `npm start`, `npm run playbook
+ * -- test` and `npm run chaos` read them so.
+ *
+ * @throws ConfigError naming `BELAY_APPLICATIONS` or `--applications` and the field
+ * @example
+ * configuredApplications(process.env.BELAY_APPLICATIONS, opts.applications);
+ */
+export function configuredApplications(
+  fromEnv: string | undefined,
+  fromFlag: string | undefined,
+): Record<string, ApplicationConfig> {
+  return {
+    ...(fromEnv ? parseApplications(fromEnv, 'BELAY_APPLICATIONS') : {}),
+    ...(fromFlag ? parseApplications(fromFlag, '--applications') : {}),
+  };
+}

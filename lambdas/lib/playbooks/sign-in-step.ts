@@ -9,6 +9,12 @@ import type { Application, PreconditionResult, Step, StepContext } from './contr
 import { MfaRequiredError, PlaybookDefinitionError } from './errors.ts';
 import { appBase, appUrl, goto, LOAD_TIMEOUT_MS, pageUrl, READY_TIMEOUT_MS } from './page.ts';
 
+/**
+ * Marks the steps {@link signInStep} builds: an enumerable symbol, so a step spread into another
+ * object (the declarative form adds its fields so) keeps it, and no JSON or `Object.keys` sees it.
+ */
+const SIGN_IN_STEP = Symbol.for('belay.signInStep');
+
 /** An application that can tell a signed-in page. */
 export type SignInApplication = Application & Required<Pick<Application, 'isSignedIn'>>;
 
@@ -45,7 +51,7 @@ export function signInStep<I = Record<string, unknown>>(
       `application ${application.name} cannot tell a signed-in page (isSignedIn); formSignIn gives it`,
     ]);
   const asCtx = (ctx: StepContext<I>): StepContext => ctx as unknown as StepContext;
-  return {
+  const step: Step<I> = {
     id,
     title: options.title ?? `Sign in to ${app}`,
     kind: 'read',
@@ -91,4 +97,14 @@ export function signInStep<I = Record<string, unknown>>(
         : null;
     },
   };
+  (step as unknown as Record<symbol, boolean>)[SIGN_IN_STEP] = true;
+  return step;
+}
+
+/**
+ * Was `step` built by {@link signInStep} (also through the declarative form's `signIn: true`)?
+ * Tools ask, to know from which step on a job is signed in.
+ */
+export function isSignInStep(step: object): boolean {
+  return (step as Record<symbol, unknown>)[SIGN_IN_STEP] === true;
 }

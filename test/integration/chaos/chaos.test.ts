@@ -2,61 +2,19 @@
  * The reduced chaos run of `npm test`: four jobs (checkouts on the shop's TOTP and SMS
  * accounts, two CRM-billing syncs) with every fault kind injected at least once, the stack as
  * a child process killed and restarted once, checked against the demo sites' own records.
- * Plus the plan and the re-execution check on their own, without a stack.
+ * Plus the re-execution check on its own, without a stack (the plan's tests are unit tests:
+ * `test/unit/tools/chaos-plan.test.ts`).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { catalogOf, type PlaybookCatalog } from '../../../tools/chaos/catalog.ts';
+import { describe, expect, it } from 'vitest';
 import type { EntryView } from '../../../tools/chaos/clients.ts';
 import type { SeenEvent } from '../../../tools/chaos/events.ts';
-import { FAULT_KINDS, faultsPerKind, planRun } from '../../../tools/chaos/plan.ts';
-import { createPrng } from '../../../tools/chaos/prng.ts';
+import { FAULT_KINDS } from '../../../tools/chaos/faults.ts';
 import { formatSummary } from '../../../tools/chaos/report.ts';
 import { runChaos } from '../../../tools/chaos/run.ts';
 import { reExecutions } from '../../../tools/chaos/verify.ts';
-import { repoPlaybooks } from '../../support/playbooks.ts';
 
 const SEED = 1;
 const RUNS = 4;
-
-let catalog: PlaybookCatalog;
-beforeAll(async () => {
-  catalog = catalogOf((await repoPlaybooks()).registry);
-});
-
-describe('the chaos plan', () => {
-  it('is the same for the same seed, and puts every fault kind in a run of four', () => {
-    const a = planRun(createPrng(SEED), RUNS, SEED, catalog);
-    const b = planRun(createPrng(SEED), RUNS, SEED, catalog);
-    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-    expect(JSON.stringify(planRun(createPrng(2), RUNS, 2, catalog))).not.toBe(JSON.stringify(a));
-    const kinds = new Set(a.flatMap((j) => j.faults.map((f) => f.kind)));
-    expect([...kinds].sort()).toEqual([...FAULT_KINDS].sort());
-    expect(new Set(a.map((j) => j.playbook))).toEqual(new Set(['checkout@1', 'crm-billing-sync@1']));
-    const shop = a.filter((j) => j.playbook === 'checkout@1').map((j) => j.body.accounts.shop);
-    expect(shop).toEqual(expect.arrayContaining(['acct_demo_shop_totp', 'acct_demo_shop_sms']));
-  });
-
-  it('plans every kind six times over thirty jobs (five must land), a dropped response never with a kill after that write', () => {
-    const plan = planRun(createPrng(7), 30, 7, catalog);
-    expect(faultsPerKind(30)).toBe(6);
-    for (const kind of FAULT_KINDS) {
-      expect(plan.flatMap((j) => j.faults).filter((f) => f.kind === kind)).toHaveLength(6);
-    }
-    let checked = 0;
-    for (const job of planRun(createPrng(30), 30, 30, catalog)) {
-      const drop = job.faults.find((f) => f.kind === 'drop-write-response');
-      const after = job.faults.filter(
-        (f) => f.kind === 'worker-kill:after-action' || f.kind === 'worker-kill:during-checkpoint',
-      );
-      if (drop && job.playbook === 'crm-billing-sync@1') {
-        expect(after.map((f) => f.step)).not.toContain(drop.step);
-        checked++;
-      }
-    }
-    // The plan has such jobs to check.
-    expect(checked).toBeGreaterThan(0);
-  });
-});
 
 describe('the re-execution check', () => {
   const event = (step: string, at: string, point = 'before-action'): SeenEvent =>

@@ -154,13 +154,21 @@ async function setKey(page: Page, step: ScriptedStep, ctx: StepContext): Promise
   }, ctx.idempotencyKey);
 }
 
+/**
+ * Does the step report the fault point `mid-action` when it runs? Every step of more than one
+ * action does, before its last (a step of one action has no middle).
+ */
+export function reportsMidAction(step: Pick<ScriptedStep, 'actions'>): boolean {
+  return step.actions.length > 1;
+}
+
 /** Runs the step's actions in order (see the file's comment for the last one). */
 export async function runActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
   const last = step.actions.length - 1;
   for (const [i, action] of step.actions.entries()) {
     if (i === last) {
       if (step.kind === 'write') await setKey(page, step, ctx);
-      if (last > 0) await ctx.faultPoint('mid-action');
+      if (reportsMidAction(step)) await ctx.faultPoint('mid-action');
     }
     await runAction(page, step, action, ctx);
   }
