@@ -105,17 +105,17 @@ function stepsOf(playbook: Playbook, spec: DeclarativePlaybook | undefined): Ste
   });
 }
 
-/** The name of the first input, in `example`'s order, that is free text in `schema`. */
-function freeTextInput(schema: Record<string, unknown>, example: unknown): string | undefined {
-  if (typeof example !== 'object' || example === null) return undefined;
+/** The inputs, in `example`'s order, that are free text in `schema` (strings with no format, enum or const). */
+function freeTextInputs(schema: Record<string, unknown>, example: unknown): string[] {
+  if (typeof example !== 'object' || example === null) return [];
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  return Object.keys(example).find((name) => {
+  return Object.keys(example).filter((name) => {
     const p = properties[name];
     return (
       p !== undefined &&
       p.type === 'string' &&
       typeof (example as Record<string, unknown>)[name] === 'string' &&
-      !['pattern', 'format', 'enum', 'const'].some((k) => k in p)
+      !['format', 'enum', 'const'].some((k) => k in p)
     );
   });
 }
@@ -133,11 +133,13 @@ function infoOf(playbook: Playbook, spec: DeclarativePlaybook | undefined): Play
     ...(playbook.exampleInputs === undefined ? {} : { exampleInputs: playbook.exampleInputs }),
     inputProblems: problems,
     marked(inputs, mark) {
-      const name = freeTextInput(inputJsonSchema(playbook), inputs);
-      if (name === undefined) return inputs;
+      // The first free-text input (a pattern may allow it) that still fits with the mark.
       const record = inputs as Record<string, unknown>;
-      const out = { ...record, [name]: `${record[name] as string} ${mark}` };
-      return problems(out).length === 0 ? out : inputs;
+      for (const name of freeTextInputs(inputJsonSchema(playbook), inputs)) {
+        const out = { ...record, [name]: `${record[name] as string} ${mark}` };
+        if (problems(out).length === 0) return out;
+      }
+      return inputs;
     },
   };
 }

@@ -95,6 +95,21 @@ function searchable(snapshot: string): string {
   return norm(snapshot.replace(/\\(.)/g, '$1'));
 }
 
+/**
+ * The texts of the snapshot's nodes, normalised: each line's quoted name (`- heading "Cobalt
+ * Cycles"`) and the text after its colon (`- definition: Mei Chen-Ward`).
+ */
+function nodeTexts(snapshot: string): Set<string> {
+  const texts = new Set<string>();
+  for (const line of snapshot.split('\n')) {
+    const m = /^\s*-\s+[\w/-]+(?:\s+"((?:[^"\\]|\\.)*)")?(?:\s+\[[^\]]*\])*(?::\s*(.*))?$/.exec(line);
+    if (!m) continue;
+    for (const t of [m[1], m[2]])
+      if (t !== undefined && t.trim() !== '') texts.add(norm(t.replace(/\\(.)/g, '$1')));
+  }
+  return texts;
+}
+
 /** Does `text` hold `value` as a whole (not inside a longer word or number)? */
 function holds(text: string, value: string): boolean {
   const v = norm(value);
@@ -110,7 +125,9 @@ function holds(text: string, value: string): boolean {
  * The local policy's answer to a probe, by rule: every value the question quotes is on the page
  * -> `done`; some is not -> `absent`, unless the snapshot was trimmed (the value may be further
  * down: `unknown`); a question that quotes nothing, or an empty page -> `unknown`. A value
- * counts as shown only whole (`"Ann"` is not in `Anna`). Pure, so tests call it on a snapshot.
+ * counts as shown only whole (`"Ann"` is not in `Anna`), and as done only as all of one
+ * element's text: shown only inside a longer text (`"Ann"` in `Ann (left)`) it is `unknown`,
+ * for a person. Pure, so tests call it on a snapshot.
  */
 export function localProbeAnswer(observation: ProbeObservation): ProbeAnswer {
   const wanted = quotedValues(observation.question);
@@ -118,13 +135,23 @@ export function localProbeAnswer(observation: ProbeObservation): ProbeAnswer {
     return { status: 'unknown', reason: 'the question quotes no value to look for on the page' };
   if (observation.snapshot.trim() === '') return { status: 'unknown', reason: 'the page shows nothing' };
   const text = searchable(observation.snapshot);
+  const nodes = nodeTexts(observation.snapshot);
   const missing = wanted.filter((v) => !holds(text, v));
-  if (missing.length === 0)
+  if (missing.length === 0) {
+    // Each value must be all of some element's text: "Mei Chen-Ward" inside "Mei Chen-Ward (old)"
+    // may be another write's record, so only a person can tell.
+    const partial = wanted.filter((v) => !nodes.has(norm(v)));
+    if (partial.length > 0)
+      return {
+        status: 'unknown',
+        reason: `${partial.map((v) => JSON.stringify(v)).join(', ')} shown only inside a longer text`,
+      };
     return {
       status: 'done',
       evidence: wanted.join('; '),
       reason: `the page shows ${wanted.map((v) => JSON.stringify(v)).join(', ')}`,
     };
+  }
   const list = missing.map((v) => JSON.stringify(v)).join(', ');
   if (wasTrimmed(observation.snapshot))
     return { status: 'unknown', reason: `${list} not in the part of the page seen (trimmed)` };

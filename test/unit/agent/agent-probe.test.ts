@@ -45,7 +45,18 @@ describe('Function: localProbeAnswer', () => {
     expect(ask(RECORD('Anna', '+44 117 496 09990'), 'Contact "Ann", phone "496 0999"?').status).toBe(
       'absent',
     );
-    expect(ask(RECORD('Ann', '+44 117 496 0999'), 'Contact "Ann", phone "496 0999"?').status).toBe('done');
+    expect(ask(RECORD('Ann', '+44 117 496 0999'), 'Contact "Ann", phone "+44 117 496 0999"?').status).toBe(
+      'done',
+    );
+  });
+
+  it("answers unknown, for a person, when a value shows only inside a longer text (another write's record)", () => {
+    // Another job set "Mei Chen-Ward chaos-02": this job's "Mei Chen-Ward" is not what the record holds.
+    expect(ask(RECORD('Mei Chen-Ward chaos-02', '+44 117 496 0999'))).toEqual({
+      status: 'unknown',
+      reason: '"Mei Chen-Ward" shown only inside a longer text',
+    });
+    expect(ask(RECORD('Ann', '+44 117 496 0999'), 'Contact "Ann", phone "496 0999"?').status).toBe('unknown');
   });
 
   it('compares with spaces collapsed and case ignored, and reads escaped quotes in names', () => {
