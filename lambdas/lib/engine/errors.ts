@@ -8,10 +8,27 @@ import {
 } from '../ledger/errors.ts';
 
 /**
- * Engine errors. Their names are what the state machine's Retry/Catch match on: none of
- * these is retried by the state machine; each ends the job through RecordFailure with the
- * reason it carries.
+ * Engine errors. Their names are what the state machine's Retry/Catch match on. But for
+ * InvocationTimeoutError (retried as a timed-out worker), none is retried by the state
+ * machine: each ends the job through RecordFailure with the reason it carries.
  */
+
+/**
+ * An engine task's invocation reached its Lambda timeout before it ended (middy answers just
+ * before the deadline, so the error is this one, not Lambda's own `Sandbox.Timedout`). The
+ * state machine retries it as it retries a timed-out or killed worker: the next attempt starts
+ * from the ledger, and a write left open goes through its probe, never blindly again.
+ */
+export class InvocationTimeoutError extends BelayError {
+  constructor(readonly fn: string) {
+    super(
+      'InvocationTimeoutError',
+      'invocation-timeout',
+      `the ${fn} invocation reached its timeout before it ended; the state machine tries it again`,
+      { retryable: true },
+    );
+  }
+}
 
 /** The job waited in the queue longer than `maxQueueSeconds`: its tenant's cap never freed a slot for it. */
 export class QueueTimeoutError extends BelayError {

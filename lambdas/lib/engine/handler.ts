@@ -7,6 +7,7 @@ import { processMetrics } from '../metrics/recorder.ts';
 import { observability } from '../observability/middleware.ts';
 import { loadTracer } from '../observability/tracing.ts';
 import { withTenantScope } from '../redact.ts';
+import { InvocationTimeoutError } from './errors.ts';
 import type { StateMachineFunction } from './functions.ts';
 import { meterInvocation } from './metering.ts';
 import { ENGINE_SERVICE, engineDeps } from './runtime.ts';
@@ -55,13 +56,22 @@ export function engineHandler<E extends JobRef, R>(
   core: (deps: EngineDeps, event: E) => Promise<R>,
 ) {
   const metrics = processMetrics();
-  return middy(async (event: E) => {
-    const deps = await engineDeps();
-    // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
-    return withTenantScope(String(event?.tenantId ?? ''), () =>
-      meterInvocation(deps, fn, event, (d) => core(d, event)),
-    );
-  }).use(
+  return middy(
+    async (event: E) => {
+      const deps = await engineDeps();
+      // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
+      return withTenantScope(String(event?.tenantId ?? ''), () =>
+        meterInvocation(deps, fn, event, (d) => core(d, event)),
+      );
+    },
+    {
+      // Just before the deadline: a named error the state machine retries (middy's default is a
+      // bare TimeoutError, which no Retry names, so a hung step would fail its job).
+      timeoutEarlyResponse: () => {
+        throw new InvocationTimeoutError(fn);
+      },
+    },
+  ).use(
     observability<E, R>({
       log: processLogger(ENGINE_SERVICE),
       metrics,

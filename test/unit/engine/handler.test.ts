@@ -14,6 +14,7 @@ vi.mock('../../../lambdas/lib/browser/adapter.ts', async (original) => ({
 }));
 
 const { engineHandler, warmUpAtInit } = await import('../../../lambdas/lib/engine/handler.ts');
+const { InvocationTimeoutError } = await import('../../../lambdas/lib/engine/errors.ts');
 
 beforeEach(() => {
   buildDeps.mockClear();
@@ -47,5 +48,18 @@ describe('Function: warmUpAtInit', () => {
     await expect(warmUpAtInit(env)).resolves.toBe(true);
     expect(buildDeps).toHaveBeenCalledTimes(1);
     expect(preload).not.toHaveBeenCalled();
+  });
+});
+
+describe('Function: engineHandler', () => {
+  it('answers an invocation that reaches its timeout with InvocationTimeoutError, which the state machine retries', async () => {
+    // The dependencies never come (a hung call): the invocation runs into its deadline.
+    buildDeps.mockImplementationOnce(() => new Promise(() => undefined));
+    const handler = engineHandler('RunStep', vi.fn(async () => 'ran'));
+    const context = { getRemainingTimeInMillis: () => 60 } as never;
+    const err = await handler({ tenantId: 't', jobId: 'j' }, context).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvocationTimeoutError);
+    expect((err as Error).name).toBe('InvocationTimeoutError');
+    expect((err as InvocationTimeoutError).retryable).toBe(true);
   });
 });

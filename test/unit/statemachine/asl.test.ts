@@ -93,6 +93,18 @@ describe('statemachine/job.asl.json', () => {
     expect(asl.States.Failed?.Type).toBe('Fail');
   });
 
+  it('retries an engine task that ran into its timeout, as Lambda reports it and as the handler does', () => {
+    const tasks = states.filter(([n, s]) => s.Type === 'Task' && n !== 'RecordFailure');
+    expect(tasks.length).toBeGreaterThan(5);
+    for (const [name, state] of tasks) {
+      const retried = ((state as { Retry?: { ErrorEquals: string[] }[] }).Retry ?? []).flatMap(
+        (r) => r.ErrorEquals,
+      );
+      expect(retried, name).toContain('Sandbox.Timedout');
+      expect(retried, name).toContain('InvocationTimeoutError');
+    }
+  });
+
   it.each([
     ['AwaitApproval', 'approval'],
     ['AwaitMfa', 'mfa'],
