@@ -60,6 +60,6 @@ describe('Function: engineHandler', () => {
     const err = await handler({ tenantId: 't', jobId: 'j' }, context).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvocationTimeoutError);
     expect((err as Error).name).toBe('InvocationTimeoutError');
-    expect((err as InvocationTimeoutError).retryable).toBe(true);
+    expect((err as { retryable?: boolean }).retryable).toBe(true);
   });
 });
