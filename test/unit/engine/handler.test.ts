@@ -55,7 +55,10 @@ describe('Function: engineHandler', () => {
   it('answers an invocation that reaches its timeout with InvocationTimeoutError, which the state machine retries', async () => {
     // The dependencies never come (a hung call): the invocation runs into its deadline.
     buildDeps.mockImplementationOnce(() => new Promise(() => undefined));
-    const handler = engineHandler('RunStep', vi.fn(async () => 'ran'));
+    const handler = engineHandler(
+      'RunStep',
+      vi.fn(async () => 'ran'),
+    );
     const context = { getRemainingTimeInMillis: () => 60 } as never;
     const err = await handler({ tenantId: 't', jobId: 'j' }, context).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvocationTimeoutError);
