@@ -1,5 +1,4 @@
 import type { Page } from 'playwright-core';
-import { modelCallUsd } from '../cost/rates.ts';
 import type { Evidence } from '../ledger/types.ts';
 import type { Application, ProbeResult, StepContext } from '../playbooks/contract.ts';
 import { appUrl, pageUrl } from '../playbooks/page.ts';
@@ -7,6 +6,7 @@ import { exactPath } from '../playbooks/starts-at.ts';
 import { referencesOf, render } from '../playbooks/template.ts';
 import { redactText } from '../redact.ts';
 import { ModelCallError, NoProbeAnswerError } from './errors.ts';
+import { modelCallRecord } from './model-call.ts';
 import { observe, withPlaceholders } from './observe.ts';
 import type { ProbeDecision } from './policy.ts';
 import { policyForStep } from './registry.ts';
@@ -119,21 +119,8 @@ export async function runAgentProbe<I>(
     throw err;
   }
   const { answer } = decision;
-  const tokens = decision.tokens.input + decision.tokens.output;
-  await ctx.actions.recordProbeAnswer({
-    detail: {
-      question,
-      answer,
-      model: decision.model,
-      ...(decision.providerModelId ? { providerModelId: decision.providerModelId } : {}),
-      usage: decision.tokens,
-      ...(decision.simulatedLatencyMs !== undefined
-        ? { simulatedLatencyMs: decision.simulatedLatencyMs }
-        : {}),
-      seen: { url: seen.url, fingerprint: seen.fingerprint, snapshot: seen.snapshot },
-    },
-    cost: { modelTokens: tokens, modelUsd: modelCallUsd(decision.model, decision.tokens) },
-  });
+  const call = modelCallRecord(decision, seen);
+  await ctx.actions.recordProbeAnswer({ detail: { question, answer, ...call.detail }, cost: call.cost });
 
   const why = `${decision.model}: ${answer.reason ?? `answered ${answer.status}`}`;
   if (answer.status === 'absent') return { status: 'absent', detail: why };

@@ -1,5 +1,4 @@
 import type { Page } from 'playwright-core';
-import { modelCallUsd } from '../cost/rates.ts';
 import type { Evidence } from '../ledger/types.ts';
 import type {
   ActionCacheKey,
@@ -20,6 +19,7 @@ import { offerFrom } from './cache/offer.ts';
 import { instantiate, valueScope, valuesOf } from './cache/placeholders.ts';
 import { HealAfterWriteError, TargetNotFoundError } from './errors.ts';
 import { executeAction, onAllowedDomain, resolvesToOne } from './execute.ts';
+import { modelCallRecord } from './model-call.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
 import { policyForStep } from './registry.ts';
@@ -374,24 +374,17 @@ class AgentRun<I> {
     seen: Seen,
     extra: Record<string, unknown> = {},
   ): Promise<void> {
-    const tokens = decision.tokens.input + decision.tokens.output;
-    const usd = modelCallUsd(decision.model, decision.tokens);
+    const call = modelCallRecord(decision, seen);
     await this.ctx.actions.record({
       type,
       detail: {
         n,
         action: decision.action,
         describe: describeAction(decision.action),
-        model: decision.model,
-        ...(decision.providerModelId ? { providerModelId: decision.providerModelId } : {}),
-        usage: decision.tokens,
-        ...(decision.simulatedLatencyMs !== undefined
-          ? { simulatedLatencyMs: decision.simulatedLatencyMs }
-          : {}),
-        seen: { url: seen.url, fingerprint: seen.fingerprint, snapshot: seen.snapshot },
+        ...call.detail,
         ...extra,
       },
-      cost: { modelTokens: tokens, modelUsd: usd },
+      cost: call.cost,
     });
   }
 }
