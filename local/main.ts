@@ -4,7 +4,8 @@
  * `.local/` (`--fresh` empties it first); unfinished jobs resume from the ledger on start.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { type LatencyProfile, parseLatencyProfile } from '../demo/sites/http/latency.ts';
+import type { LatencyProfile } from '../demo/sites/http/latency.ts';
+import { siteLatencyArgument } from '../demo/sites/latency-option.ts';
 import { type ApplicationConfig, configuredApplications } from '../lambdas/lib/engine/applications.ts';
 import { PLAYBOOKS_DIRS_ENV } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type ControlServer, startControlServer } from './control.ts';
@@ -47,13 +48,7 @@ const program = new Command()
   .option(
     '--site-latency <profile>',
     'the demo sites answer as slowly as real applications: a log-normal delay per response with this median and 95th percentile, e.g. p50=300,p95=1200 (ms)',
-    (v: string) => {
-      try {
-        return parseLatencyProfile(v, '--site-latency');
-      } catch (err) {
-        throw new InvalidArgumentError((err as Error).message);
-      }
-    },
+    siteLatencyArgument,
   )
   .option(
     '--end-sessions',

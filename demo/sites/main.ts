@@ -9,8 +9,9 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { DEMO_ACCOUNTS, DEMO_SITE_NAMES } from '../accounts.ts';
-import { type LatencyProfile, parseLatencyProfile } from './http/latency.ts';
+import type { LatencyProfile } from './http/latency.ts';
 import { startSites } from './index.ts';
+import { siteLatencyArgument } from './latency-option.ts';
 
 function port(value: string): number {
   const n = Number(value);
@@ -29,13 +30,7 @@ const program = new Command()
   .option(
     '--site-latency <profile>',
     'a log-normal delay per response, e.g. p50=300,p95=1200 (ms)',
-    (v: string) => {
-      try {
-        return parseLatencyProfile(v, '--site-latency');
-      } catch (err) {
-        throw new InvalidArgumentError((err as Error).message);
-      }
-    },
+    siteLatencyArgument,
   )
   .parse();
 

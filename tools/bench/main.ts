@@ -16,7 +16,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { type LatencyProfile, parseLatencyProfile } from '../../demo/sites/http/latency.ts';
+import type { LatencyProfile } from '../../demo/sites/http/latency.ts';
+import { siteLatencyArgument } from '../../demo/sites/latency-option.ts';
 import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
 import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
@@ -85,13 +86,7 @@ function parseOptions(argv: string[]): Options {
     .option(
       '--site-latency <profile>',
       'recovery: run it again with the shop answering as slowly as a real application, a log-normal delay per response with this median and 95th percentile (ms), e.g. p50=300,p95=1200; both are printed',
-      (v: string) => {
-        try {
-          return parseLatencyProfile(v, '--site-latency');
-        } catch (err) {
-          throw new InvalidArgumentError((err as Error).message);
-        }
-      },
+      siteLatencyArgument,
     )
     .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
     .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
