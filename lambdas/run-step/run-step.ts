@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
+import { HealAfterWriteError } from '../lib/agent/errors.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
@@ -485,8 +486,8 @@ class StepAttempt {
   }
 
   /** The attempt acted and its write is unconfirmed: whether it happened is the probe's to say. */
-  async #recordUnconfirmed(reason: string, guarded?: WriteGuardReport): Promise<void> {
-    const cache = this.#cache?.pending();
+  async #recordUnconfirmed(reason: string, guarded?: WriteGuardReport, keepCache = true): Promise<void> {
+    const cache = keepCache ? this.#cache?.pending() : undefined;
     this.#current = await this.deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
       expectedVersion: this.#current.version,
       entry: {
@@ -534,7 +535,9 @@ class StepAttempt {
     // The intent was written in this invocation (the job's version moved) and no checkpoint
     // settled it, so the write may have happened.
     if (this.step.kind === 'write' && !this.#checkpointed && this.#current.version !== this.job.version) {
-      await this.#recordUnconfirmed(describe(err));
+      // A served list that went on past the write with a target the page lacks is wrong itself:
+      // its entry is demoted now (#settleCache), whatever the probe finds.
+      await this.#recordUnconfirmed(describe(err), undefined, !(err instanceof HealAfterWriteError));
       return { outcome: 'uncertain', step: this.step.id, detail: describe(err) };
     }
     return await this.#retryLater(describe(err));

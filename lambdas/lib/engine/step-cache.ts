@@ -87,8 +87,10 @@ export function stepCacheSession(
  * Settles the cache of an unconfirmed write once its outcome is known (after the step's
  * completion, or the probe's `absent`, is in the ledger). `done` with an offer (the attempt's
  * actions reached the model's `done`) counts as verified: its list is kept, or the entry it
- * ran from counts a hit. `done` without one (the write committed, but the list it ran from
- * failed on after it) and `absent` demote the entry the attempt ran from.
+ * ran from counts a hit. `done` without one (the write committed and the answer was lost before
+ * the list ended) leaves the entry as it is. `absent` demotes the entry the attempt ran from.
+ * (A served list that went on past the write with a target the page lacks is demoted by
+ * RunStep at once, never kept pending.)
  */
 export function settlePending(
   store: ActionCacheStore,
@@ -97,7 +99,8 @@ export function settlePending(
   pending: PendingCache,
   outcome: 'done' | 'absent',
 ): Promise<CacheSettled> {
-  const reached = outcome === 'done' && pending.offer !== undefined;
+  if (outcome === 'done' && pending.offer === undefined) return Promise.resolve('none');
+  const reached = outcome === 'done';
   return stepCacheSession(store, scope, jobId, pending).settle(
     reached,
     outcome === 'absent'

@@ -109,7 +109,8 @@ async function runJob(
   const evidence = error ? null : await s.verify(page, ctx);
   const cache = await (async () => {
     if (evidence !== null) return session.settle(true, 'verified');
-    const pending = session.pending();
+    // A list that went on past the write with a target the page lacks is demoted at once.
+    const pending = error instanceof HealAfterWriteError ? undefined : session.pending();
     if (!s.probe || !pending) return session.settle(false, error ? String(error) : 'the step did not verify');
     const found = await s.probe(page, ctx);
     return found.status === 'done' || found.status === 'absent'

@@ -119,8 +119,11 @@ describe('Engine: the action cache across jobs', () => {
     });
     expect((await runToSuccess(e, 'drop-seed', { timeoutMs: 100_000 })).job.status).toBe('SUCCEEDED');
 
-    // The CRM commits the next save and resets the connection without a byte of its answer.
-    await e.crm.setFaults({ dropNextWriteResponse: true, dropMode: 'reset' });
+    // The CRM commits the next save and drops its answer.
+    // (A status line, then the connection closes: the page gets no confirmation, and the browser
+    // has nothing to send again. A reset can make the write guard see a resend instead, a path
+    // that keeps no cache pending.)
+    await e.crm.setFaults({ dropNextWriteResponse: true, dropMode: 'status-line' });
     await submitAgentJob('drop-served', {
       customerId: 'C-1002',
       contactName: 'Lena Park',

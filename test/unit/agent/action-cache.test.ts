@@ -190,10 +190,13 @@ describe('Function: stepCacheSession', () => {
     const stored = JSON.parse(JSON.stringify(pending));
     expect(await settlePending(store, scope, 'job-2', stored, 'done')).toBe('hit');
     expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified' });
-    // Served, but the list failed on after the write committed (no done): demoted.
+    // Served, the write committed and its answer lost before the list's done: the entry stays.
     const unfinished = stepCacheSession(store, scope, 'job-3');
     unfinished.port.serving(KEY, entryId);
-    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'done')).toBe('demoted');
+    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'done')).toBe('none');
+    expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified' });
+    // Served, and the write did not happen: demoted.
+    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'absent')).toBe('demoted');
     expect(await store.get(scope, KEY)).toBeUndefined();
     // A new list whose write the probe found absent is never kept; one found done is.
     const absent = stepCacheSession(store, scope, 'job-4');
