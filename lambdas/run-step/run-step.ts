@@ -413,11 +413,10 @@ class StepAttempt {
       // The page's confirmation may be the second copy's: the application decides (Reconcile counts).
       const what = resent.map((r) => `${r.method} ${r.url} ${r.extra} more time(s)`).join(', ');
       deps.log.warn('the browser sent a write again by itself', { step: step.id, resent: what });
-      return {
-        outcome: 'uncertain',
-        step: step.id,
-        detail: `the browser sent the write again by itself (${what}); the application may hold it more than once`,
-      };
+      const detail = `the browser sent the write again by itself (${what}); the application may hold it more than once`;
+      // Unconfirmed like any write the page did not confirm: the probe settles it and its cache.
+      await this.#recordUnconfirmed(detail, acted.guarded);
+      return { outcome: 'uncertain', step: step.id, detail };
     }
     if (acted.evidence === null) {
       if (step.kind === 'write') return await this.#unconfirmedWrite(acted.guarded);
@@ -612,7 +611,12 @@ interface Acted {
 
 /** The write guard's report as the checkpoint records it. */
 function guardSummary(report: WriteGuardReport): Record<string, unknown> {
-  return { prevented: report.prevented, observed: report.observed, unsafeRequests: report.unsafeRequests };
+  return {
+    prevented: report.prevented,
+    observed: report.observed,
+    unsafeRequests: report.unsafeRequests,
+    ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
+  };
 }
 
 /** The step's precondition, after bringing the page back to where the step starts when it is elsewhere. */

@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { memoryActionCacheStore } from '../../lambdas/lib/agent/cache/store.ts';
 import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
+import type { WriteGuardReport } from '../../lambdas/lib/browser/write-guard.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
@@ -13,8 +14,13 @@ import { createLogger } from '../../lambdas/lib/logger.ts';
 import type { Playbook, Step } from '../../lambdas/lib/playbooks/contract.ts';
 import { jobRequest, newId } from './ledger.ts';
 
-/** A browser whose sessions are always there; `page` and `connected` shape what a step meets. */
-export function fakeBrowser(options: { page?: Page; connected?: () => boolean } = {}): BrowserAdapter {
+/**
+ * A browser whose sessions are always there; `page` and `connected` shape what a step meets,
+ * `resent` what its write guard reports the browser sent again by itself.
+ */
+export function fakeBrowser(
+  options: { page?: Page; connected?: () => boolean; resent?: WriteGuardReport['resent'] } = {},
+): BrowserAdapter {
   const attached = (sessionId: string): Attached => ({
     sessionId,
     browser: { isConnected: options.connected ?? (() => true) } as unknown as Browser,
@@ -22,7 +28,12 @@ export function fakeBrowser(options: { page?: Page; connected?: () => boolean } 
     reused: true,
     blockedRequests: () => [],
     guardWrites: async () => ({
-      finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+      finish: async () => ({
+        prevented: false,
+        observed: options.resent !== undefined,
+        unsafeRequests: 1,
+        resent: options.resent ?? [],
+      }),
     }),
   });
   return {

@@ -121,8 +121,8 @@ describe('Engine: the action cache across jobs', () => {
 
     // The CRM commits the next save and drops its answer.
     // (A status line, then the connection closes: the page gets no confirmation, and the browser
-    // has nothing to send again. A reset can make the write guard see a resend instead, a path
-    // that keeps no cache pending.)
+    // has nothing to send again. After a reset the write guard may see the browser send it again;
+    // that path records the attempt unconfirmed the same way: write-path.test.ts.)
     await e.crm.setFaults({ dropNextWriteResponse: true, dropMode: 'status-line' });
     await submitAgentJob('drop-served', {
       customerId: 'C-1002',

@@ -116,6 +116,39 @@ describe('Engine: the write path at its edges', () => {
     },
   );
 
+  it.each([
+    ['done', 'completes it, reconciled, with no retry spent', 0],
+    ['absent', 'spends a retry on it (the attempt acted and its write did not happen)', 1],
+  ] as const)(
+    'records a write the browser sent again as unconfirmed; a probe that finds it %s %s',
+    async (found, _what, retries) => {
+      const jobId = await runningJob(ledger, tenantId, 'report@1');
+      const records: string[] = [];
+      const resent = [{ method: 'POST', url: 'http://127.0.0.1:9/submit', extra: 1, errors: [-101] }];
+      const playbook = playbookWith(records);
+      const deps = depsFor(ledger, playbook, fakeBrowser({ resent }));
+      expect(await runStep(deps, { tenantId, jobId })).toMatchObject({
+        outcome: 'uncertain',
+        step: 'submit',
+      });
+      const before = await ledger.readJob(tenantId, jobId);
+      const unconfirmed = before.entries.filter((e) => e.type === 'step-unconfirmed');
+      expect(unconfirmed).toHaveLength(1);
+      expect(String(unconfirmed[0]?.detail?.reason)).toMatch(/sent the write again by itself/);
+      expect(unconfirmed[0]?.detail?.writeGuard).toMatchObject({ resent: 1 });
+      expect(before.entries.some((e) => e.type === 'step-completed')).toBe(false);
+
+      if (found === 'absent') records.length = 0;
+      await reconcile(deps, { tenantId, jobId });
+      const after = await ledger.readJob(tenantId, jobId);
+      expect(after.job.retriesUsed).toBe(retries);
+      const completed = after.entries.filter((e) => e.type === 'step-completed');
+      if (found === 'done')
+        expect(completed[0]?.evidence).toMatchObject({ submitted: true, reconciled: true });
+      else expect(completed).toEqual([]);
+    },
+  );
+
   it('completes a job whose every write is verified though it still shows the answered MFA wait', async () => {
     const jobId = await runningJob(ledger, tenantId, 'report@1');
     const records = [idempotencyKeyOf(await ledger.getJob(tenantId, jobId), 'submit')];
