@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '../aws/sdk/lib-dynamodb.ts';
 import type { ConnectionRefusal } from './errors.ts';
 
 /**

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '../aws/sdk/client-dynamodb.ts';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { conditionHeld } from '../dynamo/conditional.ts';
 import { queryPrefix } from '../dynamo/query.ts';
 import type { TransactItem } from './connections.ts';

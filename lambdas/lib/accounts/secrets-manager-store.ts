@@ -1,3 +1,4 @@
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   CreateSecretCommand,
   DeleteSecretCommand,
@@ -5,8 +6,7 @@ import {
   InvalidRequestException,
   PutSecretValueCommand,
   ResourceNotFoundException,
-  type SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+} from '../aws/sdk/client-secrets-manager.ts';
 import type { Credentials } from '../playbooks/contract.ts';
 import { CredentialsNotFoundError } from './errors.ts';
 import { registered, type WritableSecretStore } from './file-secret-store.ts';

@@ -1,5 +1,5 @@
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/api-keys.ts';
+import { ProvisionedThroughputExceededException } from '../aws/sdk/client-dynamodb.ts';
 import { SessionUnavailableError } from '../browser/errors.ts';
 import {
   IllegalTransitionError,

@@ -1,15 +1,15 @@
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import {
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
   InvalidToken,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
-  type SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
   TaskDoesNotExist,
   TaskTimedOut,
-} from '@aws-sdk/client-sfn';
+} from '../aws/sdk/client-sfn.ts';
 import { type ExecutionInput, executionName } from '../engine/executions.ts';
 import type { JobIdentity } from '../engine/job-identity.ts';
 import { ServiceUnavailableError } from './errors.ts';

@@ -1,11 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '../aws/sdk/client-dynamodb.ts';
+import { GetCommand, PutCommand, TransactWriteCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { queryPrefix } from '../dynamo/query.ts';
 import { TENANT_DIRECTORY_PK } from '../ledger/schema.ts';
 import { ApiKeyNotFoundError, InvalidRoleError, InvalidTenantError } from './errors.ts';

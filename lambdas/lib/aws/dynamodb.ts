@@ -1,7 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../observability/tracing.ts';
 import { clientConfigFromEnv } from './endpoint.ts';
+import { DynamoDBClient } from './sdk/client-dynamodb.ts';
+import { DynamoDBDocumentClient } from './sdk/lib-dynamodb.ts';
 
 /**
  * The process's DynamoDB document client; `DYNAMODB_ENDPOINT` points it at DynamoDB Local.

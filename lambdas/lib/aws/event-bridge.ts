@@ -1,6 +1,6 @@
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { traced } from '../observability/tracing.ts';
 import { clientConfigFromEnv } from './endpoint.ts';
+import { EventBridgeClient } from './sdk/client-eventbridge.ts';
 
 let client: EventBridgeClient | undefined;
 

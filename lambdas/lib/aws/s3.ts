@@ -1,5 +1,5 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { clientConfigFromEnv } from './endpoint.ts';
+import { S3Client } from './sdk/client-s3.ts';
 
 /**
  * The process's S3 client (screenshots); `S3_ENDPOINT` points it at the local stack's

@@ -1,5 +1,5 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { traced } from '../observability/tracing.ts';
+import { SecretsManagerClient } from './sdk/client-secrets-manager.ts';
 
 let client: SecretsManagerClient | undefined;
 

@@ -11,6 +11,7 @@ import { NotFoundError } from 'anchorbrowser/core/error';
 import type { Browser } from 'playwright-core';
 import { type AllowlistState, applyAllowlist, installRequestPolicy } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
+import { loadPlaywright } from './load-playwright.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
 import type {
   Attached,
@@ -42,21 +43,14 @@ interface Connection {
 /** The SDK's default API base URL (what `new Anchorbrowser()` uses without `baseURL`). */
 export const DEFAULT_ANCHOR_BASE_URL = 'https://api.anchorbrowser.io';
 
-let playwright: Promise<typeof import('playwright-core')> | undefined;
 let sdk: Promise<typeof import('anchorbrowser')> | undefined;
-
-/** playwright-core, loaded once per process on first use. */
-function loadPlaywright(): Promise<typeof import('playwright-core')> {
-  playwright ??= import('playwright-core');
-  return playwright;
-}
 
 /**
  * Loads playwright-core now instead of at the first attach: for an environment initialized
  * ahead of its invocations (provisioned concurrency), where load time at init is free.
  */
 export async function preloadBrowserLibraries(): Promise<void> {
-  await loadPlaywright();
+  loadPlaywright();
 }
 
 /** The `anchorbrowser` SDK, loaded once per process on first use. */
@@ -116,7 +110,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
   const connect = async (sessionId: string, timeoutMs: number): Promise<Connection> => {
     let browser: Browser;
     try {
-      const { chromium } = await loadPlaywright();
+      const { chromium } = loadPlaywright();
       browser = await chromium.connectOverCDP(sessionCdpUrl(baseUrl, sessionId, config.apiKey), {
         timeout: timeoutMs,
       });

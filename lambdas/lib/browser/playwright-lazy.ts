@@ -6,12 +6,12 @@
  * every function, browser or not; here `chromium.connectOverCDP` loads it on first call.
  */
 import type { chromium as Chromium } from 'playwright-core';
+import { loadPlaywright } from './load-playwright.ts';
 
 type ConnectOverCDP = typeof Chromium.connectOverCDP;
 
 export const chromium = {
   async connectOverCDP(...args: Parameters<ConnectOverCDP>): ReturnType<ConnectOverCDP> {
-    const { chromium: real } = await import('playwright-core');
-    return real.connectOverCDP(...args);
+    return loadPlaywright().chromium.connectOverCDP(...args);
   },
 };

@@ -4,7 +4,8 @@
  * so the value never sits in the function's configuration, the template or the console. It is
  * read once, at cold start. Locally the plain variable is still set and no call is made.
  */
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand } from '../aws/sdk/client-secrets-manager.ts';
 import { secretsManagerClient } from '../aws/secrets-manager.ts';
 import { ConfigError } from '../config.ts';
 import { browserAdapterFromEnv } from './adapter.ts';

@@ -1,11 +1,6 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '../aws/sdk/client-dynamodb.ts';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { queryAll } from '../dynamo/query.ts';
 import { isPlanName, PLAN_CAPS, type PlanName } from './plans.ts';
 import { maxPollSeconds } from './poll.ts';

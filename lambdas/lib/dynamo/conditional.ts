@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '../aws/sdk/client-dynamodb.ts';
 
 /**
  * Whether a conditional write went through: `false` when DynamoDB refused its condition, the

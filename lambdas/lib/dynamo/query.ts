@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../aws/sdk/lib-dynamodb.ts';
 
 /**
  * The pages of a Query, one after another: DynamoDB answers at most 1 MB a page, and the next

@@ -1,12 +1,11 @@
+import type { ExecutionStatus, SFNClient } from '@aws-sdk/client-sfn';
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
-  type ExecutionStatus,
   ListExecutionsCommand,
-  type SFNClient,
   StartExecutionCommand,
-} from '@aws-sdk/client-sfn';
+} from '../aws/sdk/client-sfn.ts';
 import type { ExecutionInput } from './executions.ts';
 
 /** An execution as the engine's recovery needs to know it. */

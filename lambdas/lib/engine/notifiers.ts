@@ -1,4 +1,5 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand } from '../aws/sdk/client-eventbridge.ts';
 import type { BelayLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
 import type { WaitEvent, WaitNotifier } from './types.ts';

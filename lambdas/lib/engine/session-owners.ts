@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '../aws/sdk/lib-dynamodb.ts';
 
 /**
  * Which job holds a browser session, in the ledger table, so that the provider's session

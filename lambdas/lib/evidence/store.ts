@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '../aws/sdk/client-s3.ts';
 import { ScreenshotNotFoundError, ScreenshotsDisabledError } from './errors.ts';
 
 /**

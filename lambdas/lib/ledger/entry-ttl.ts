@@ -1,5 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '../aws/sdk/client-dynamodb.ts';
+import { UpdateCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { queryPages } from '../dynamo/query.ts';
 import { ENTRY_SK_PREFIX, jobPk } from './keys.ts';
 import { translateError } from './translate.ts';

@@ -1,4 +1,5 @@
-import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { InvalidInputError } from './errors.ts';
 import { fromJobItem } from './items.ts';
 import { assertId, isExpired, JOB_SK, openShardPk, statusPk, tenantPk } from './keys.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { JobNotFoundError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import type { UpdateBuilder } from './expression.ts';

@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { DynamoDBClient, GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  type DynamoDBClient,
-  type GlobalSecondaryIndex,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+} from '../aws/sdk/client-dynamodb.ts';
 import { TABLE_KEYS } from './schema.ts';
 
 /** The table's GSIs as `schema.ts` lays them out (the CDK stack makes the same). */

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '../aws/sdk/client-dynamodb.ts';
+import { UpdateCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { UpdateBuilder } from './expression.ts';
 import { assertId, jobKey } from './keys.ts';
 import type { LedgerContext } from './store.ts';

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '../aws/sdk/client-dynamodb.ts';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '../aws/sdk/lib-dynamodb.ts';
 import { queryPrefix } from '../dynamo/query.ts';
 import { WebhookNotFoundError, WebhookUrlError } from './errors.ts';
 

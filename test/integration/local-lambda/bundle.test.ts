@@ -58,11 +58,16 @@ describe('Function: bundleHandler', () => {
     expect(await call(await bundleHandler(entry))).toEqual({ word: 'second, longer' });
   });
 
-  it('keeps the browser libraries out of module load: loaded on first use only', async () => {
+  it('keeps the browser libraries out of module load (loaded on first use only) and requires the CommonJS SDK', async () => {
     const bundle = await bundleHandler('lambdas/start/handler.ts');
     const code = await readFile(bundle, 'utf8');
     expect(code).not.toMatch(/from\s*["']playwright(-core)?["']/);
-    expect(code).toMatch(/import\(\s*["']playwright-core["']\s*\)/);
+    // Required on first use (CommonJS through `require`, not lexed for an ESM import).
+    expect(code).not.toMatch(/import\(\s*["']playwright-core["']\s*\)/);
+    expect(code).toMatch(/\(\s*["']playwright-core["']\s*\)/);
+    // The AWS SDK (CommonJS, outside the bundle) is required too, never imported as ESM.
+    expect(code).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+    expect(code).toMatch(/\(\s*["']@aws-sdk\/client-dynamodb["']\s*\)/);
   });
 
   it('fails an invocation of a handler that does not build as Runtime.ImportModuleError, and builds it once fixed', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '../../aws/sdk/lib-dynamodb.ts';
 import { conditionHeld } from '../../dynamo/conditional.ts';
 import type { ActionCacheKey } from '../../playbooks/contract.ts';
 import { sha16 } from './key.ts';

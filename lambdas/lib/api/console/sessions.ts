@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type ApiKeyStore, hashApiKey, type Principal, type Role } from '../../auth/api-keys.ts';
+import { DeleteCommand, GetCommand, PutCommand } from '../../aws/sdk/lib-dynamodb.ts';
 
 /**
  * Console sessions: a person signs in once with an API key and gets a random session token

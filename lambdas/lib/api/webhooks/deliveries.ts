@@ -1,4 +1,5 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '../../aws/sdk/lib-dynamodb.ts';
 import { conditionHeld } from '../../dynamo/conditional.ts';
 
 /**
