@@ -251,6 +251,8 @@ class StepAttempt {
       deps.actionCache,
       { tenantId: job.tenantId, playbookId: this.playbook.id },
       job.jobId,
+      {},
+      this.playbook.actionCache,
     );
     // The step's own record (agent steps): each entry fenced by the job's version, like the intent.
     const actions = liveStepActions(

@@ -57,7 +57,14 @@ async function settleCacheOf(
   if (!pending) return;
   try {
     const scope = { tenantId: job.tenantId, playbookId: playbook.id };
-    const settled = await settlePending(deps.actionCache, scope, job.jobId, pending, outcome);
+    const settled = await settlePending(
+      deps.actionCache,
+      scope,
+      job.jobId,
+      pending,
+      outcome,
+      playbook.actionCache,
+    );
     if (settled !== 'none') deps.log.info('action cache', { step: step.id, cache: settled, probe: outcome });
   } catch (err) {
     deps.log.warn('the action cache could not be updated', {

@@ -1,5 +1,6 @@
+import { sharedForm } from '../agent/cache/share.ts';
 import type { ActionCacheStore, CacheScope } from '../agent/cache/store.ts';
-import type { ActionCacheKey, CacheOffer, StepCache } from '../playbooks/contract.ts';
+import type { ActionCacheKey, ActionCacheScope, CacheOffer, StepCache } from '../playbooks/contract.ts';
 
 /**
  * The action cache for one attempt of one step (RunStep's): the step looks entries up and
@@ -11,11 +12,16 @@ import type { ActionCacheKey, CacheOffer, StepCache } from '../playbooks/contrac
  * kept in its `step-unconfirmed` entry (`pending`), and whoever settles the write settles the
  * cache from it (`settlePending`): done (the probe found it, or a person said so) counts as
  * verified, absent demotes.
+ *
+ * A playbook that shares its cache (`actionCache: 'shared'`): a tenant's own entry first, else
+ * the playbook's shared one; an entry is settled where it was served from; a new list is kept
+ * shared when it holds only the playbook's own text (`sharedForm`), else the tenant's.
  */
 
 /** What an unconfirmed attempt served and offered, kept in its `step-unconfirmed` entry until the probe says. */
 export interface PendingCache {
-  served?: { key: ActionCacheKey; entryId: string };
+  /** `shared`: the entry was the playbook's shared one. */
+  served?: { key: ActionCacheKey; entryId: string; shared?: boolean };
   offer?: CacheOffer;
 }
 
@@ -36,16 +42,25 @@ export function stepCacheSession(
   scope: CacheScope,
   jobId: string,
   from: PendingCache = {},
+  sharing: ActionCacheScope = 'tenant',
 ): StepCacheSession {
   let served = from.served;
   let offered = from.offer;
+  const shared: CacheScope = { ...scope, shared: true };
+  /** Entries the lookups found in the shared partition, by id. */
+  const fromShared = new Set<string>();
+  const scopeOf = (s: { shared?: boolean }): CacheScope => (s.shared ? shared : scope);
   const port: StepCache = {
     lookup: async (key) => {
-      const entry = await store.get(scope, key);
+      const own = await store.get(scope, key);
+      if (own) return { entryId: own.entryId, actions: own.actions };
+      if (sharing !== 'shared') return undefined;
+      const entry = await store.get(shared, key);
+      if (entry) fromShared.add(entry.entryId);
       return entry ? { entryId: entry.entryId, actions: entry.actions } : undefined;
     },
     serving: (key, entryId) => {
-      served = { key, entryId };
+      served = { key, entryId, ...(fromShared.has(entryId) ? { shared: true } : {}) };
     },
     offer: (offer) => {
       offered = offer;
@@ -60,7 +75,7 @@ export function stepCacheSession(
     async settle(verified, reason) {
       if (!verified) {
         if (!served) return 'none';
-        await store.demote(scope, served.key, served.entryId, reason);
+        await store.demote(scopeOf(served), served.key, served.entryId, reason);
         return 'demoted';
       }
       if (!offered) return 'none';
@@ -70,15 +85,24 @@ export function stepCacheSession(
         goalTemplate: offered.goalTemplate,
         jobId,
       };
+      const servedShared = served?.entryId === offered.served && served?.shared === true;
       if (offered.served && !offered.healed) {
-        await store.hit(scope, offered.key, offered.served);
+        await store.hit(servedShared ? shared : scope, offered.key, offered.served);
         return 'hit';
       }
-      if (offered.served) {
-        return (await store.put(scope, entry, { entryId: offered.served })) ? 'healed' : 'kept';
+      // Shared, only with nothing in it but the playbook's own text; else the tenant's.
+      const general = sharing === 'shared' ? sharedForm(entry.actions, entry.goalTemplate) : undefined;
+      const put = general ? { scope: shared, entry: { ...entry, actions: general } } : { scope, entry };
+      if (offered.served && servedShared === (put.scope === shared)) {
+        return (await store.put(put.scope, put.entry, { entryId: offered.served })) ? 'healed' : 'kept';
       }
-      await store.put(scope, entry);
-      return 'written';
+      await store.put(put.scope, put.entry);
+      if (!offered.served) return 'written';
+      // Healed into another partition: the tenant's own stale list gives way to the shared one
+      // (a shared list healed with this tenant's text stays for the others; the tenant's own comes first).
+      if (!servedShared)
+        await store.demote(scope, offered.key, offered.served, 'healed into the shared entry');
+      return 'healed';
     },
   };
 }
@@ -98,10 +122,11 @@ export function settlePending(
   jobId: string,
   pending: PendingCache,
   outcome: 'done' | 'absent',
+  sharing: ActionCacheScope = 'tenant',
 ): Promise<CacheSettled> {
   if (outcome === 'done' && pending.offer === undefined) return Promise.resolve('none');
   const reached = outcome === 'done';
-  return stepCacheSession(store, scope, jobId, pending).settle(
+  return stepCacheSession(store, scope, jobId, pending, sharing).settle(
     reached,
     outcome === 'absent'
       ? 'the probe found the write had not happened'

@@ -288,4 +288,15 @@ export interface Playbook<I = Record<string, unknown>> {
   exampleInputs?: I;
   /** Only these tenants may run the playbook (default: every tenant). */
   tenants?: readonly string[];
+  /**
+   * Whose action cache its agent steps use. `tenant` (the default): each tenant's own.
+   * `shared`: an entry whose every text is the playbook's own (placeholders, and words of the
+   * goal and field templates: no input value, no page text) is kept for every tenant that runs
+   * this version, and a tenant with no entry of its own is served it; any other entry stays the
+   * tenant's. A shared entry trusts other tenants' verified runs of the same playbook.
+   */
+  actionCache?: ActionCacheScope;
 }
+
+/** See {@link Playbook.actionCache}. */
+export type ActionCacheScope = 'tenant' | 'shared';

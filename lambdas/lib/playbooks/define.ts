@@ -105,6 +105,8 @@ export function playbookProblems(playbook: unknown): string[] {
     problems.push('screenshots: default, writes, every-step or none');
   if (p.tenants !== undefined && !(Array.isArray(p.tenants) && p.tenants.every((t) => typeof t === 'string')))
     problems.push('tenants: a list of tenant ids');
+  if (p.actionCache !== undefined && p.actionCache !== 'tenant' && p.actionCache !== 'shared')
+    problems.push('actionCache: tenant or shared');
   if (p.exampleInputs !== undefined && schema && isFunction(schema.safeParse)) {
     const checked = (p.inputSchema as Playbook['inputSchema']).safeParse(p.exampleInputs);
     if (!checked.success)

@@ -21,7 +21,7 @@ import { type ActionCacheStore, createActionCacheStore } from '../../../lambdas/
 import { HealAfterWriteError } from '../../../lambdas/lib/agent/errors.ts';
 import { configureAgentModels } from '../../../lambdas/lib/agent/registry.ts';
 import { settlePending, stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
-import type { Step, StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
+import type { ActionCacheScope, Step, StepContext } from '../../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../../lambdas/lib/playbooks/memory-actions.ts';
 import {
   type CrmContactAgentInputs,
@@ -92,12 +92,12 @@ afterEach(async () => {
  */
 async function runJob(
   inputs: CrmContactAgentInputs,
-  options: { tenant?: string; step?: Step<CrmContactAgentInputs> } = {},
+  options: { tenant?: string; step?: Step<CrmContactAgentInputs>; sharing?: ActionCacheScope } = {},
 ) {
   const s = options.step ?? step;
   const job = newJob(sites, inputs, { crm: 'ada@example.com' });
   const scope = { tenantId: options.tenant ?? 'tenant-a', playbookId: crmContactAgentPlaybook.id };
-  const session = stepCacheSession(store, scope, job.jobId);
+  const session = stepCacheSession(store, scope, job.jobId, {}, options.sharing);
   const actions = memoryStepActions({ cache: session.port });
   const ctx: StepContext<CrmContactAgentInputs> = { ...contextFor(job, s), actions };
   expect(await ready(s, page, ctx)).toEqual({ ok: true });
@@ -135,7 +135,12 @@ function sameStepVerifiedBy(
   verify: Options['verify'],
   probe: Options['probe'] = step.probe,
 ): ReturnType<typeof agentStep<CrmContactAgentInputs>> {
-  return agentStep<CrmContactAgentInputs>({
+  return agentStep<CrmContactAgentInputs>({ ...sameStepOptions(probe), verify });
+}
+
+/** The step's options (id, goal, fields, start, probe), for variants of it. */
+function sameStepOptions(probe: Options['probe'] = step.probe): Omit<Options, 'verify'> {
+  return {
     id: step.id,
     title: step.title,
     kind: 'write',
@@ -145,10 +150,19 @@ function sameStepVerifiedBy(
     goal: step.agent.goal,
     fields: { 'Contact name': '{{inputs.contactName}}', Phone: '{{inputs.phone}}' },
     maxActions: 6,
-    verify,
     ...(probe ? { probe } : {}),
-  });
+  };
 }
+
+/**
+ * The step with a goal that names the save button ("Save record"): every text of its action
+ * list is then the playbook's own, so a playbook that shares its cache may keep it for every tenant.
+ */
+const namesItsButton = agentStep<CrmContactAgentInputs>({
+  ...sameStepOptions(),
+  goal: 'In the CRM, set the contact name of customer {{inputs.customerId}} to "{{inputs.contactName}}" and the phone to "{{inputs.phone}}", then press "Save record".',
+  verify: step.verify,
+});
 
 /** The same step whose verify never finds the change (its probe, the playbook's, does). */
 const neverVerifies = sameStepVerifiedBy(async () => null);
@@ -212,6 +226,20 @@ describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
     expect((await runJob(A, { tenant: 'tenant-a' })).cache).toBe('written');
     const other = await runJob(B, { tenant: 'tenant-b' });
     expect(other).toMatchObject({ calls: 4, fromCache: [] });
+    expect(other.evidence).not.toBeNull();
+  });
+
+  it("shares a list of the playbook's own text across tenants when the playbook opts in, with no tenant in it", async () => {
+    // The playbook's own goal names every control it uses; a page's label it does not name stays the tenant's.
+    const shared = { step: namesItsButton, sharing: 'shared' } as const;
+    expect((await runJob(A, { tenant: 'tenant-a', ...shared })).cache).toBe('written');
+    const items = (await ddb.doc().send(new ScanCommand({ TableName: tableName }))).Items ?? [];
+    expect(items.map((i) => i.pk)).toEqual([`AC#SHARED#${crmContactAgentPlaybook.id}`]);
+    const text = JSON.stringify(items);
+    for (const value of [...Object.values(A), 'tenant-a', 'ada@example.com'])
+      expect(text).not.toContain(value);
+    const other = await runJob(B, { tenant: 'tenant-b', ...shared });
+    expect(other).toMatchObject({ calls: 0, cache: 'hit' });
     expect(other.evidence).not.toBeNull();
   });
 

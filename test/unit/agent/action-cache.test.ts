@@ -7,6 +7,7 @@ import {
 } from '../../../lambdas/lib/agent/cache/key.ts';
 import { offerFrom } from '../../../lambdas/lib/agent/cache/offer.ts';
 import { instantiate, leakedValues, valuesOf } from '../../../lambdas/lib/agent/cache/placeholders.ts';
+import { sharedForm } from '../../../lambdas/lib/agent/cache/share.ts';
 import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
@@ -284,5 +285,127 @@ describe('Function: agentCountersByStep', () => {
       steps: { hit: 0, healed: 1, miss: 0 },
     });
     expect(Object.keys(report.models)).toEqual(['m']);
+  });
+});
+
+describe('Function: sharedForm', () => {
+  const template = goalTemplateOf(
+    'In the CRM, set the contact of {{inputs.id}} to "{{inputs.name}}", then save.',
+    {
+      'Contact name': '{{inputs.name}}',
+    },
+  ).template;
+
+  it('keeps a list whose texts are placeholders and words of the templates, without the summary', () => {
+    const actions = [
+      { name: 'fill', target: { role: 'textbox', name: 'Contact name' }, value: '{{inputs.name}}' },
+      { name: 'press', key: 'Tab' },
+      { name: 'click', target: { role: 'button', name: 'Save' } },
+      { name: 'done', summary: 'Saved the contact of Cobalt Cycles' },
+    ];
+    expect(sharedForm(actions, template)).toEqual([...actions.slice(0, 3), { name: 'done', summary: '' }]);
+  });
+
+  it('refuses a list with text the page showed: a target, an option or a URL not in the templates', () => {
+    const fill = {
+      name: 'fill',
+      target: { role: 'textbox', name: 'Contact name' },
+      value: '{{inputs.name}}',
+    };
+    for (const other of [
+      { name: 'click', target: { role: 'button', name: 'Store changes' } },
+      { name: 'select', target: { role: 'combobox', name: 'Contact name' }, option: 'Gold tier' },
+      { name: 'goto', url: '/customers/{{inputs.id}}/billing' },
+      { name: 'fill', target: { role: 'textbox', name: 'Contact name' }, value: 'Cobalt {{inputs.name}}' },
+    ]) {
+      expect(sharedForm([fill, other], template), JSON.stringify(other)).toBeUndefined();
+    }
+  });
+});
+
+describe('Function: stepCacheSession, a playbook that shares its cache', () => {
+  const template = goalTemplateOf('Set "{{inputs.name}}", then save.', {
+    'Contact name': '{{inputs.name}}',
+  }).template;
+  const fillName = {
+    name: 'fill',
+    target: { role: 'textbox', name: 'Contact name' },
+    value: '{{inputs.name}}',
+  };
+  const general: Record<string, unknown>[] = [
+    fillName,
+    { name: 'click', target: { role: 'button', name: 'Save' } },
+    { name: 'done', summary: '' },
+  ];
+  const pageText: Record<string, unknown>[] = [
+    fillName,
+    { name: 'click', target: { role: 'button', name: 'Store changes' } },
+  ];
+  const t1 = { tenantId: 't1', playbookId: 'p@1' };
+  const t2 = { tenantId: 't2', playbookId: 'p@1' };
+  const offer = (actions: Record<string, unknown>[], served?: string, healed = false) => ({
+    key: KEY,
+    actions,
+    goalTemplate: template,
+    healed,
+    ...(served ? { served } : {}),
+  });
+
+  it("serves one tenant's list of the playbook's own text to another, and settles it where it is kept", async () => {
+    const store = memoryActionCacheStore();
+    const first = stepCacheSession(store, t1, 'job-1', {}, 'shared');
+    first.port.offer(offer(general));
+    expect(await first.settle(true, 'ok')).toBe('written');
+    expect(await store.get(t1, KEY)).toBeUndefined();
+    const kept = await store.get({ ...t1, shared: true }, KEY);
+    expect(kept).toMatchObject({ status: 'verified', actions: general });
+    const sharedItems = [...store.items].filter(([id]) => id.startsWith('AC#SHARED#p@1|'));
+    expect(sharedItems).toHaveLength(1);
+
+    const second = stepCacheSession(store, t2, 'job-2', {}, 'shared');
+    const served = await second.port.lookup(KEY);
+    expect(served?.entryId).toBe(kept?.entryId);
+    second.port.serving(KEY, served?.entryId as string);
+    expect(second.pending()?.served).toMatchObject({ shared: true });
+    second.port.offer(offer(general, served?.entryId));
+    expect(await second.settle(true, 'ok')).toBe('hit');
+    expect((await store.get({ ...t2, shared: true }, KEY))?.hits).toBe(1);
+
+    // A failed attempt from it demotes the shared entry.
+    const third = stepCacheSession(store, t2, 'job-3', {}, 'shared');
+    third.port.serving(KEY, (await third.port.lookup(KEY))?.entryId as string);
+    expect(await third.settle(false, 'did not verify')).toBe('demoted');
+    expect(await store.get({ ...t1, shared: true }, KEY)).toBeUndefined();
+  });
+
+  it("keeps a list with page text as the tenant's own; a playbook that does not share never serves across tenants", async () => {
+    const store = memoryActionCacheStore();
+    const first = stepCacheSession(store, t1, 'job-1', {}, 'shared');
+    first.port.offer(offer(pageText));
+    expect(await first.settle(true, 'ok')).toBe('written');
+    expect(await store.get(t1, KEY)).toMatchObject({ actions: pageText });
+    expect(await stepCacheSession(store, t2, 'job-2', {}, 'shared').port.lookup(KEY)).toBeUndefined();
+
+    const own = stepCacheSession(store, t1, 'job-3');
+    own.port.offer(offer(general));
+    await own.settle(true, 'ok');
+    expect(await stepCacheSession(store, t2, 'job-4').port.lookup(KEY)).toBeUndefined();
+    expect(await store.get({ ...t1, shared: true }, KEY)).toBeUndefined();
+  });
+
+  it("prefers the tenant's own entry, and a heal to the playbook's own text moves it to the shared one", async () => {
+    const store = memoryActionCacheStore();
+    const own = stepCacheSession(store, t1, 'job-1');
+    own.port.offer(offer(pageText));
+    await own.settle(true, 'ok');
+    const ownId = (await store.get(t1, KEY))?.entryId as string;
+
+    const healing = stepCacheSession(store, t1, 'job-2', {}, 'shared');
+    expect((await healing.port.lookup(KEY))?.entryId).toBe(ownId);
+    healing.port.serving(KEY, ownId);
+    healing.port.offer(offer(general, ownId, true));
+    expect(await healing.settle(true, 'ok')).toBe('healed');
+    expect(await store.get(t1, KEY)).toBeUndefined();
+    expect(await store.get({ ...t2, shared: true }, KEY)).toMatchObject({ actions: general });
   });
 });

@@ -28,6 +28,17 @@ describe('compileDeclarative', () => {
     ]);
   });
 
+  it("carries the playbook's action cache scope, and leaves it unset (each tenant's own) when not given", async () => {
+    const spec = await noteSpec();
+    expect(compileDeclarative({ ...spec, actionCache: 'shared' }, 'note.playbook.yaml').actionCache).toBe(
+      'shared',
+    );
+    expect(compileDeclarative(spec, 'note.playbook.yaml').actionCache).toBeUndefined();
+    const text = `actionCache: everyone\n${await readFile(NOTE, 'utf8')}`;
+    const parsed = parseDeclarative(text);
+    expect(parsed.ok ? [] : parsed.problems.join('\n')).toMatch(/actionCache/);
+  });
+
   it('leaves needsApproval and sensitive off the steps that do not ask for them', async () => {
     const playbook = compileDeclarative(await noteSpec(), 'note.playbook.yaml');
     expect(playbook.steps.map((s) => ['needsApproval' in s, 'sensitive' in s])).toEqual([

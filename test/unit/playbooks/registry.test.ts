@@ -68,6 +68,11 @@ describe('definePlaybook', () => {
     ['two steps with one id', { steps: [read, read] }, 'steps: two steps have the id look'],
     ['a bad step id', { steps: [{ ...read, id: 'Look Around' }] }, 'steps[0].id: lower-case letters'],
     [
+      'an action cache scope it does not know',
+      { actionCache: 'everyone' as never },
+      'actionCache: tenant or shared',
+    ],
+    [
       'example inputs that do not fit',
       { exampleInputs: { x: 1 }, inputSchema: z.object({}).strict() },
       'exampleInputs: do not fit',

@@ -11,17 +11,20 @@ import { sha16 } from './key.ts';
  * | item         | pk                                  | sk             | fields                                       |
  * |--------------|-------------------------------------|----------------|----------------------------------------------|
  * | cache entry  | `T#<tenant>#AC#<playbook>@<version>` | `K#<key hash>` | key parts, actions, status, entryId, counts   |
+ * | shared entry | `AC#SHARED#<playbook>@<version>`     | `K#<key hash>` | the same, with no tenant in it                |
  *
- * The tenant leads the partition key, as for every item of the table, so an entry is found
- * only with its tenant's id. An entry is `verified` when written (only after its step
+ * The tenant leads the partition key, as for every tenant's item of the table, so an entry is
+ * found only with its tenant's id. A playbook with `actionCache: 'shared'` also keeps entries
+ * that hold only its own text in a partition of its own, for every tenant (`step-cache.ts`). An entry is `verified` when written (only after its step
  * verified) and `demoted` when an attempt run from it failed: a demoted entry is never
  * served, and the next verified run replaces it. Entries expire through the table's TTL.
  */
 
-/** Whose cache: the tenant and the playbook's `name@version`. */
+/** Whose cache: the tenant and the playbook's `name@version`; `shared`, the playbook's entries for every tenant. */
 export interface CacheScope {
   tenantId: string;
   playbookId: string;
+  shared?: boolean;
 }
 
 /** An entry as stored. `actions` hold placeholders only (see `placeholders.ts`). */
@@ -63,7 +66,7 @@ export interface ActionCacheStore {
 export const CACHE_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 export function cachePk(scope: CacheScope): string {
-  return `T#${scope.tenantId}#AC#${scope.playbookId}`;
+  return scope.shared ? `AC#SHARED#${scope.playbookId}` : `T#${scope.tenantId}#AC#${scope.playbookId}`;
 }
 
 export function cacheSk(key: ActionCacheKey): string {
@@ -104,7 +107,7 @@ export function createActionCacheStore(deps: {
     async put(scope, entry, replaces) {
       const item: CacheEntry & Record<string, unknown> = {
         ...keyOf(scope, entry.key),
-        tenantId: scope.tenantId,
+        ...(scope.shared ? {} : { tenantId: scope.tenantId }),
         playbookId: scope.playbookId,
         ...entry,
         entryId: newEntryId(),

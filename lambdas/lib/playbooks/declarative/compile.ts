@@ -260,5 +260,6 @@ export function compileDeclarative(spec: DeclarativePlaybook, source: string): P
     ...(spec.screenshots ? { screenshots: spec.screenshots } : {}),
     ...(spec.sensitive ? { sensitive: spec.sensitive } : {}),
     ...(spec.tenants ? { tenants: spec.tenants } : {}),
+    ...(spec.actionCache ? { actionCache: spec.actionCache } : {}),
   });
 }

@@ -350,6 +350,12 @@ export const DeclarativePlaybookSchema = z
     screenshots: z.enum(['default', 'writes', 'every-step', 'none']).optional(),
     sensitive: z.array(z.string().min(1)).optional(),
     tenants: z.array(z.string().min(1)).optional(),
+    actionCache: z
+      .enum(['tenant', 'shared'])
+      .optional()
+      .describe(
+        "Whose action cache the agent steps use: each tenant's own (default), or shared by every tenant for entries holding only the playbook's own text",
+      ),
     steps: z.array(StepSchema).min(1),
   })
   .strict();
