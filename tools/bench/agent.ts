@@ -231,7 +231,7 @@ export function agentFigures(s: AgentSamples): Figure[] {
     ),
     f('Belay: step 12 alone (RunStep invocation, first run)', step12, 'ms', s.first.length),
     f('Belay: time lost to the crash (wall times)', belayLostWall, 'ms', crashRuns, {
-      verdict: atMost(belayLostWall, step12 + 1000, stepTarget),
+      note: "the crashed run's wall time minus the first run's: two runs of about 100 s, whose spread on a loaded machine exceeds the crash's cost (the target is read on the line below)",
     }),
     f('Belay: kill -> step 12 verified again (direct)', belayLost, 'ms', direct.length, {
       verdict: atMost(belayLost, step12 + 1000, stepTarget),
@@ -244,7 +244,7 @@ export function agentFigures(s: AgentSamples): Figure[] {
       unit: 'x',
       statistic: 'ratio',
       runs: crashRuns,
-      verdict: timesLess(naiveLost, belayLost, 10, '>= 10x'),
+      note: 'the naive side by wall times (crashed run minus clean run); the target is read on the like-for-like ratio below',
     },
     {
       label: 'ratio: naive / Belay, kill -> step 12 verified again (both direct)',

@@ -85,7 +85,8 @@ describe('agent section figures', () => {
     expect(figure(f, 'Belay: kill -> step 12 verified again (direct)').value).toBe(5_000);
     expect(figure(f, 'Belay: model calls lost to the crash').value).toBe(0);
     expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').value).toBe(12);
-    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict?.pass).toBe(true);
+    // Informational: the naive side by wall times; the target is read on the like-for-like ratio.
+    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict).toBeUndefined();
     // Both read on the crashed runs: 58,000 / 5,000.
     expect(figure(f, 'naive agent: kill -> step 12 verified again (direct)').value).toBe(58_000);
     const direct = figure(f, 'ratio: naive / Belay, kill -> step 12 verified again (both direct)');
@@ -113,10 +114,10 @@ describe('agent section figures', () => {
       }),
     );
     expect(figure(f, 'Belay: kill -> step 12 verified again (direct)').verdict?.pass).toBe(false);
-    expect(figure(f, 'Belay: time lost to the crash (wall times)').verdict?.pass).toBe(false);
+    expect(figure(f, 'Belay: time lost to the crash (wall times)').verdict).toBeUndefined();
     // 60,000 / 8,000 = 7.5x; 36 / 4 = 9x: both under 10x.
     expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').value).toBe(7.5);
-    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict?.pass).toBe(false);
+    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict).toBeUndefined();
     // 58,000 / 8,000 = 7.25x.
     expect(
       figure(f, 'ratio: naive / Belay, kill -> step 12 verified again (both direct)').verdict?.pass,
@@ -129,7 +130,7 @@ describe('agent section figures', () => {
     const f = agentFigures(samples({ crashed: [], belayRestartMs: [], belayRerunMs: [], naiveCrashed: [] }));
     expect(figure(f, 'Belay: kill -> step 12 verified again (direct)').value).toBeNull();
     expect(figure(f, 'Belay: kill -> step 12 verified again (direct)').verdict?.pass).toBe(false);
-    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict?.pass).toBe(false);
+    expect(figure(f, 'ratio: naive time lost / Belay kill -> verified again').verdict).toBeUndefined();
   });
 });
 
