@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import { isTerminal } from '../../lambdas/lib/ledger/status.ts';
 import type { JobStatus } from '../../lambdas/lib/ledger/types.ts';
 import { createProgressTracker } from '../../local/progress.ts';
@@ -67,9 +68,20 @@ const CHECKOUT_BODY = JSON.parse(
   readFileSync(new URL('../../demo/jobs/checkout.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 
+/** Another job than checkout@1: its request (playbook, inputs, accounts) and where its crash is injected. */
+export interface BenchJob {
+  /** The job request without `jobId`. */
+  body: Record<string, unknown>;
+  /** The fault point that kills the RunStep worker in `crashAtStep` (default `mid-action`). */
+  point?: FaultPoint;
+  /** With an agent step's points: the action number it fires at. */
+  action?: number;
+}
+
 /**
- * Submits checkout@1 as `jobId` on `accountId`, approves place-order at once, waits for the
- * end. With `crashAtStep` the RunStep worker is SIGKILLed mid-action in that step (1-based).
+ * Submits checkout@1 (or `job`) as `jobId` on `accountId`, approves any approval at once,
+ * waits for the end. With `crashAtStep` the RunStep worker is SIGKILLed mid-action in that step
+ * (1-based), or at `job.point`.
  */
 export async function runBelayJob(
   b: BenchStack,
@@ -80,6 +92,7 @@ export async function runBelayJob(
     timeoutMs: number;
     /** Progress lines of the job (verbose mode). */
     progress?: (line: string) => void;
+    job?: BenchJob;
   },
 ): Promise<BelayRun> {
   const { stack, api } = b;
@@ -114,17 +127,20 @@ export async function runBelayJob(
   if (options.crashAtStep) stack.lambdas.events.on('fault-fired', onFault);
   try {
     if (options.crashAtStep) {
+      const action = options.job?.action;
       stack.lambdas.arm({
         functionName: localFunctionArn('RunStep'),
-        point: 'mid-action',
-        match: { jobId, stepIndex: options.crashAtStep - 1 },
+        point: options.job?.point ?? 'mid-action',
+        match: { jobId, stepIndex: options.crashAtStep - 1, ...(action === undefined ? {} : { action }) },
       });
     }
-    const submitted = await api('POST', '/jobs', {
-      ...CHECKOUT_BODY,
-      jobId,
-      accounts: { shop: options.accountId },
-    });
+    const submitted = await api(
+      'POST',
+      '/jobs',
+      options.job
+        ? { ...options.job.body, jobId }
+        : { ...CHECKOUT_BODY, jobId, accounts: { shop: options.accountId } },
+    );
     if (submitted.status !== 202)
       throw new Error(`submit ${jobId}: HTTP ${submitted.status} ${JSON.stringify(submitted.body)}`);
     let timer: NodeJS.Timeout | undefined;

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import type { InvocationEndedEvent, InvocationStartedEvent } from '../../local/lambda/events.ts';
 import { loadTestShopAccountId } from '../../local/seed.ts';
-import { type BelayRun, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
+import { type BelayRun, type BenchJob, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
 
 /** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
@@ -113,7 +113,7 @@ export class BenchContext {
   /** One clean (or crashed) checkout, measured alone on the stack of `mode`. */
   async measuredRun(
     mode: 'warm' | 'cold',
-    options: { kind: string; accountId: string; crashAtStep?: number },
+    options: { kind: string; accountId: string; crashAtStep?: number; job?: BenchJob },
   ): Promise<MeasuredRun> {
     const b = await this.stack(mode);
     const loadStart = loadAverage();
@@ -152,9 +152,12 @@ export class BenchContext {
         timeoutMs: JOB_TIMEOUT_MS,
         ...(this.verbose ? { progress: this.log } : {}),
         ...(options.crashAtStep ? { crashAtStep: options.crashAtStep } : {}),
+        ...(options.job ? { job: options.job } : {}),
       });
-      if (run.status !== 'SUCCEEDED') throw new Error(`${run.jobId} ended ${run.status}`);
-      if (run.ordersPlaced !== 1) throw new Error(`${run.jobId} placed ${run.ordersPlaced} orders, not 1`);
+      if (run.status !== 'SUCCEEDED')
+        throw new Error(`${run.jobId} ended ${run.status}${run.failure ? ` (${run.failure})` : ''}`);
+      if (!options.job && run.ordersPlaced !== 1)
+        throw new Error(`${run.jobId} placed ${run.ordersPlaced} orders, not 1`);
       if (options.crashAtStep && run.crashes !== 1)
         throw new Error(`${run.jobId}: the armed fault fired ${run.crashes} times`);
       return {

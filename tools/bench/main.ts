@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--json] [--runs N] [--browser-runs N] [--sections recovery,overhead,cost,concurrency,browser]`
  * `npm run bench -- --sections scale [--scale-jobs 1000] [--scale-tenants 10]`: the load simulation (`scale/run.ts`)
+ * `npm run bench -- --sections agent [--agent-runs 1]`: a model in the loop (`agent.ts`)
  * `--site-latency p50=300,p95=1200`: the recovery section runs again with the shop answering that slowly
  *
  * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
@@ -19,6 +20,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { LatencyProfile } from '../../demo/sites/http/latency.ts';
 import { siteLatencyArgument } from '../../demo/sites/latency-option.ts';
 import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
+import { runAgent } from './agent.ts';
 import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
 import { BenchContext } from './context.ts';
@@ -48,6 +50,7 @@ interface Options {
   scaleTenants: number;
   scaleTimeoutMinutes: number;
   scaleSockets: number;
+  agentRuns: number;
   siteLatency?: LatencyProfile;
 }
 
@@ -79,7 +82,7 @@ function parseOptions(argv: string[]): Options {
     .option('--browser-runs <n>', 'runs of each browser-layer measurement', positive, 20)
     .option(
       '--sections <list>',
-      `comma-separated, from ${SECTION_NAMES.join(',')} (default: all but scale)`,
+      `comma-separated, from ${SECTION_NAMES.join(',')} (default: all but scale and agent)`,
       sectionList,
       [...DEFAULT_SECTIONS],
     )
@@ -88,6 +91,7 @@ function parseOptions(argv: string[]): Options {
       'recovery: run it again with the shop answering as slowly as a real application, a log-normal delay per response with this median and 95th percentile (ms), e.g. p50=300,p95=1200; both are printed',
       siteLatencyArgument,
     )
+    .option('--agent-runs <n>', 'agent: rounds of its runs (each round is about six jobs)', positive, 1)
     .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
     .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
     .option('--scale-timeout-minutes <n>', 'scale: give up after this long', positive, 30)
@@ -185,6 +189,13 @@ async function main(options: Options): Promise<number> {
       if (r) {
         results.set('concurrency', r.result);
         raw.concurrency = r.samples;
+      }
+    }
+    if (want('agent')) {
+      const r = await attempt(report, 'agent', () => runAgent(ctx, { runs: options.agentRuns }));
+      if (r) {
+        results.set('agent', r.result);
+        raw.agent = r.samples;
       }
     }
     if (want('scale')) {

@@ -26,7 +26,8 @@ import { type CheckoutInputs, checkoutPlaybook } from '../../playbooks/checkout/
 /** What the naive script reports on stdout, one JSON object a line. */
 export type NaiveMessage =
   | { type: 'browser'; pids: number[] }
-  | { type: 'step'; index: number; id: string; ms: number }
+  | { type: 'step'; index: number; id: string; ms: number; evidence?: unknown }
+  | { type: 'model'; usage: number }
   | { type: 'fault'; index: number; id: string }
   | { type: 'done'; ms: number; orderEvidence: unknown };
 
@@ -49,7 +50,7 @@ function say(message: NaiveMessage): void {
 }
 
 /** Pids of this process's Chromium children (playwright starts the browser as our child). */
-function browserChildren(): number[] {
+export function browserChildren(): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -72,7 +73,7 @@ async function prepare(
   page: Page,
   ctx: StepContext<CheckoutInputs>,
 ): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 4; attempt++) {
     const pre = await step.precondition(page, ctx);
     if (pre.ok) return;
     if (pre.reason === 'wrong_page') await step.restore(page, ctx);
@@ -93,6 +94,13 @@ export async function runNaiveCheckout(options: {
   jobId: string;
   /** 1-based step whose mid-action point reports `fault` and waits to be killed. */
   crashAtStep?: number;
+  /**
+   * The Temporal recipe's retry: start at this 1-based step, with the checkpointed evidence of
+   * the steps before it (in this new browser, the first step's precondition signs in again and
+   * goes to its start page).
+   */
+  fromStep?: number;
+  evidence?: Record<string, Evidence>;
 }): Promise<void> {
   const started = performance.now();
   const browser = await chromium.launch({
@@ -105,8 +113,9 @@ export async function runNaiveCheckout(options: {
     const page = await (await browser.newContext()).newPage();
     const inputs = checkoutInputs();
     let evidence: unknown = null;
-    const verified = new Map<string, Evidence>();
+    const verified = new Map<string, Evidence>(Object.entries(options.evidence ?? {}));
     for (const [index, step] of checkoutPlaybook.steps.entries()) {
+      if (index + 1 < (options.fromStep ?? 1)) continue;
       const stepStarted = performance.now();
       const ctx: StepContext<CheckoutInputs> = {
         tenantId: 'naive',
@@ -133,7 +142,7 @@ export async function runNaiveCheckout(options: {
       evidence = await step.verify(page, ctx);
       if (evidence === null) throw new Error(`${step.id} did not verify`);
       verified.set(step.id, evidence as Evidence);
-      say({ type: 'step', index, id: step.id, ms: performance.now() - stepStarted });
+      say({ type: 'step', index, id: step.id, ms: performance.now() - stepStarted, evidence });
     }
     say({ type: 'done', ms: performance.now() - started, orderEvidence: evidence });
   } finally {
@@ -148,6 +157,17 @@ function stepNumber(value: string): number {
   return n;
 }
 
+function evidenceJson(value: string): Record<string, Evidence> {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, Evidence>;
+  } catch {
+    // reported below
+  }
+  throw new InvalidArgumentError('a JSON object of evidence by step id');
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const opts = new Command()
     .name('naive')
@@ -156,12 +176,27 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     .requiredOption('--username <email>', 'shop account to sign in as (a demo account)')
     .option('--job-id <id>', 'job id (idempotency key prefix)', `naive-${Date.now()}`)
     .option('--crash-at-step <n>', 'report "fault" at this step (1-based) mid-action and wait', stepNumber)
+    .option('--from-step <n>', 'start at this step (1-based), after the checkpointed ones', stepNumber)
+    .option(
+      '--evidence <json>',
+      "the checkpointed steps' evidence, by step id (with --from-step)",
+      evidenceJson,
+    )
     .parse()
-    .opts<{ shop: string; username: string; jobId: string; crashAtStep?: number }>();
+    .opts<{
+      shop: string;
+      username: string;
+      jobId: string;
+      crashAtStep?: number;
+      fromStep?: number;
+      evidence?: Record<string, Evidence>;
+    }>();
   await runNaiveCheckout({
     shopBaseUrl: opts.shop,
     username: opts.username,
     jobId: opts.jobId,
     ...(opts.crashAtStep ? { crashAtStep: opts.crashAtStep } : {}),
+    ...(opts.fromStep ? { fromStep: opts.fromStep } : {}),
+    ...(opts.evidence ? { evidence: opts.evidence } : {}),
   });
 }

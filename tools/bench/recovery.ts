@@ -1,6 +1,7 @@
 /**
- * Section `recovery`: what a crash in step 12 of checkout@1 costs, for the naive baseline and
- * for Belay. Each runner does a clean run and a run killed once mid-action in step 12,
+ * Section `recovery`: what a crash in step 12 of checkout@1 costs, for the naive baseline, the
+ * Temporal recipes' pattern (a checkpoint per step, a new browser per retry) and Belay. Each
+ * runner does a clean run and a run killed once mid-action in step 12,
  * interleaved run by run (so a change of load hits both alike); the time lost is the median
  * wall time with the crash minus the median clean wall time, for each; then the ratio.
  */
@@ -35,6 +36,14 @@ export interface RecoverySamples {
   naiveCleanMs: number[];
   naiveCrashedMs: number[];
   naiveStepsExecutedWithCrash: number[];
+  /** Kill -> step 12 verified again, on the naive runner's crashed runs (steps 1 to 12 again). */
+  naiveKillToVerifiedMs: number[];
+  /** The Temporal recipes' pattern: checkpoint per step, a new browser per retry. */
+  recipeCleanMs: number[];
+  recipeCrashedMs: number[];
+  /** Kill -> step 12 verified again: new browser, sign in, the step's page, step 12 from its start. */
+  recipeKillToVerifiedMs: number[];
+  recipeStepsExecutedWithCrash: number[];
   belayCleanMs: number[];
   belayCrashedMs: number[];
   /** RunStep invocation time of step 12 in the clean Belay runs (the interrupted step). */
@@ -70,6 +79,7 @@ export function recoveryFigures(s: RecoverySamples): Figure[] {
     runs,
   });
   return [
+    ...recipeFigures(s, naiveLost),
     f('naive: wall time, clean run', median(s.naiveCleanMs)),
     f('naive: wall time, killed in step 12', median(s.naiveCrashedMs)),
     {
@@ -90,7 +100,50 @@ export function recoveryFigures(s: RecoverySamples): Figure[] {
       verdict: atMost(belayLost, step12 + 1000, target),
     },
     ...directFigures('Belay', s.belayRestartMs, s.belayRerunMs, naiveLost, step12, target),
+    ...(s.recipeCrashedMs.length > 0
+      ? [recipeRatio(timeLost(s.recipeCleanMs, s.recipeCrashedMs), s.belayRestartMs, s.belayRerunMs)]
+      : []),
     ...(s.provisionedCrashedMs.length > 0 ? provisionedFigures(s, naiveLost, step12, target) : []),
+  ];
+}
+
+/**
+ * The Temporal recipes' baseline, printed first: what it lost to the crash, by wall times and
+ * measured on the crashed run (kill -> step 12 verified again), against the naive runner's.
+ */
+function recipeFigures(s: RecoverySamples, naiveLost: number): Figure[] {
+  if (s.recipeCrashedMs.length === 0) return [];
+  const runs = Math.min(s.recipeCleanMs.length, s.recipeCrashedMs.length);
+  const lost = timeLost(s.recipeCleanMs, s.recipeCrashedMs);
+  const direct = median(s.recipeKillToVerifiedMs);
+  const f = (label: string, value: number, note?: string): Figure => ({
+    label: `Temporal recipe: ${label}`,
+    value,
+    unit: 'ms',
+    statistic: 'median',
+    runs,
+    ...(note ? { note } : {}),
+  });
+  return [
+    f('wall time, clean run', median(s.recipeCleanMs)),
+    f(
+      'wall time, killed in step 12',
+      median(s.recipeCrashedMs),
+      `resumes at step 12 in a new browser: ${median(s.recipeStepsExecutedWithCrash)} steps executed for 14`,
+    ),
+    f('time lost to the crash (wall times)', lost),
+    f(
+      'kill -> step 12 verified again (direct)',
+      direct,
+      `new browser, sign in, the step's page again, step 12 from its start; the naive runner's: ${Math.round(median(s.naiveKillToVerifiedMs))} ms`,
+    ),
+    {
+      label: 'ratio: naive time lost / Temporal recipe time lost',
+      value: lossRatio(naiveLost, lost),
+      unit: 'x',
+      statistic: 'ratio',
+      runs,
+    },
   ];
 }
 
@@ -121,6 +174,20 @@ function directFigures(
     },
     ratioFigure(`ratio: naive time lost / ${who} kill -> verified again`, naiveLost, lost, perRun.length),
   ];
+}
+
+/** The Temporal recipe's time lost over Belay's (direct): what Belay saves against the baseline users pick. */
+function recipeRatio(recipeLost: number, restartMs: readonly number[], rerunMs: readonly number[]): Figure {
+  const perRun = restartMs.map((r, i) => r + (rerunMs[i] ?? Number.NaN)).filter(Number.isFinite);
+  const ratio = lossRatio(recipeLost, median(perRun));
+  return {
+    label: 'ratio: Temporal recipe time lost / Belay kill -> verified again',
+    value: ratio,
+    unit: 'x',
+    statistic: 'ratio',
+    runs: perRun.length,
+    ...(ratio === null ? { note: 'Belay lost no measurable time: no ratio' } : {}),
+  };
 }
 
 function ratioFigure(label: string, naiveLost: number, belayLost: number, runs: number): Figure {
@@ -192,6 +259,11 @@ async function recoveryRuns(
     naiveCleanMs: [],
     naiveCrashedMs: [],
     naiveStepsExecutedWithCrash: [],
+    naiveKillToVerifiedMs: [],
+    recipeCleanMs: [],
+    recipeCrashedMs: [],
+    recipeKillToVerifiedMs: [],
+    recipeStepsExecutedWithCrash: [],
     belayCleanMs: [],
     belayCrashedMs: [],
     belayStep12Ms: [],
@@ -204,7 +276,12 @@ async function recoveryRuns(
     provisionedRerunMs: [],
   };
   const admin = siteAdmin(shop, b.stack.sites.adminToken);
-  const naive = async (o: { jobId: string; username: string; crashAtStep?: number }): Promise<NaiveRun> => {
+  const naive = async (o: {
+    jobId: string;
+    username: string;
+    crashAtStep?: number;
+    resume?: boolean;
+  }): Promise<NaiveRun> => {
     const run = await runNaive({ shopBaseUrl: shop, log: ctx.log, ...o });
     const orders = (await admin.writes()).countsByKey[`${o.jobId}:place-order`] ?? 0;
     if (orders !== 1) throw new Error(`naive run ${o.jobId} placed ${orders} orders, not 1`);
@@ -222,7 +299,29 @@ async function recoveryRuns(
     if (!crashed.crashed) throw new Error('the naive runner was never killed');
     samples.naiveCrashedMs.push(crashed.wallMs);
     samples.naiveStepsExecutedWithCrash.push(crashed.stepsExecuted);
+    samples.naiveKillToVerifiedMs.push(crashed.killToVerifiedMs);
     ctx.log(`recovery ${i}/${ctx.runs}: naive killed in step 12 ${(crashed.wallMs / 1000).toFixed(1)} s`);
+
+    const recipeClean = await naive({
+      jobId: ctx.jobId('recipe-clean'),
+      username: 'shopper03@example.com',
+      resume: true,
+    });
+    samples.recipeCleanMs.push(recipeClean.wallMs);
+    ctx.log(`recovery ${i}/${ctx.runs}: Temporal recipe clean ${(recipeClean.wallMs / 1000).toFixed(1)} s`);
+    const recipeCrashed = await naive({
+      jobId: ctx.jobId('recipe-crash'),
+      username: 'shopper03@example.com',
+      crashAtStep: CRASH_STEP,
+      resume: true,
+    });
+    if (!recipeCrashed.crashed) throw new Error('the Temporal recipe runner was never killed');
+    samples.recipeCrashedMs.push(recipeCrashed.wallMs);
+    samples.recipeKillToVerifiedMs.push(recipeCrashed.killToVerifiedMs);
+    samples.recipeStepsExecutedWithCrash.push(recipeCrashed.stepsExecuted);
+    ctx.log(
+      `recovery ${i}/${ctx.runs}: Temporal recipe killed in step 12 ${(recipeCrashed.wallMs / 1000).toFixed(1)} s`,
+    );
 
     const belayClean = await ctx.measuredRun('warm', {
       kind: 'clean',
@@ -263,12 +362,13 @@ async function recoveryRuns(
   }
   const result: SectionResult = {
     section: 'recovery',
-    title: `Recovery from a crash in step 12 of checkout@1: naive baseline vs Belay${slow}`,
+    title: `Recovery from a crash in step 12 of checkout@1: naive baseline, Temporal recipe and Belay${slow}`,
     loadAverage: { start: load, end: loadAverage() },
     figures: recoveryFigures(samples),
     notes: [
       'Each runner is killed once with SIGKILL mid-action in step 12 (card chosen, not yet submitted).',
       'Naive: one process runs every step with its own headless Chromium (playwright-core); its browser dies with it, and it is restarted at once from step one in a new browser (no restart delay charged).',
+      "Temporal recipe (the pattern of Steel's and Browserbase's Temporal recipes): the same process, but its supervisor keeps a checkpoint of every verified step (its evidence), and a retry resumes at the first unverified step in a new browser: it signs in again and goes to the step's start page (the shop keeps the cart and the checkout's choices with the account, so nothing else needs rebuilding here), then runs step 12 from its start. No activity timeout or retry backoff is charged (Temporal would detect the dead worker only at the activity's heartbeat or start-to-close timeout); its checkpoints are kept in the supervisor's memory, not a Temporal server (no per-step overhead). Its clean run is one browser through all 14 steps, as the naive runner's.",
       'Belay: the RunStep worker is SIGKILLed by the local Lambda runner (lambdaMode warm); Step Functions retries after its configured backoff (1 s, full jitter), a new worker reattaches to the same browser session and resumes step 12.',
       `Belay with ${PROVISIONED_RUN_STEPS} provisioned RunSteps (\`-c belay:provisionedRunSteps=${PROVISIONED_RUN_STEPS}\` in the stack): the retry lands on a worker Lambda initialized ahead of it (module and playwright-core loaded at init), and the killed one is replaced in the background. Its clean runs are the same as the on-demand ones (warm workers either way).`,
       "Belay's place-order approval is given through the API the moment it is asked, in clean and crashed runs alike; nothing is subtracted for it. The naive runner has no approval.",

@@ -6,11 +6,21 @@
 import { cpus, loadavg } from 'node:os';
 import type { Figure } from './figures.ts';
 
-export const SECTION_NAMES = ['recovery', 'overhead', 'cost', 'concurrency', 'browser', 'scale'] as const;
+export const SECTION_NAMES = [
+  'recovery',
+  'overhead',
+  'cost',
+  'concurrency',
+  'agent',
+  'browser',
+  'scale',
+] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
 
-/** What `npm run bench` runs without `--sections`: all but the load simulation, which is asked for by name. */
-export const DEFAULT_SECTIONS: readonly SectionName[] = SECTION_NAMES.filter((s) => s !== 'scale');
+/** What `npm run bench` runs without `--sections`: all but the load simulation and the agent section, which are asked for by name. */
+export const DEFAULT_SECTIONS: readonly SectionName[] = SECTION_NAMES.filter(
+  (s) => s !== 'scale' && s !== 'agent',
+);
 
 /** 1-, 5- and 15-minute load averages, rounded to 2 decimals. */
 export type LoadAverage = [number, number, number];

@@ -62,6 +62,11 @@ describe('recovery', () => {
       naiveCleanMs: [7_000, 8_000, 9_000],
       naiveCrashedMs: [12_000, 13_000, 11_000],
       naiveStepsExecutedWithCrash: [25, 25, 25],
+      naiveKillToVerifiedMs: [],
+      recipeCleanMs: [],
+      recipeCrashedMs: [],
+      recipeKillToVerifiedMs: [],
+      recipeStepsExecutedWithCrash: [],
       belayCleanMs: [10_000, 10_400, 10_200],
       belayCrashedMs: [10_700, 10_600, 10_800],
       belayStep12Ms: [300, 250, 350],
@@ -93,6 +98,43 @@ describe('recovery', () => {
     expect(byLabel(figures, `${p}: kill -> step 12 verified again (direct)`)).toBe(800);
     expect(byLabel(figures, `ratio: naive time lost / ${p} kill -> verified again`)).toBe(5);
     expect(figures.every((f) => f.runs === 3)).toBe(true);
+    expect(figures.some((f) => f.label.startsWith('Temporal recipe'))).toBe(false);
+  });
+
+  it('prints the Temporal recipe first: its time lost by wall times and direct, against naive and Belay', () => {
+    const figures = recoveryFigures({
+      naiveCleanMs: [7_000, 8_000, 9_000],
+      naiveCrashedMs: [12_000, 13_000, 11_000],
+      naiveStepsExecutedWithCrash: [26, 26, 26],
+      naiveKillToVerifiedMs: [4_500, 4_000, 5_000],
+      recipeCleanMs: [8_000, 8_200, 7_900],
+      recipeCrashedMs: [10_000, 9_500, 9_000],
+      recipeKillToVerifiedMs: [1_600, 1_400, 1_500],
+      recipeStepsExecutedWithCrash: [14, 14, 14],
+      belayCleanMs: [10_000, 10_400, 10_200],
+      belayCrashedMs: [10_700, 10_600, 10_800],
+      belayStep12Ms: [300, 250, 350],
+      belayRestartMs: [900, 1000, 1100],
+      belayInitMs: [400, 500, 600],
+      belayRerunMs: [350, 300, 400],
+      provisionedCrashedMs: [],
+      provisionedRestartMs: [],
+      provisionedInitMs: [],
+      provisionedRerunMs: [],
+    });
+    expect(figures[0]?.label).toBe('Temporal recipe: wall time, clean run');
+    // 9,500 - 8,000.
+    expect(byLabel(figures, 'Temporal recipe: time lost to the crash (wall times)')).toBe(1_500);
+    expect(byLabel(figures, 'Temporal recipe: kill -> step 12 verified again (direct)')).toBe(1_500);
+    // Naive lost 4,000: 4,000 / 1,500.
+    expect(byLabel(figures, 'ratio: naive time lost / Temporal recipe time lost')).toBeCloseTo(2.667, 3);
+    // Against Belay's direct 1,300 ms.
+    expect(byLabel(figures, 'ratio: Temporal recipe time lost / Belay kill -> verified again')).toBeCloseTo(
+      1_500 / 1_300,
+      6,
+    );
+    const wall = figures.find((f) => f.label === 'Temporal recipe: wall time, killed in step 12');
+    expect(wall?.note).toContain('14 steps executed for 14');
   });
 });
 

@@ -1,0 +1,194 @@
+/**
+ * The naive agent: runs `crm-records-agent@1`'s fourteen steps in ONE process, with its own
+ * headless Chromium, its agent steps asking the local policy (with its simulated latency) for
+ * every action, and keeps nothing anywhere else: no ledger, no action cache. When the process
+ * dies, its supervisor (`naive-runner.ts`) starts it again from step one in a new browser,
+ * which asks the model again for every action. It prints the naive runner's JSON lines, and
+ * one `model` line for each decision the policy made (before the action runs, so the killed
+ * process's calls are counted too).
+ *
+ * Standalone: `npx tsx tools/bench/naive-agent.ts --crm http://127.0.0.1:8802 --inputs '{...}'`.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { chromium } from 'playwright-core';
+import { demoCredentials } from '../../demo/accounts.ts';
+import { DEFAULT_LOCAL_LATENCY_MS, LocalPolicy } from '../../lambdas/lib/agent/local-policy.ts';
+import type { Policy } from '../../lambdas/lib/agent/policy.ts';
+import { configureAgentModels } from '../../lambdas/lib/agent/registry.ts';
+import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
+import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
+import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
+import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
+import {
+  type CrmRecordsAgentInputs,
+  crmRecordsAgentInputSchema,
+  crmRecordsAgentPlaybook,
+} from '../../playbooks/crm-records-agent/index.ts';
+import { browserChildren, type NaiveMessage } from './naive.ts';
+
+const quiet: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+function say(message: NaiveMessage): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+/** The local policy, saying `model` for every decision and probe answer it makes. */
+function countingPolicy(latencyMs: number): Policy {
+  const local = new LocalPolicy({ latencyMs });
+  return {
+    spec: local.spec,
+    decide: async (observation) => {
+      const d = await local.decide(observation);
+      say({ type: 'model', usage: d.tokens.input + d.tokens.output });
+      return d;
+    },
+    answerProbe: async (observation) => {
+      const d = await local.answerProbe(observation);
+      say({ type: 'model', usage: d.tokens.input + d.tokens.output });
+      return d;
+    },
+  };
+}
+
+/** Precondition as the engine answers it: restore a wrong page, sign in when signed out. */
+async function prepare(
+  step: Step<CrmRecordsAgentInputs>,
+  page: import('playwright-core').Page,
+  ctx: StepContext<CrmRecordsAgentInputs>,
+): Promise<void> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const pre = await step.precondition(page, ctx);
+    if (pre.ok) return;
+    if (pre.reason === 'wrong_page') await step.restore(page, ctx);
+    else if (pre.reason === 'signed_out') {
+      const app = crmRecordsAgentPlaybook.applications[step.app];
+      if (!app) throw new Error(`no application ${step.app}`);
+      const signedIn = await app.signIn(page, ctx as unknown as StepContext);
+      if (signedIn.status !== 'signed_in') throw new Error(`${step.id}: sign-in needs a person`);
+    } else throw new Error(`${step.id}: ${pre.reason} (${pre.detail})`);
+  }
+  throw new Error(`${step.id}: the page never became ready`);
+}
+
+/** Runs the whole job once, from step one, in a new browser. */
+export async function runNaiveAgent(options: {
+  crmBaseUrl: string;
+  username: string;
+  jobId: string;
+  inputs: CrmRecordsAgentInputs;
+  latencyMs: number;
+  /** 1-based step whose agent action `crashAtAction` reports `fault` once executed, and waits to be killed. */
+  crashAtStep?: number;
+  crashAtAction?: number;
+}): Promise<void> {
+  const started = performance.now();
+  configureAgentModels(() => countingPolicy(options.latencyMs));
+  const browser = await chromium.launch({
+    executablePath: DEFAULT_CHROMIUM_PATH,
+    headless: true,
+    args: [...QUIET_CHROMIUM_FLAGS],
+  });
+  say({ type: 'browser', pids: browserChildren() });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    const verified: Record<string, Evidence> = {};
+    let evidence: Evidence | null = null;
+    for (const [index, step] of crmRecordsAgentPlaybook.steps.entries()) {
+      const stepStarted = performance.now();
+      const ctx: StepContext<CrmRecordsAgentInputs> = {
+        tenantId: 'naive',
+        jobId: options.jobId,
+        stepId: step.id,
+        idempotencyKey: `${options.jobId}:${step.id}`,
+        inputs: options.inputs,
+        apps: {
+          crm: { baseUrl: options.crmBaseUrl, allowedDomains: [new URL(options.crmBaseUrl).hostname] },
+        },
+        credentials: { get: async () => demoCredentials('crm', options.username) },
+        log: quiet,
+        faultPoint: async (point, at) => {
+          if (point !== 'action-executed' || options.crashAtStep !== index + 1) return;
+          if (at?.action !== (options.crashAtAction ?? 1)) return;
+          say({ type: 'fault', index, id: step.id });
+          await new Promise<never>(() => undefined); // the supervisor SIGKILLs us here
+        },
+        evidence: (stepId) => verified[stepId],
+        // No ledger and no cache: this step's actions live in this process only.
+        actions: memoryStepActions({ evidence: { ...verified } }),
+      };
+      await prepare(step, page, ctx);
+      await step.run(page, ctx);
+      evidence = await step.verify(page, ctx);
+      if (evidence === null) throw new Error(`${step.id} did not verify`);
+      verified[step.id] = evidence;
+      say({ type: 'step', index, id: step.id, ms: performance.now() - stepStarted, evidence });
+    }
+    say({ type: 'done', ms: performance.now() - started, orderEvidence: evidence });
+  } finally {
+    await browser.close();
+  }
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number, 0 or more');
+  return n;
+}
+
+function inputsJson(value: string): CrmRecordsAgentInputs {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('a JSON object of crm-records-agent@1 inputs');
+  }
+  const checked = crmRecordsAgentInputSchema.safeParse(parsed);
+  if (!checked.success)
+    throw new InvalidArgumentError(
+      `not crm-records-agent@1 inputs: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+    );
+  return checked.data;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const opts = new Command()
+    .name('naive-agent')
+    .description('Run crm-records-agent@1 in one process, in its own Chromium, with no ledger and no cache.')
+    .requiredOption('--crm <url>', 'base URL of the demo CRM')
+    .option('--username <email>', 'CRM account to sign in as (a demo account)', 'ada@example.com')
+    .requiredOption('--inputs <json>', "the job's inputs", inputsJson)
+    .option('--job-id <id>', 'job id (idempotency key prefix)', `naive-agent-${Date.now()}`)
+    .option(
+      '--latency-ms <n>',
+      'simulated latency of each local decision',
+      positiveInt,
+      DEFAULT_LOCAL_LATENCY_MS,
+    )
+    .option('--crash-at-step <n>', 'report "fault" in this step (1-based) and wait', positiveInt)
+    .option('--crash-at-action <n>', 'after this action of that step is executed', positiveInt, 1)
+    .parse()
+    .opts<{
+      crm: string;
+      username: string;
+      inputs: CrmRecordsAgentInputs;
+      jobId: string;
+      latencyMs: number;
+      crashAtStep?: number;
+      crashAtAction: number;
+    }>();
+  await runNaiveAgent({
+    crmBaseUrl: opts.crm,
+    username: opts.username,
+    jobId: opts.jobId,
+    inputs: opts.inputs,
+    latencyMs: opts.latencyMs,
+    ...(opts.crashAtStep ? { crashAtStep: opts.crashAtStep, crashAtAction: opts.crashAtAction } : {}),
+  });
+}
