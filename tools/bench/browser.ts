@@ -59,7 +59,7 @@ export function browserFigures(s: BrowserSamples): Figure[] {
     f('create session (Chromium launched, CDP ready)', s.createMs),
     {
       ...f('reattach, fresh process (attach only)', s.reattachFreshMs),
-      verdict: below(fresh, 1000, '< 1 s (issue 3)'),
+      verdict: below(fresh, 1000, '< 1 s'),
     },
     f(
       '  fresh process: playwright-core load before it',

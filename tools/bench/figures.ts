@@ -6,7 +6,7 @@
 import { type CostComponent, priceCost } from '../../lambdas/lib/cost/rates.ts';
 import type { Cost } from '../../lambdas/lib/ledger/types.ts';
 
-/** A target of issue 7, with whether the measured figure meets it. */
+/** A target of the benchmark, with whether the measured figure meets it. */
 export interface Verdict {
   /** The target as people read it, e.g. `< 100 ms per step`. */
   target: string;

@@ -8,7 +8,7 @@
  * crash in step 12, coordinator overhead per step (warm and cold), cost per job, 20 jobs
  * under a browser cap of 5, and the browser layer. Every figure is printed with its unit, the
  * statistic and how many runs it is over, the load average while it was measured, and its
- * issue 7 target with PASS/MISS (targets are reported, not asserted). Progress goes to stderr.
+ * target with PASS/MISS (targets are reported, not asserted). Progress goes to stderr.
  *
  * Exit status: 0 when every selected section ran and no invariant broke (a missed target is
  * not a failure); 1 otherwise. Everything it starts is stopped, and checked to be gone.

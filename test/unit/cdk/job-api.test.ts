@@ -12,7 +12,7 @@ import { logicalId } from '../../support/cdk-template.ts';
 const apps = new TestApps();
 afterAll(() => apps.cleanup());
 
-/** Routes the issues ask for (issue 6; issue 8 adds its own to the same table). */
+/** The API's routes, as the stack must serve them. */
 const REQUIRED = [
   'POST /jobs',
   'GET /jobs',
