@@ -2,13 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The fault suites: each runs whole jobs many times under injected faults (the reduced chaos
- * run, `npm run playbook -- test` on three playbooks, the browser cap's queue and lease expiry).
- * They are the long ones, so `npm test` leaves them to `npm run test:faults`; CI runs both.
+ * run, `npm run playbook -- test` on three playbooks, the browser cap's queue and lease expiry,
+ * the benchmark's baselines killed mid-job). They are the long ones, so `npm test` leaves them
+ * to `npm run test:faults`; CI runs both.
  */
 const FAULT_SUITES = [
   'test/integration/chaos/chaos.test.ts',
   'test/integration/playbooks/playbook-test.test.ts',
   'test/integration/capacity/capacity.test.ts',
+  'test/integration/bench/baselines.test.ts',
 ];
 
 export default defineConfig({
