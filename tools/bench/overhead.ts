@@ -83,8 +83,8 @@ export function overheadFigures(
   browser?: BrowserSamples,
 ): Figure[] {
   const figures: Figure[] = [];
-  if (warm.length) figures.push(...modeFigures('warm', warm, 100));
-  if (cold.length) figures.push(...modeFigures('cold', cold, 600));
+  if (warm.length) figures.push(...modeFigures('warm', warm, 60));
+  if (cold.length) figures.push(...modeFigures('cold', cold, 500));
   if (browser) {
     figures.push(
       {
