@@ -354,7 +354,8 @@ function frozenYaml(
   kept: readonly KeptStep[],
   options: { from: string; source: string; schemaFile?: string; outDir?: string },
 ): string {
-  const doc = new Document(spec);
+  // No anchors and aliases for what a frozen step shares with its original (its checks): written out, as a person would.
+  const doc = new Document(spec, { aliasDuplicateObjects: false });
   const header = [
     ...(options.schemaFile && options.outDir
       ? [
@@ -362,10 +363,11 @@ function frozenYaml(
           '',
         ]
       : []),
-    ` ${spec.name}@${spec.version}: ${id} (${options.source}) frozen by \`npm run playbook -- freeze\``,
-    ` from ${options.from}. Its agent steps are scripted steps that replay the recorded path with`,
-    " no model; the ids, kinds, expect and refusal are the original steps', so their ledger",
-    ' entries and idempotency keys are the same.',
+    ` ${spec.name}@${spec.version}: ${id} (${options.source}),`,
+    ` frozen by \`npm run playbook -- freeze\` from ${options.from}.`,
+    ' Its agent steps are scripted steps that replay the recorded path with no model; ids, kinds,',
+    " expect and refusal are the original steps', so their ledger entries and idempotency keys are",
+    " the same. A write's agent probe became a checks probe: its expect's checks read off the probe's page.",
     ...(kept.length > 0
       ? [
           ` Kept as agent steps (they still ask a model): ${kept.map((k) => k.step).join(', ')}.`,

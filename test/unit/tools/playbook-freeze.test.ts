@@ -154,6 +154,8 @@ describe('Function: freezePlaybook (crm-contact-decl@1 from a job)', () => {
       /^# yaml-language-server: \$schema=.*playbooks\/playbook\.schema\.json$/,
     );
     expect(frozen.text).toContain('# FROZEN agent step: 3 recorded actions from job job_1, no model.');
+    // Written out as a person would, with no YAML anchors for what the step shares with its original.
+    expect(frozen.text).not.toMatch(/[&*]a\d/);
     const parsed = parseDeclarative(frozen.text);
     expect(parsed.ok ? [] : parsed.problems).toEqual([]);
     const playbook = compileDeclarative(parsed.ok ? parsed.spec : frozen.spec, 'frozen.playbook.yaml');
