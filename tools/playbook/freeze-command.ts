@@ -101,6 +101,7 @@ export async function freezeCommand(
           opts.job,
           id,
           agentSteps,
+          entry.spec.steps.map((s) => s.id),
         )
       : await pathsFromCache(table.doc, table.tableName, opts.tenant, id, agentSteps);
     const out = resolve(opts.out ?? join(FROZEN_DIR, `${frozenName(entry.spec.name)}.playbook.yaml`));

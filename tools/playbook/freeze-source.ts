@@ -14,13 +14,17 @@ import { JobNotFoundError, type Ledger } from '../../lambdas/lib/ledger/index.ts
 import type { Evidence, LedgerEntry } from '../../lambdas/lib/ledger/types.ts';
 import { FreezeError, type RecordedPath } from './freeze.ts';
 
-/** The recorded path of each of `steps` (agent step ids) in one verified job of `playbookId`. */
+/**
+ * The recorded path of each of `steps` (agent step ids) in one verified job of `playbookId`.
+ * @param order every step id of the playbook, in order (a step's values are the inputs and the evidence of the steps before it)
+ */
 export async function pathsFromJob(
   ledger: Pick<Ledger, 'readJob'>,
   tenantId: string,
   jobId: string,
   playbookId: string,
   steps: readonly string[],
+  order: readonly string[] = steps,
 ): Promise<Map<string, RecordedPath>> {
   let read: Awaited<ReturnType<Ledger['readJob']>>;
   try {
@@ -35,7 +39,7 @@ export async function pathsFromJob(
   const { job, entries } = read;
   if (job.playbook !== playbookId)
     throw new FreezeError(`job ${jobId} is a job of ${job.playbook}, not of ${playbookId}`);
-  return pathsFromEntries(entries, job.inputs, jobId, steps);
+  return pathsFromEntries(entries, job.inputs, jobId, steps, order);
 }
 
 /** The paths in a job's entries (pure; `pathsFromJob` reads them). */
@@ -44,12 +48,18 @@ export function pathsFromEntries(
   inputs: unknown,
   jobId: string,
   steps: readonly string[],
+  order: readonly string[] = steps,
 ): Map<string, RecordedPath> {
   const verified = verifiedEvidence(entries);
-  const evidence: Record<string, Evidence> = Object.fromEntries(verified);
-  const values = valuesOf(inputs, evidence);
   const paths = new Map<string, RecordedPath>();
   for (const step of steps) {
+    // The values the step had when it ran, as the cache's placeholders name them: the inputs and
+    // the evidence of the steps before it (a later step's, or its own, is no reference it may hold).
+    const before = order.slice(0, Math.max(0, order.indexOf(step)));
+    const evidence: Record<string, Evidence> = Object.fromEntries(
+      [...verified].filter(([id]) => before.includes(id)),
+    );
+    const values = valuesOf(inputs, evidence);
     if (!verified.has(step))
       throw new FreezeError(`step ${step} of job ${jobId} never verified: freeze from a job that succeeded`);
     const record = actionRecord(entries, step);

@@ -110,8 +110,12 @@ function templateOf(text: string, where: string): Converted {
       reason: `${where} types the secret ${secret[1]}, which the declarative form cannot reference (only {{credentials.password}})`,
     };
   for (const m of value.matchAll(/\{\{[^}]*\}\}/g)) {
+    // Not quoted: it is text the job typed.
     if (!ALLOWED_REFERENCE.test(m[0]))
-      return { ok: false, reason: `${where} holds ${m[0]}, which a template would read as a reference` };
+      return {
+        ok: false,
+        reason: `${where} holds a {{...}} that a template would read as a reference (not an input, evidence or the password)`,
+      };
   }
   if (/\{\{|\}\}/.test(value.replace(/\{\{[^}]*\}\}/g, '')))
     return { ok: false, reason: `${where} holds braces a template would misread` };

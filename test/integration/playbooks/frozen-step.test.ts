@@ -55,7 +55,7 @@ beforeAll(async () => {
           step: 'update-contact',
           from: 'job job_rec',
           actions: RECORDED,
-          values: valuesOf(RECORDED_INPUTS, { 'update-contact': { ...RECORDED_INPUTS } }),
+          values: valuesOf(RECORDED_INPUTS, {}),
           askedPerson: false,
           healed: false,
         },

@@ -255,7 +255,7 @@ describe('Function: freezeStep (steps kept as agent steps)', () => {
     [
       'braces a template would read',
       path([{ name: 'fill', target: { role: 'textbox', name: 'Notes' }, value: '{{jobId}}' }, ...RECORDED]),
-      'which a template would read as a reference',
+      'that a template would read as a reference',
     ],
     ['nothing before done', path([{ name: 'done', summary: 'nothing to do' }]), 'no action before done'],
   ])('keeps the step when %s', async (_what, recorded, reason) => {
@@ -327,6 +327,33 @@ describe('Refusals', () => {
     ];
     expect(() => pathsFromEntries(cut, INPUTS, 'job_1', ['update-contact'])).toThrow(
       /without its recorded actions reaching done/,
+    );
+  });
+
+  it("names an earlier step's evidence as a placeholder, never the step's own or a later one's", async () => {
+    const typed: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'Account' }, value: 'ada@example.com' },
+      ...RECORDED,
+    ];
+    const entries = jobEntries(typed);
+    (entries[1] as LedgerEntry).evidence = { username: 'ada@example.com' };
+    const order = ['crm-sign-in', 'update-contact'];
+    const paths = pathsFromEntries(entries, INPUTS, 'job_1', ['update-contact'], order);
+    const frozen = freezePlaybook(await demo(), paths, opts);
+    expect((frozen.spec.steps[1] as ScriptedStep).actions[1]).toEqual({
+      fill: {
+        target: { role: 'textbox', name: 'Account', exact: true },
+        value: '{{evidence.crm-sign-in.username}}',
+      },
+    });
+    expect(parseDeclarative(frozen.text).ok).toBe(true);
+    // The step's own evidence is not a value it had when it ran.
+    const own = paths.get('update-contact')?.values.map(([name]) => name) ?? [];
+    expect(own.filter((n) => n.startsWith('evidence.update-contact'))).toEqual([]);
+    // With the order reversed, sign-in's evidence is a later step's: not a placeholder.
+    const reversed = pathsFromEntries(entries, INPUTS, 'job_1', ['update-contact'], [...order].reverse());
+    expect(reversed.get('update-contact')?.values.map(([name]) => name)).toEqual(
+      expect.not.arrayContaining(['evidence.crm-sign-in.username']),
     );
   });
 
