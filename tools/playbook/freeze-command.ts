@@ -88,6 +88,10 @@ export async function freezeCommand(
       );
       return 1;
     }
+    if (opts.out !== undefined && !/\.playbook\.ya?ml$/.test(opts.out)) {
+      io.err(`--out: ${opts.out} must end in .playbook.yaml (or .yml) to be found in a playbook folder`);
+      return 2;
+    }
     const agentSteps = entry.spec.steps.filter((s) => 'agent' in s).map((s) => s.id);
     if (agentSteps.length === 0) {
       io.err(`${id} has no agent steps: there is no recorded path to freeze`);

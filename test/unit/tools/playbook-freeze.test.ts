@@ -443,11 +443,17 @@ describe('Function: pathsFromCacheItems', () => {
 });
 
 describe('Function: freezeCommand (refusals before any table is read)', () => {
-  const run = async (id: string): Promise<{ code: number; err: string[] }> => {
+  const run = async (id: string, out?: string): Promise<{ code: number; err: string[] }> => {
     const err: string[] = [];
     const code = await freezeCommand(
       id,
-      { playbooks: [], tenant: 'demo', table: 'none', endpoint: 'http://127.0.0.1:9' },
+      {
+        playbooks: [],
+        tenant: 'demo',
+        table: 'none',
+        endpoint: 'http://127.0.0.1:9',
+        ...(out ? { out } : {}),
+      },
       { out: () => undefined, err: (l) => err.push(l) },
       {},
     );
@@ -465,6 +471,14 @@ describe('Function: freezeCommand (refusals before any table is read)', () => {
     const { code, err } = await run(id);
     expect(code).toBe(1);
     expect(err.join('\n')).toMatch(message);
+  });
+
+  it('refuses an --out file that a playbook folder would not find', async () => {
+    const { code, err } = await run('crm-contact-decl@1', '/tmp/frozen.yaml');
+    expect(code).toBe(2);
+    expect(err).toEqual([
+      '--out: /tmp/frozen.yaml must end in .playbook.yaml (or .yml) to be found in a playbook folder',
+    ]);
   });
 });
 
