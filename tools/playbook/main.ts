@@ -1,9 +1,12 @@
 /**
  * `npm run playbook -- test <id>`: proves a playbook durable on the local stack before anyone
  * runs it for real (see `verdicts.ts` for what each run proves). `npm run playbook -- schema`
- * prints the JSON Schema of the declarative form (for editors).
+ * prints the JSON Schema of the declarative form (for editors). `npm run playbook -- freeze <id>`
+ * writes an agent playbook's recorded path as a declarative playbook that runs with no model
+ * (`freeze-command.ts`).
  *
- * Exit status: 0 when every step is safe to retry, 1 when one is not, 2 on a usage error.
+ * Exit status of test: 0 when every step is safe to retry, 1 when one is not, 2 on a usage
+ * error; of freeze: 0 written, 1 refused (the message says what to fix), 2 any other error.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,7 @@ import { startLocalStack } from '../../local/stack.ts';
 import { createClient } from '../cli/belay/client.ts';
 import { runAll } from './drive.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
+import { DEFAULT_FREEZE_TENANT, FROZEN_DIR, type FreezeOptions, freezeCommand } from './freeze-command.ts';
 import { type AccountOption, accountsByApp, collect, collectAccount, readJsonFile } from './options.ts';
 import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
 
@@ -28,6 +32,42 @@ program
   .description('print the JSON Schema of the declarative playbook form (*.playbook.yaml / .json)')
   .action(() => {
     console.log(JSON.stringify(declarativeJsonSchema(), null, 2));
+  });
+
+program
+  .command('freeze <playbook>')
+  .description(
+    "write the recorded path of a declarative agent playbook (<name>@<version>) as a declarative playbook <name>-frozen whose agent steps are scripted steps that run with no model; a step whose path asked a person or was healed, or did something the scripted form cannot, stays an agent step, marked with a comment. The path comes from a verified job's ledger (--job) or else the newest verified action-cache entry of each agent step for the tenant",
+  )
+  .option('--job <jobId>', "freeze this job's path (a job of the playbook whose agent steps verified)")
+  .option(
+    '--out <file>',
+    `where to write it (default: ${FROZEN_DIR.replace(/.*\/\.local\//, '.local/')}/<name>-frozen.playbook.yaml)`,
+  )
+  .option('--playbooks <dir>', 'a folder of playbooks besides playbooks/ (repeatable)', collect, [])
+  .option(
+    '--tenant <id>',
+    "the tenant whose job or cache it reads (demo: the local stack's demo tenant)",
+    DEFAULT_FREEZE_TENANT,
+  )
+  .option(
+    '--table <name>',
+    "ledger table (default: $TABLE_NAME, else the running local stack's .local/stack.json)",
+  )
+  .option(
+    '--endpoint <url>',
+    "DynamoDB endpoint (default: $DYNAMODB_ENDPOINT, else the running local stack's)",
+  )
+  .addHelpText(
+    'after',
+    `
+Examples:
+  npm run playbook -- freeze crm-contact-decl@1 --job job_123
+  npm run playbook -- freeze crm-contact-decl@1 --out my-playbooks/crm-contact-decl-frozen.playbook.yaml
+  npm run playbook -- test crm-contact-decl-frozen@1 --playbooks .local/frozen`,
+  )
+  .action(async (id: string, opts: FreezeOptions) => {
+    process.exitCode = await freezeCommand(id, opts);
   });
 
 interface TestOptions {

@@ -31,13 +31,15 @@ import { render } from '../template.ts';
 import { runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
-import { checksHold, readEvidence } from './reads.ts';
+import { checksHold, checksVerdict, readEvidence } from './reads.ts';
 import {
   type AgentStepSpec,
+  type ChecksProbe,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
   type Expect,
   type Probe,
+  type ScriptedProbe,
   type ScriptedStep,
 } from './schema.ts';
 
@@ -88,8 +90,87 @@ async function verifyOf(
   return readEvidence(page, page, e.evidence, ctx);
 }
 
-/** A scripted probe (of a scripted or an agent step). */
+/** A scripted probe (of a scripted or an agent step): records by the key, or checks on a page. */
 async function probeOf(
+  step: { app: string },
+  probe: ScriptedProbe,
+  application: FormSignInApplication,
+  page: Page,
+  ctx: StepContext,
+): Promise<ProbeResult> {
+  return 'checks' in probe
+    ? checksProbe(step, probe, application, page, ctx)
+    : recordsProbe(step, probe, application, page, ctx);
+}
+
+/** Opens a checks probe's page: where it is, or why the probe cannot tell (not loaded, an HTTP error, signed out, another page). */
+async function openProbePage(
+  step: { app: string },
+  probe: { goto: string; at?: string | undefined },
+  application: FormSignInApplication,
+  page: Page,
+  ctx: StepContext,
+): Promise<{ unknown: ProbeResult } | { at: RegExp }> {
+  const url = urlFor(ctx, step.app, render(probe.goto, ctx));
+  let status: number | undefined;
+  try {
+    status = (await page.goto(url, { waitUntil: 'load' }))?.status();
+  } catch (err) {
+    return {
+      unknown: {
+        status: 'unknown',
+        detail: `${step.app} did not load ${new URL(url).pathname}: ${(err as Error).message}`,
+      },
+    };
+  }
+  if (status !== undefined && status >= 400)
+    return {
+      unknown: {
+        status: 'unknown',
+        detail: `${step.app} answered ${new URL(url).pathname} with HTTP ${status}`,
+      },
+    };
+  if (await application.isSignedOut(page, ctx).catch(() => false))
+    return { unknown: { status: 'unknown', detail: `signed out of ${step.app}` } };
+  const at = probe.at ? new RegExp(probe.at) : exactPath(new URL(url).pathname);
+  if (!at.test(pageUrl(page)?.pathname ?? ''))
+    return { unknown: { status: 'unknown', detail: `${step.app} did not show ${at}` } };
+  return { at };
+}
+
+/**
+ * A probe that reads the page: done (with its evidence) when every check holds, absent when
+ * every check's value was read and one differs, unknown when a value is not on the page: a
+ * probe that cannot see must never say absent (the write would run twice).
+ */
+async function checksProbe(
+  step: { app: string },
+  probe: ChecksProbe,
+  application: FormSignInApplication,
+  page: Page,
+  ctx: StepContext,
+): Promise<ProbeResult> {
+  const opened = await openProbePage(step, probe, application, page, ctx);
+  if ('unknown' in opened) return opened.unknown;
+  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+  const verdict = await checksVerdict(page, probe.checks, ctx);
+  if (verdict.kind === 'unread')
+    return {
+      status: 'unknown',
+      detail: `${step.app} ${opened.at} does not show ${verdict.what} (layout changed?)`,
+    };
+  if (verdict.kind === 'differs')
+    return { status: 'absent', detail: `${step.app} ${opened.at} does not show the write: ${verdict.what}` };
+  if (!probe.evidence || Object.keys(probe.evidence).length === 0)
+    return { status: 'done', evidence: { path: pageUrl(page)?.pathname ?? '' } };
+  const evidence = await readEvidence(page, page, probe.evidence, ctx);
+  return evidence
+    ? { status: 'done', evidence }
+    : { status: 'unknown', detail: `${step.app} ${opened.at} shows the write but not its evidence` };
+}
+
+/** Counts the write's records on the page the probe lists them on. */
+async function recordsProbe(
   step: { app: string },
   probe: Probe,
   application: FormSignInApplication,

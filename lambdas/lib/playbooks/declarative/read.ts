@@ -15,6 +15,7 @@ import {
   ACTION_KEYS,
   ActionSchema,
   AgentProbeSchema,
+  ChecksProbeSchema,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
   ProbeSchema,
@@ -91,11 +92,7 @@ function checkStep(step: unknown, i: number): Issue[] {
     const issues: Issue[] = [];
     const checked = STEP_FORMS.agent.safeParse(rest);
     if (!checked.success) issues.push(...zodIssues(checked.error, path));
-    if (probe !== undefined) {
-      const agentProbe = typeof probe === 'object' && probe !== null && 'agent' in probe;
-      const probed = (agentProbe ? AgentProbeSchema : ProbeSchema).safeParse(probe);
-      if (!probed.success) issues.push(...zodIssues(probed.error, [...path, 'probe']));
-    }
+    if (probe !== undefined) issues.push(...checkProbe(probe, [...path, 'probe'], true));
     return issues;
   }
   if (form !== 'actions') {
@@ -107,9 +104,26 @@ function checkStep(step: unknown, i: number): Issue[] {
   const issues: Issue[] = [];
   if (!Array.isArray(actions)) issues.push({ path: [...path, 'actions'], message: 'a list of actions' });
   else for (const [j, a] of actions.entries()) issues.push(...checkAction(a, [...path, 'actions', j]));
-  const checked = ScriptedStepSchema.safeParse({ ...step, actions: [] });
+  const { probe, ...rest } = step as { probe?: unknown };
+  const checked = ScriptedStepSchema.safeParse({ ...rest, actions: [] });
   if (!checked.success) issues.push(...zodIssues(checked.error, path));
+  if (probe !== undefined) issues.push(...checkProbe(probe, [...path, 'probe'], false));
   return issues;
+}
+
+/** A probe checked as the form its key says (`agent`, `checks`, else records), so a mistake is named in it. */
+function checkProbe(probe: unknown, path: (string | number)[], agentStep: boolean): Issue[] {
+  const has = (key: string): boolean => typeof probe === 'object' && probe !== null && key in probe;
+  if (has('agent') && !agentStep)
+    return [
+      {
+        path: [...path, 'agent'],
+        message: 'an agent probe goes with an agent step (a scripted step has no model)',
+      },
+    ];
+  const schema = has('agent') ? AgentProbeSchema : has('checks') ? ChecksProbeSchema : ProbeSchema;
+  const probed = schema.safeParse(probe);
+  return probed.success ? [] : zodIssues(probed.error, path);
 }
 
 /** Every schema problem of a parsed file, step by step and action by action. */

@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { Evidence } from '../../ledger/types.ts';
 import type { StepContext } from '../contract.ts';
 import { pageUrl } from '../page.ts';
-import { locateAll, visibleTarget } from '../target.ts';
+import { describeTarget, locateAll, visibleTarget } from '../target.ts';
 import { render, truthy } from '../template.ts';
 import type { Check, EvidenceField, Read } from './schema.ts';
 
@@ -96,4 +96,25 @@ export async function checksHold(page: Page, checks: readonly Check[], ctx: Step
     if (!sameUnder(check.compare, String(value), render(check.equals, ctx))) return false;
   }
   return true;
+}
+
+/**
+ * What the checks say of the page: all hold, one read and different, or one not read at all
+ * (its element is not there). `what` names the first check that did not hold, by its target
+ * (never the value: the page's text is not the place to quote from).
+ */
+export async function checksVerdict(
+  page: Page,
+  checks: readonly Check[],
+  ctx: StepContext,
+): Promise<{ kind: 'hold' } | { kind: 'differs' | 'unread'; what: string }> {
+  let differs: string | undefined;
+  for (const [i, check] of checks.entries()) {
+    if (check.when !== undefined && !truthy(render(check.when, ctx))) continue;
+    const value = await readValue(page, page, check, ctx);
+    const what = 'target' in check && check.target ? describeTarget(check.target) : `check ${i + 1}`;
+    if (value === undefined || value === null) return { kind: 'unread', what };
+    if (!sameUnder(check.compare, String(value), render(check.equals, ctx))) differs ??= what;
+  }
+  return differs === undefined ? { kind: 'hold' } : { kind: 'differs', what: differs };
 }

@@ -198,6 +198,30 @@ export const ProbeSchema = z
   })
   .strict();
 
+/**
+ * A write's probe that reads the page instead of counting records: done when every check
+ * holds, absent when every check's value is on the page and one differs, unknown when one is
+ * not on the page (a 404, another layout). No model is asked: a frozen agent step's probe.
+ */
+export const ChecksProbeSchema = z
+  .object({
+    goto: Template.describe(
+      "The page that shows the write's effect, e.g. /customers/{{inputs.customerId | url}}",
+    ),
+    at: Pattern.optional().describe("The page's path there (default: exactly goto's path)"),
+    checks: z
+      .array(CheckSchema)
+      .min(1, 'at least one check')
+      .describe(
+        'What the page shows once the write happened: all hold -> done; all read and one differs -> absent; one not on the page -> unknown',
+      ),
+    evidence: EvidenceFields.optional().describe('Read off the page when the answer is done'),
+  })
+  .strict();
+
+/** A scripted probe: records counted by the key, or checks read off one page. */
+export const ScriptedProbeSchema = z.union([ProbeSchema, ChecksProbeSchema]);
+
 /** Most actions an agent step may be given per attempt (each is a model decision, paid for). */
 export const MAX_AGENT_ACTIONS = 50;
 
@@ -274,8 +298,8 @@ export const ScriptedStepSchema = z
       .describe(
         'Writes only: where the site takes an idempotency key; it is set just before the last action',
       ),
-    probe: ProbeSchema.optional().describe(
-      'Writes: how to find the effect of an attempt whose outcome is unknown',
+    probe: ScriptedProbeSchema.optional().describe(
+      'Writes: how to find the effect of an attempt whose outcome is unknown: records by the key ({ goto, records, absent }) or checks read off a page ({ goto, checks })',
     ),
     refusal: z
       .union([z.enum(['alert', 'none']), TargetSchema])
@@ -300,7 +324,7 @@ export const AgentStepSchema = z
     agent: AgentSchema,
     expect: ExpectSchema.describe('What shows the step worked, checked after the model says done'),
     probe: z
-      .union([ProbeSchema, AgentProbeSchema])
+      .union([ProbeSchema, ChecksProbeSchema, AgentProbeSchema])
       .optional()
       .describe(
         "Writes: how to find the effect of an attempt whose outcome is unknown: scripted, or { agent: ... } answered by the step's model",
@@ -369,6 +393,8 @@ export type AgentProbeSpec = z.infer<typeof AgentProbeSchema>;
 export type Action = z.infer<typeof ActionSchema>;
 export type Expect = z.infer<typeof ExpectSchema>;
 export type Probe = z.infer<typeof ProbeSchema>;
+export type ChecksProbe = z.infer<typeof ChecksProbeSchema>;
+export type ScriptedProbe = z.infer<typeof ScriptedProbeSchema>;
 export type Read = z.infer<typeof ReadSchema>;
 export type EvidenceField = z.infer<typeof EvidenceFieldSchema>;
 export type Check = z.infer<typeof CheckSchema>;
