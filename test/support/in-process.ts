@@ -32,6 +32,7 @@ export function fakeBrowser(options: { page?: Page; connected?: () => boolean } 
     endSession: async () => undefined,
     isAlive: async () => true,
     runningSessions: async () => [],
+    liveViewLink: () => undefined,
     usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
   };
 }

@@ -109,6 +109,7 @@ function noBrowserAccess(): BrowserAdapter {
     isAlive: refuse,
     usage: refuse,
     runningSessions: refuse,
+    liveViewLink: () => undefined,
   };
 }
 
