@@ -27,6 +27,7 @@ const FILTERS: readonly (JobStatus | '')[] = [
   'WAITING_APPROVAL',
   'WAITING_MFA',
   'WAITING_REVIEW',
+  'WAITING_TAKEOVER',
   'SUCCEEDED',
   'FAILED',
   'CANCELLED',
@@ -89,6 +90,8 @@ const ENTRY_WORDS: Readonly<Partial<Record<LedgerEntry['type'], string>>> = {
   reconciled: 'Uncertain write reconciled',
   'review-requested': 'Review requested',
   'review-recorded': 'Review decision recorded',
+  'takeover-requested': 'A person asked to act in the live browser',
+  'takeover-completed': 'A person finished in the live browser (the step’s precondition held)',
   parked: 'Parked (browser closed while waiting)',
   cancelled: 'Cancelled',
   failed: 'Failed',
@@ -126,8 +129,10 @@ export function jobBody(input: {
   question: Question | undefined;
   principal: Principal;
   csrf: string;
+  /** A takeover's live view, signed for this page (only the job page shows it). */
+  liveView?: string;
 }): SafeHtml {
-  const { job, entries, playbook, question, principal, csrf } = input;
+  const { job, entries, playbook, question, principal, csrf, liveView } = input;
   const running = !TERMINAL_STATUSES.includes(job.status);
   const sessions = Object.entries(job.sessions ?? {});
   const attempts = entries.filter((e) => e.type === 'step-started' || e.type === 'step-failed').length;
@@ -160,7 +165,7 @@ export function jobBody(input: {
             }</td></tr>`,
         )}</tbody></table>`
   }
-  ${question ? html`<h2>Waiting for a person</h2>${questionCard(question, principal, csrf)}` : ''}
+  ${question ? html`<h2>Waiting for a person</h2>${questionCard(question, principal, csrf, liveView)}` : ''}
   ${
     running && hasRole(principal, 'submitter')
       ? html`<form method="post" action="/console/api/jobs/${encodeURIComponent(job.jobId)}/cancel" data-belay-form="cancel" data-confirm="Cancel job ${job.jobId}? Nothing more will be done." data-return="${jobHref(job.jobId)}">
