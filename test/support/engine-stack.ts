@@ -57,6 +57,8 @@ export interface EngineStackOptions {
   env?: Record<string, string>;
   /** The synthesized template whose IAM policies the functions are held to (default: the app's). */
   template?: string;
+  /** Playbook folders besides the repository's own (a test's fixture playbooks). */
+  playbookDirs?: string[];
 }
 
 /** Starts a stack in `dataDir` (a new temp directory by default) on free ports. */
@@ -70,6 +72,7 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     ports: { anchor: 0, shop: 0, crm: 0, billing: 0, dynamodb: 0, sfn: 0, ...options.ports },
     resume: options.resume ?? true,
     ...(options.template ? { template: options.template } : {}),
+    ...(options.playbookDirs ? { playbookDirs: options.playbookDirs } : {}),
   });
   const faultPoints: SeenFaultPoint[] = [];
   stack.lambdas.events.on('fault-point', (e) => faultPoints.push({ ...e, at: Date.now(), fired: false }));
