@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
+import { createApiKeyStore } from '../../../lambdas/lib/auth/api-keys.ts';
 import { sessionCdpUrl } from '../../../lambdas/lib/browser/adapter.ts';
 import { signLiveViewToken } from '../../../lambdas/lib/browser/live-view-token.ts';
 import { verifySignature } from '../../../lambdas/lib/notifications/signing.ts';
@@ -91,6 +92,21 @@ describe('Console: a person takes over the live browser', () => {
     const request = before.findLast((e) => e.type === 'takeover-requested');
     expect(request?.detail?.question).toContain('Type the search term Ada gave');
     const sessionId = waiting.sessions.shop?.sessionId as string;
+
+    // Only the tenant's approvers may say it is done: a submitter is refused, another tenant sees no job.
+    const keys = createApiKeyStore({ doc: stack.doc, tableName: stack.tableName });
+    const submitter = (await keys.create(TENANT, ['submitter'], { label: 'takeover-submitter' })).apiKey;
+    const other = (await keys.create('takeover-other', ['submitter', 'approver', 'admin'])).apiKey;
+    const done = { done: true };
+    expect(
+      (await call(apiUrl, 'POST', '/jobs/takeover-1/takeover', { key: submitter, body: done })).status,
+    ).toBe(403);
+    expect((await call(apiUrl, 'POST', '/jobs/takeover-1/takeover', { key: other, body: done })).status).toBe(
+      404,
+    );
+    const bad = await call(apiUrl, 'POST', '/jobs/takeover-1/takeover', { key, body: { done: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect((await stack.ledger.getJob(TENANT, 'takeover-1')).status).toBe('WAITING_TAKEOVER');
 
     // The tenant's webhook is told, signed, with the question and the live view of that session.
     const notice = await eventually(
@@ -184,11 +200,11 @@ describe('Console: a person takes over the live browser', () => {
       await cdp.close();
     }
 
-    const done = await waitForJob(engine, 'takeover-1', ({ job }) => job.status === 'SUCCEEDED', {
+    const finished = await waitForJob(engine, 'takeover-1', ({ job }) => job.status === 'SUCCEEDED', {
       timeoutMs: 120_000,
       what: 'SUCCEEDED',
     });
-    expect(done.job.status).toBe('SUCCEEDED');
+    expect(finished.job.status).toBe('SUCCEEDED');
     const { entries } = await stack.ledger.readJob(TENANT, 'takeover-1');
     const completed = entries.filter((e) => e.type === 'step-completed').map((e) => e.step);
     // Resumed at its checkpoint: the steps before the takeover ran once, the handoff once, after the person.
