@@ -147,6 +147,13 @@ describe('Console: a person takes over the live browser', () => {
       const frameEl = page.locator('iframe.live-view');
       const src = (await frameEl.getAttribute('src')) as string;
       expect(src).toMatch(new RegExp(`^${stack.anchor.baseUrl}/_local/sessions/${sessionId}/live\\?token=`));
+      // The sessions table's link is signed as well (the local view takes no unsigned link).
+      const tableLink = (await page
+        .getByRole('link', { name: 'Open live view of shop' })
+        .getAttribute('href')) as string;
+      expect(new URL(tableLink).searchParams.get('token')).toBeTruthy();
+      expect((await fetch(tableLink)).status).toBe(200);
+      expect((await fetch(tableLink.replace(/\?.*$/, ''))).status).toBe(403);
       // Only that page frames anything: the inbox's CSP has no frame-src.
       const inbox = await person.context.request.get(`${apiUrl}/console/inbox`);
       expect(inbox.headers()['content-security-policy']).not.toContain('frame-src');

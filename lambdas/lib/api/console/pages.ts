@@ -131,8 +131,10 @@ export function jobBody(input: {
   csrf: string;
   /** A takeover's live view, signed for this page (only the job page shows it). */
   liveView?: string;
+  /** Each running session's live view, signed for this page (approvers only: it lets a person act in the browser). */
+  liveViewLinks: Readonly<Record<string, string>>;
 }): SafeHtml {
-  const { job, entries, playbook, question, principal, csrf, liveView } = input;
+  const { job, entries, playbook, question, principal, csrf, liveView, liveViewLinks } = input;
   const running = !TERMINAL_STATUSES.includes(job.status);
   const sessions = Object.entries(job.sessions ?? {});
   const attempts = entries.filter((e) => e.type === 'step-started' || e.type === 'step-failed').length;
@@ -157,8 +159,8 @@ export function jobBody(input: {
       : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Session</th><th scope="col">Identity</th><th scope="col">Opened</th><th scope="col">Live view</th></tr></thead><tbody>${sessions.map(
           ([app, s]) =>
             html`<tr><td>${app}</td><td><code>${s.sessionId}</code></td><td>${s.identityId ? html`<code>${s.identityId}</code>` : 'profile'}</td><td>${time(s.openedAt)}</td><td>${
-              running && !s.endedAt && s.liveViewUrl && /^https?:\/\//.test(s.liveViewUrl)
-                ? html`<a href="${s.liveViewUrl}" target="_blank" rel="noopener noreferrer">Open live view of ${app}</a>`
+              running && !s.endedAt && liveViewLinks[app] && /^https?:\/\//.test(liveViewLinks[app])
+                ? html`<a href="${liveViewLinks[app]}" target="_blank" rel="noopener noreferrer">Open live view of ${app}</a>`
                 : s.endedAt
                   ? html`ended ${time(s.endedAt)}`
                   : ''

@@ -73,7 +73,15 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
       );
       const playbook = findPlaybook(req.deps, job.playbook);
       const liveView = takeoverLiveView(req.deps, job, playbook, session.principal);
+      const mayAct = hasRole(session.principal, 'approver');
+      const liveViewLinks: Record<string, string> = {};
+      for (const [app, ref] of Object.entries(job.sessions ?? {})) {
+        const link =
+          mayAct && !ref.endedAt ? req.deps.engine.browser.liveViewLink(ref, job.tenantId) : undefined;
+        if (link) liveViewLinks[app] = link;
+      }
       const body = jobBody({
+        liveViewLinks,
         job,
         entries,
         playbook,
