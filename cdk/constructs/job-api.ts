@@ -177,6 +177,7 @@ const CONSOLE_OPEN_ROUTES: Readonly<Record<string, string>> = {
   'GET /console/inbox': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/decisions': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/mfa': CONSOLE_SELF_AUTH,
+  'POST /console/api/jobs/{jobId}/takeover': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/cancel': CONSOLE_SELF_AUTH,
   'GET /console/accounts': CONSOLE_SELF_AUTH,
   'POST /console/api/accounts/connect': CONSOLE_SELF_AUTH,

@@ -1,6 +1,6 @@
 import { accountsOf } from '../lib/engine/context.ts';
 import { evidenceSoFar } from '../lib/engine/history.ts';
-import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
+import type { EngineDeps, JobRef, WaitEvent } from '../lib/engine/types.ts';
 import {
   decisionSinceRequest,
   isParkable,
@@ -24,6 +24,10 @@ export interface AwaitHumanInput extends JobRef {
   rearm?: boolean;
   /** The request's id (`WaitRequest`): the same on a retried attempt of this wait. */
   waitId?: string;
+  /** A takeover: how long it waits (bounded by the session's idle timeout: `takeoverWaitSeconds`). */
+  timeoutSeconds?: number;
+  /** A takeover: what the step asks the person to do in the browser. */
+  question?: string;
 }
 
 export type AwaitHumanResult =
@@ -64,9 +68,14 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
   }
   const stepIndex = stepIndexOf(deps, job, input.step);
   const now = deps.clock();
-  const expiresAt = new Date(now.getTime() + WAIT_TIMEOUT_SECONDS[kind] * 1000).toISOString();
+  const lasts = waitSeconds(kind, input);
+  const expiresAt = new Date(now.getTime() + lasts * 1000).toISOString();
   const parkAfterSeconds = input.parkAfterSeconds ?? deps.settings.parkAfterSeconds;
-  const heldSeconds = isParkable(kind) ? parkAfterSeconds : deps.settings.sessionIdleTimeoutMinutes * 60;
+  const heldSeconds = isParkable(kind)
+    ? parkAfterSeconds
+    : kind === 'takeover'
+      ? lasts
+      : deps.settings.sessionIdleTimeoutMinutes * 60;
   await deps.capacity.renew(job.tenantId, job.jobId, {
     forSeconds: heldSeconds + deps.settings.leaseTtlSeconds,
   });
@@ -92,6 +101,7 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
         expiresAt,
         ...(isParkable(kind) ? { parkAfterSeconds } : {}),
         ...(input.waitId ? { waitId: input.waitId } : {}),
+        ...(input.question ? { question: input.question } : {}),
       },
       cost: {
         lambdaInvocations: 1,
@@ -111,6 +121,7 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
     reason: input.reason,
     expiresAt,
     evidence: evidenceSoFar(entries),
+    ...(kind === 'takeover' ? takeoverNotice(deps, job, stepIndex, input.question) : {}),
   });
   return { outcome: 'waiting', kind, expiresAt };
 }
@@ -171,6 +182,33 @@ async function answerFromLedger(
     });
   }
   throw new WaitAnsweredError(job.jobId, step, 'approve');
+}
+
+/** How long a wait of `kind` lasts: a takeover as its request says (never past the cap), the others fixed. */
+function waitSeconds(kind: WaitKind, input: AwaitHumanInput): number {
+  if (kind !== 'takeover') return WAIT_TIMEOUT_SECONDS[kind];
+  const asked = input.timeoutSeconds;
+  if (typeof asked !== 'number' || !Number.isFinite(asked) || asked <= 0) {
+    throw new TypeError('a takeover wait needs its timeoutSeconds');
+  }
+  return Math.min(asked, WAIT_TIMEOUT_SECONDS.takeover);
+}
+
+/**
+ * What a takeover's notification adds: the question and the session's live view for the tenant
+ * (a signed link valid for a short while on the local service; Anchor's `live_view_url` as given).
+ */
+function takeoverNotice(
+  deps: EngineDeps,
+  job: Job,
+  stepIndex: number,
+  question: string | undefined,
+): Pick<WaitEvent, 'question' | 'liveViewUrl'> {
+  const app = deps.playbooks.get(job.playbook).steps[stepIndex]?.app;
+  const session = app ? job.sessions[app] : undefined;
+  const liveViewUrl =
+    session && !session.endedAt ? deps.browser.liveViewLink(session, job.tenantId) : undefined;
+  return { ...(question ? { question } : {}), ...(liveViewUrl ? { liveViewUrl } : {}) };
 }
 
 /** The latest request of this kind at `step` was made by an earlier attempt of the same wait. */

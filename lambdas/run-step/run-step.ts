@@ -26,7 +26,7 @@ import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib
 import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
-import { waitRequest } from '../lib/engine/waits.ts';
+import { takeoverWaitRequest, takeoverWaitSeconds, waitRequest } from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
 import { reasonAfterStep } from '../lib/evidence/policy.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
@@ -39,7 +39,7 @@ import type {
   Step,
   StepContext,
 } from '../lib/playbooks/contract.ts';
-import { PersonAskedError, StepConfigurationError } from '../lib/playbooks/errors.ts';
+import { PersonAskedError, StepConfigurationError, TakeoverRequestedError } from '../lib/playbooks/errors.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
 
 /**
@@ -172,7 +172,8 @@ class StepAttempt {
     if (
       outcome.outcome === 'layout_changed' ||
       outcome.outcome === 'uncertain' ||
-      outcome.outcome === 'needs_review'
+      outcome.outcome === 'needs_review' ||
+      outcome.outcome === 'takeover_requested'
     ) {
       const screenshot = await this.#screenshot('before-review');
       if (screenshot) outcome.screenshot = screenshot;
@@ -528,6 +529,21 @@ class StepAttempt {
           this.step.id,
           'agent-question',
           this.deps.settings.parkAfterSeconds,
+        ),
+      };
+    }
+    // The step asked a person to act in the live browser: the job waits for them, with the
+    // browser as it is (a write's intent, if written, stays open: the next attempt probes first).
+    if (err instanceof TakeoverRequestedError) {
+      return {
+        outcome: 'takeover_requested',
+        step: this.step.id,
+        detail: err.message,
+        wait: takeoverWaitRequest(
+          this.job,
+          this.step.id,
+          err.request,
+          takeoverWaitSeconds(this.deps.settings),
         ),
       };
     }

@@ -1,7 +1,7 @@
 /**
  * The HTTP API of the local Anchor service: the paths the `anchorbrowser` SDK calls, with the
  * real API's `{ data: ... }` wrapping and `{ error: { code, message } }` error bodies, plus
- * `/_local/...` endpoints for tests (which browser serves a session, a crude live view) and
+ * `/_local/...` endpoints (which browser serves a session, for tests; the interactive live view, `live-view.ts`) and
  * the hosted connect page (`connect-page.ts`). Applications and identities: `identity-routes.ts`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import { ApiError } from './errors.ts';
 import { readBody, send } from './http.ts';
 import type { IdentityRegistry } from './identities.ts';
 import { routeIdentities } from './identity-routes.ts';
+import { LIVE_VIEW_SCRIPT_PATH, serveLiveViewPage, serveLiveViewScript } from './live-view.ts';
 import { describeIssues, PROFILE_NAME, profileCreateSchema } from './schema.ts';
 import type { SessionManager } from './sessions.ts';
 import type { ProfileRecord, SessionRecord, Store } from './store.ts';
@@ -75,9 +76,17 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   const parts = url.pathname.split('/').filter(Boolean);
   const method = req.method ?? 'GET';
   const key = `${method} /${parts.map((p, i) => (i === 2 && !(parts[1] === 'sessions' && p === 'all') ? ':x' : p)).join('/')}`;
-  if (parts[0] === '_local' && parts[1] === 'sessions' && parts[3] === 'live' && method === 'GET') {
-    return liveView(ctx, session(ctx, parts[2] ?? ''), res);
+  // A person's browser, with no API key: the live view's signed token is what it holds.
+  if (
+    parts[0] === '_local' &&
+    parts[1] === 'sessions' &&
+    parts[3] === 'live' &&
+    parts.length === 4 &&
+    method === 'GET'
+  ) {
+    return serveLiveViewPage(ctx.apiKey, ctx.sessions.get(decodeURIComponent(parts[2] ?? '')), url, res);
   }
+  if (url.pathname === LIVE_VIEW_SCRIPT_PATH && method === 'GET') return serveLiveViewScript(res);
   // A person's browser, with no API key: the token in the page's query is what it holds.
   if (await routeConnectPage(ctx.identities, req, res, url)) return;
   const header = req.headers['anchor-api-key'];
@@ -153,24 +162,6 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     default:
       throw new ApiError(404, `No route for ${method} ${url.pathname}`);
   }
-}
-
-async function liveView(_ctx: RouteContext, record: SessionRecord, res: ServerResponse): Promise<void> {
-  const targets =
-    record.status === 'running'
-      ? ((await fetch(`http://127.0.0.1:${record.browser.port}/json/list`)
-          .then((r) => r.json())
-          .catch(() => [])) as { type?: string; title?: string; url?: string }[])
-      : [];
-  const esc = (s: string | undefined): string =>
-    (s ?? '').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`).slice(0, 300);
-  const rows = targets
-    .filter((t) => t.type === 'page')
-    .map((t) => `<li>${esc(t.title)} - ${esc(t.url?.split('?')[0])}</li>`)
-    .join('');
-  const html = `<!doctype html><title>session ${record.id}</title><p>Session ${record.id}: ${record.status}</p><ul>${rows}</ul>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(html);
 }
 
 /** Route one request; every failure becomes an Anchor-shaped error body. */

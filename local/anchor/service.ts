@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { IdentityRegistry } from './identities.ts';
+import { handleLiveViewUpgrade, isLiveViewUpgrade } from './live-view.ts';
 import { proxyCdpUpgrade } from './proxy.ts';
 import { handleRequest } from './routes.ts';
 import { createSessionIdentities } from './session-identities.ts';
@@ -96,7 +97,11 @@ export async function startAnchorService(options: AnchorServiceOptions): Promise
   server.on('upgrade', (req, socket, head) => {
     upgraded.add(socket as Socket);
     socket.once('close', () => upgraded.delete(socket as Socket));
-    void loaded.then(() => proxyCdpUpgrade(req, socket, head, sessions, checkKey));
+    void loaded.then(() =>
+      isLiveViewUpgrade(req)
+        ? handleLiveViewUpgrade(req, socket, head, sessions, apiKey).catch(() => socket.destroy())
+        : proxyCdpUpgrade(req, socket, head, sessions, checkKey),
+    );
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

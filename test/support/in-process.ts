@@ -43,6 +43,7 @@ export function fakeBrowser(
     endSession: async () => undefined,
     isAlive: async () => true,
     runningSessions: async () => [],
+    liveViewLink: () => undefined,
     usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
   };
 }

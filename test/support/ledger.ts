@@ -35,7 +35,11 @@ export function testClock(start = Date.now()): TestClock {
   };
 }
 
-export const WAIT_KIND: Record<'WAITING_APPROVAL' | 'WAITING_MFA' | 'WAITING_REVIEW', WaitKind> = {
+export const WAIT_KIND: Record<
+  'WAITING_APPROVAL' | 'WAITING_MFA' | 'WAITING_REVIEW' | 'WAITING_TAKEOVER',
+  WaitKind
+> = {
+  WAITING_TAKEOVER: 'takeover',
   WAITING_APPROVAL: 'approval',
   WAITING_MFA: 'mfa',
   WAITING_REVIEW: 'review',

@@ -122,6 +122,9 @@ export async function runNaiveAgent(options: {
         evidence: (stepId) => verified[stepId],
         // No ledger and no cache: this step's actions live in this process only.
         actions: memoryStepActions({ evidence: { ...verified } }),
+        takeover: async ({ reason }) => {
+          throw new Error(`a naive agent has no person to take over (asked: ${reason})`);
+        },
       };
       await prepare(step, page, ctx);
       await step.run(page, ctx);

@@ -136,6 +136,9 @@ export async function runNaiveCheckout(options: {
         // A naive runner keeps nothing between runs: only what this run verified.
         evidence: (stepId) => verified.get(stepId),
         actions: memoryStepActions(),
+        takeover: async ({ reason }) => {
+          throw new Error(`a naive runner has no person to take over (asked: ${reason})`);
+        },
       };
       await prepare(step, page, ctx);
       await step.run(page, ctx);

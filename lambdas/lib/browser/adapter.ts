@@ -1,16 +1,19 @@
 /**
  * The browser adapter: Anchor sessions through the official `anchorbrowser` SDK, pages through
- * `playwright-core` over CDP. It knows nothing of the local service; point `baseUrl` at it.
+ * `playwright-core` over CDP. It knows nothing of the local service (point `baseUrl` at it) but
+ * the form of its live view link, which it signs for the person shown it (`live-view-token.ts`).
  *
  * Both libraries are loaded on first use, not at module load: together they take 0.5-0.7 s to
  * load, which a cold start that never touches a browser (Start while the job is queued,
  * AwaitHuman arming a wait) should not pay, and a reattach needs only playwright-core (the CDP URL is built here).
  */
+
 import type AnchorbrowserClient from 'anchorbrowser';
 import { NotFoundError } from 'anchorbrowser/core/error';
 import type { Browser } from 'playwright-core';
 import { type AllowlistState, applyAllowlist, installRequestPolicy } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
+import { liveViewLinkFor } from './live-view-token.ts';
 import { loadPlaywright } from './load-playwright.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
 import type {
@@ -130,6 +133,9 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
   };
 
   return {
+    liveViewLink: (session, tenantId) =>
+      liveViewLinkFor({ apiKey: config.apiKey, baseUrl }, session, tenantId, Date.now()),
+
     async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
       const tags = tagList(options.tags ?? {});
       try {

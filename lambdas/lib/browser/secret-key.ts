@@ -110,6 +110,7 @@ function noBrowserAccess(): BrowserAdapter {
     isAlive: refuse,
     usage: refuse,
     runningSessions: refuse,
+    liveViewLink: () => undefined,
   };
 }
 

@@ -74,4 +74,10 @@ export interface BrowserAdapter {
    * create's response lost, the worker dead before it wrote the id) is found again.
    */
   runningSessions(tags: Record<string, string>): Promise<string[]>;
+  /**
+   * The session's interactive live view for a person of `tenantId` (a takeover): Anchor's
+   * `live_view_url` as given at create, or the local service's view with a fresh signed,
+   * short-lived token (`live-view-token.ts`). Undefined when the provider gave none.
+   */
+  liveViewLink(session: { sessionId: string; liveViewUrl?: string }, tenantId: string): string | undefined;
 }

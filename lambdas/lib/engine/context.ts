@@ -5,6 +5,7 @@ import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
 import type { Job, LedgerEntry } from '../ledger/types.ts';
 import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
+import { TakeoverRequestedError } from '../playbooks/errors.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import { verifiedEvidence } from './history.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
@@ -95,7 +96,28 @@ export function stepContext(
       return found ? { ...found } : undefined;
     },
     actions,
+    takeover: async (request) => {
+      const reason = typeof request?.reason === 'string' ? request.reason.trim().slice(0, 500) : '';
+      if (!reason) throw new TypeError(`${step.id}: ctx.takeover needs a reason for the person`);
+      if (takeoverDone(entries, step.id)) return;
+      throw new TakeoverRequestedError(step.id, reason);
+    },
   };
+}
+
+/**
+ * A person completed a takeover of this step since it was last asked for, and no attempt of the
+ * step failed after it (then the page was brought back to the step's start, and it asks again).
+ */
+export function takeoverDone(entries: readonly LedgerEntry[], step: string): boolean {
+  let done = false;
+  for (const e of entries) {
+    if (e.step !== step) continue;
+    if (e.type === 'takeover-requested' || e.type === 'step-failed' || e.type === 'step-completed')
+      done = false;
+    else if (e.type === 'takeover-completed') done = true;
+  }
+  return done;
 }
 
 export type AttachResult = { ok: true; attached: Attached } | { ok: false; detail: string };

@@ -8,7 +8,7 @@ import type { ScreenshotRef } from '../ledger/types.ts';
 import type { BelayLogger } from '../logger.ts';
 import type { FaultPoint } from '../playbooks/contract.ts';
 import type { PlaybookRegistry } from '../playbooks/registry.ts';
-import type { WaitRequest } from './waits.ts';
+import type { TakeoverWaitRequest, WaitRequest } from './waits.ts';
 
 /** Where an application lives for this deployment, and which domains its pages may reach. */
 export interface ApplicationEndpoint {
@@ -24,10 +24,14 @@ export interface WaitNotifier {
 export interface WaitEvent {
   tenantId: string;
   jobId: string;
-  kind: 'approval' | 'mfa' | 'review';
+  kind: 'approval' | 'mfa' | 'review' | 'takeover';
   step: string;
   reason: string;
   expiresAt: string;
+  /** A takeover: what the step asks the person to do in the browser. */
+  question?: string;
+  /** A takeover: the session's interactive live view for this tenant (short-lived where Belay signs it). */
+  liveViewUrl?: string;
   /** What the person decides on: the evidence recorded so far (redacted). */
   evidence: Record<string, unknown>[];
 }
@@ -115,6 +119,14 @@ export type StepOutcome =
   | { outcome: 'layout_changed'; step: string; detail: string; wait: WaitRequest; screenshot?: ScreenshotRef }
   /** A person must look first (the application holds a write more than once): AwaitReview. */
   | { outcome: 'needs_review'; step: string; detail: string; wait: WaitRequest; screenshot?: ScreenshotRef }
+  /** The step asked a person to act in the live browser (`ctx.takeover`): AwaitTakeover. */
+  | {
+      outcome: 'takeover_requested';
+      step: string;
+      detail: string;
+      wait: TakeoverWaitRequest;
+      screenshot?: ScreenshotRef;
+    }
   | { outcome: 'retry'; step: string; retryAfterSeconds: number; detail: string }
   /** The lease expired and the cap is full: sessions ended, back to Start to queue. */
   | { outcome: 'lease_lost'; step: string; detail: string }

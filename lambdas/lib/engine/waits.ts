@@ -4,27 +4,45 @@ import type { JobStatus, WaitKind } from '../ledger/types.ts';
 /** The error a rejected wait fails with (the API's SendTaskFailure, a rejection found while parked): reason `rejected`. */
 export const REJECTED_ERROR = 'Belay.Rejected';
 
-/** How long each kind of human wait lasts; the state machine's `TimeoutSeconds` (tested to match). */
+/**
+ * How long each kind of human wait lasts; the state machine's `TimeoutSeconds` (tested to match).
+ * A takeover has no fixed length: its wait is bounded by the session's idle timeout
+ * ({@link takeoverWaitSeconds}), carried in its request; this is the most it may be.
+ */
 export const WAIT_TIMEOUT_SECONDS: Readonly<Record<WaitKind, number>> = {
   approval: 604_800,
   mfa: 86_400,
   review: 604_800,
+  takeover: 86_400,
 };
+
+/**
+ * How long a takeover waits for the person: the session's idle timeout less a margin, so the
+ * wait ends (and the job says so) before the provider ends a session nobody is connected to.
+ * While the person's live view is open it counts as a client and the session is not idle; the
+ * margin covers RunStep reattaching after the wait.
+ */
+export function takeoverWaitSeconds(settings: { sessionIdleTimeoutMinutes: number }): number {
+  const idle = settings.sessionIdleTimeoutMinutes * 60;
+  return Math.max(60, Math.min(WAIT_TIMEOUT_SECONDS.takeover, idle - Math.min(300, Math.floor(idle / 5))));
+}
 
 export const WAIT_STATUS: Readonly<Record<WaitKind, Extract<JobStatus, `WAITING_${string}`>>> = {
   approval: 'WAITING_APPROVAL',
   mfa: 'WAITING_MFA',
   review: 'WAITING_REVIEW',
+  takeover: 'WAITING_TAKEOVER',
 };
 
 export const WAIT_ENTRY = {
   approval: 'approval-requested',
   mfa: 'mfa-requested',
   review: 'review-requested',
+  takeover: 'takeover-requested',
 } as const;
 
 export function isWaitKind(value: unknown): value is WaitKind {
-  return value === 'approval' || value === 'mfa' || value === 'review';
+  return value === 'approval' || value === 'mfa' || value === 'review' || value === 'takeover';
 }
 
 /**
@@ -58,6 +76,44 @@ export interface WaitRequest {
      * decision recorded since the first attempt answers it (a new wait gets a new id).
      */
     waitId: string;
+  };
+}
+
+/**
+ * A step asked a person to act in the live browser (`ctx.takeover`): the AwaitTakeover state
+ * takes it as its input, as AwaitReview takes a {@link WaitRequest}. `timeoutSeconds` is the
+ * wait's length ({@link takeoverWaitSeconds}); `question` what the step asked the person to do.
+ */
+export interface TakeoverWaitRequest {
+  Payload: {
+    tenantId: string;
+    jobId: string;
+    kind: 'takeover';
+    step: string;
+    reason: 'takeover';
+    question: string;
+    timeoutSeconds: number;
+    waitId: string;
+  };
+}
+
+export function takeoverWaitRequest(
+  ref: { tenantId: string; jobId: string },
+  step: string,
+  question: string,
+  timeoutSeconds: number,
+): TakeoverWaitRequest {
+  return {
+    Payload: {
+      tenantId: ref.tenantId,
+      jobId: ref.jobId,
+      kind: 'takeover',
+      step,
+      reason: 'takeover',
+      question,
+      timeoutSeconds,
+      waitId: randomUUID(),
+    },
   };
 }
 
@@ -117,7 +173,7 @@ export function decisionSinceRequest(
   kind: WaitKind,
   step: string,
 ): 'approve' | 'reject' | undefined {
-  if (kind === 'mfa') return undefined;
+  if (kind === 'mfa' || kind === 'takeover') return undefined;
   const d = sinceWaitRequested(entries, kind, step, DECISION_ENTRY[kind])?.detail?.decision;
   return d === 'approve' || d === 'reject' ? d : undefined;
 }

@@ -5,12 +5,13 @@ import { JOB_STATUSES, type JobStatus, type PendingWait, TERMINAL_STATUSES, type
 
 /** Status bookkeeping shared by the writes that change a job's status. */
 
-export type WaitingStatus = 'WAITING_APPROVAL' | 'WAITING_MFA' | 'WAITING_REVIEW';
+export type WaitingStatus = 'WAITING_APPROVAL' | 'WAITING_MFA' | 'WAITING_REVIEW' | 'WAITING_TAKEOVER';
 
 export const WAIT_KIND_OF: Readonly<Record<WaitingStatus, WaitKind>> = {
   WAITING_APPROVAL: 'approval',
   WAITING_MFA: 'mfa',
   WAITING_REVIEW: 'review',
+  WAITING_TAKEOVER: 'takeover',
 };
 
 export function isWaitingStatus(status: JobStatus): status is WaitingStatus {

@@ -9,6 +9,7 @@ export const JOB_STATUSES = [
   'WAITING_APPROVAL',
   'WAITING_MFA',
   'WAITING_REVIEW',
+  'WAITING_TAKEOVER',
   'SUCCEEDED',
   'FAILED',
   'CANCELLED',
@@ -25,6 +26,7 @@ export const LEGAL_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>
     'WAITING_APPROVAL',
     'WAITING_MFA',
     'WAITING_REVIEW',
+    'WAITING_TAKEOVER',
     'SUCCEEDED',
     'FAILED',
     'CANCELLED',
@@ -32,13 +34,14 @@ export const LEGAL_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>
   WAITING_APPROVAL: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
   WAITING_MFA: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
   WAITING_REVIEW: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
+  WAITING_TAKEOVER: ['RUNNING', 'QUEUED', 'FAILED', 'CANCELLED'],
   SUCCEEDED: [],
   FAILED: [],
   CANCELLED: [],
 };
 
 /** The kinds of human wait, each a wait-for-task-token state of the state machine. */
-export const WAIT_KINDS = ['approval', 'mfa', 'review'] as const;
+export const WAIT_KINDS = ['approval', 'mfa', 'review', 'takeover'] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
 /** A person must act before the job goes on. The task token never leaves the backend. */
@@ -191,6 +194,10 @@ export const LEDGER_ENTRY_TYPES = [
   'reconciled',
   'review-requested',
   'review-recorded',
+  /** A step asked a person to act in the live browser (a takeover); the wait follows. */
+  'takeover-requested',
+  /** The person said they were done and the step's precondition held on the live page. */
+  'takeover-completed',
   'parked',
   'cancelled',
   /** A cancellation asked for while a write was in flight: applied once the write is settled. */

@@ -46,6 +46,7 @@ export const TASK_OUTCOMES = [
   'session_lost',
   'uncertain',
   'layout_changed',
+  'takeover_requested',
   'retry',
   'lease_lost',
   'succeeded',

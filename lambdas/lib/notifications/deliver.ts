@@ -12,6 +12,10 @@ export interface WaitNotice {
   step: string;
   reason?: string;
   expiresAt?: string;
+  /** A takeover: what the step asks the person to do in the browser. */
+  question?: string;
+  /** A takeover: the session's interactive live view (on the local service a signed link valid 15 minutes). */
+  liveViewUrl?: string;
 }
 
 export interface DeliverDeps {
@@ -34,6 +38,7 @@ const WORDS: Readonly<Record<string, string>> = {
   approval: 'approval',
   mfa: 'a one-time code',
   review: 'a review',
+  takeover: 'a person to act in its browser',
 };
 
 /**
@@ -48,11 +53,16 @@ export function waitPayload(
 ): Record<string, unknown> {
   const base = apiBaseUrl.replace(/\/+$/, '');
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
+  const liveView = httpUrl(notice.liveViewUrl);
+  const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
   return {
     type: 'job.waiting',
     id: deliveryId,
     createdAt: now.toISOString(),
-    text: `Belay: job ${notice.jobId} waits for ${WORDS[notice.kind] ?? notice.kind} at step ${notice.step}. Decide here: ${page}`,
+    text:
+      notice.kind === 'takeover'
+        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}.${liveView ? ` Live view: ${liveView}` : ''} Press Done on the job's page when finished: ${page}`
+        : `Belay: job ${notice.jobId} waits for ${WORDS[notice.kind] ?? notice.kind} at step ${notice.step}. Decide here: ${page}`,
     job: redact({
       tenantId: notice.tenantId,
       jobId: notice.jobId,
@@ -60,13 +70,20 @@ export function waitPayload(
       step: notice.step,
       ...(notice.reason ? { reason: notice.reason } : {}),
       ...(notice.expiresAt ? { expiresAt: notice.expiresAt } : {}),
+      ...(question ? { question } : {}),
     }),
     links: {
       console: page,
+      ...(liveView ? { liveView } : {}),
       inbox: `${base}/console/inbox`,
       api: `${base}/jobs/${encodeURIComponent(notice.jobId)}`,
     },
   };
+}
+
+/** Only an http(s) URL goes into a message a person clicks. */
+function httpUrl(value: unknown): string | undefined {
+  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : undefined;
 }
 
 async function attempt(

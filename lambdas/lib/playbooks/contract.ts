@@ -193,6 +193,27 @@ export interface StepContext<I = Record<string, unknown>> {
   evidence(stepId: string): Evidence | undefined;
   /** The step's own action record (agent steps); see {@link StepActions}. */
   actions: StepActions;
+  /**
+   * Asks a person to act in the live browser (solve a challenge, pick what no rule can): the
+   * job waits with the session's interactive live view in the console and the notification,
+   * until the person presses Done and the step's precondition holds on the live page. This
+   * attempt ends here (it throws); when the job goes on, the step runs again from its
+   * precondition and this call returns at once, so the code after it continues where the
+   * person left the page. A failed attempt after it asks again.
+   * @example
+   * async run(page, ctx) {
+   *   if (await page.getByText('Verify you are human').isVisible())
+   *     await ctx.takeover({ reason: 'Solve the check on the page, then press Done' });
+   *   await page.getByRole('button', { name: 'Continue' }).click();
+   * }
+   */
+  takeover(request: TakeoverRequest): Promise<void>;
+}
+
+/** What a step asks of the person who takes over (`ctx.takeover`). */
+export interface TakeoverRequest {
+  /** What to do in the browser, in words for the person (shown in the console and the notification). */
+  reason: string;
 }
 
 /**

@@ -151,6 +151,25 @@ export class PersonAskedError extends BelayError {
   }
 }
 
+/**
+ * A step asked a person to act in the live browser (`ctx.takeover`): the job waits for them with
+ * the session's live view, and the step runs again from its precondition once they are done.
+ */
+export class TakeoverRequestedError extends BelayError {
+  readonly step: string;
+  readonly request: string;
+  constructor(step: string, request: string, options?: ErrorOptions) {
+    super(
+      'TakeoverRequestedError',
+      'takeover-requested',
+      `${step} asks a person to act in the browser: ${request}`,
+      options,
+    );
+    this.step = step;
+    this.request = request;
+  }
+}
+
 /** A step is configured in a way this deployment cannot run (a model it does not offer): the job fails. */
 export class StepConfigurationError extends BelayError {
   readonly step: string;

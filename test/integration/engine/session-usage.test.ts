@@ -28,6 +28,7 @@ function provider(usage: Record<string, SessionUsage | Error>): BrowserAdapter &
     attach: unused,
     isAlive: unused,
     runningSessions: unused,
+    liveViewLink: () => undefined,
     async detach() {},
     async endSession(sessionId) {
       ended.push(sessionId);

@@ -35,6 +35,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       attach: unused,
       detach: unused,
       runningSessions: unused,
+      liveViewLink: () => undefined,
       endSession: unused,
       isAlive: unused,
       usage: unused,

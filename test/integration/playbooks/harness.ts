@@ -100,6 +100,9 @@ export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
     faultPoint: async () => undefined,
     evidence: (stepId) => job.evidence[stepId],
     actions: memoryStepActions(),
+    takeover: async ({ reason }) => {
+      throw new Error(`this harness has no person to take over (asked: ${reason})`);
+    },
   };
 }
 

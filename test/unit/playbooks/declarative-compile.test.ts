@@ -47,3 +47,56 @@ describe('compileDeclarative', () => {
     ]);
   });
 });
+
+describe('the declarative takeover action', () => {
+  const yaml = `name: handoff
+version: 1
+description: A person types the search term.
+inputs: { type: object, additionalProperties: false, properties: { customer: { type: string } } }
+applications:
+  shop:
+    formSignIn:
+      signInPath: /signin
+      username: { label: Email }
+      password: { label: Password }
+      submit: { role: button, name: Sign in }
+      signedIn: { role: button, name: Sign out }
+steps:
+  - id: handoff
+    title: A person types the search term
+    kind: read
+    app: shop
+    startsAt: { path: /, ready: { label: Search } }
+    actions:
+      - takeover: { reason: "Type what {{inputs.customer}} asked for into the search box" }
+    expect: { url: ^/$ }
+`;
+
+  it('asks the person through ctx.takeover with the reason filled in', async () => {
+    const parsed = parseDeclarative(yaml);
+    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+    const playbook = compileDeclarative(parsed.spec, 'handoff.playbook.yaml');
+    const asked: string[] = [];
+    const ctx = {
+      stepId: 'handoff',
+      inputs: { customer: 'Ada' },
+      faultPoint: async () => undefined,
+      takeover: async ({ reason }: { reason: string }) => {
+        asked.push(reason);
+      },
+    } as unknown as Parameters<(typeof playbook.steps)[number]['run']>[1];
+    await playbook.steps[0]?.run({} as Parameters<(typeof playbook.steps)[number]['run']>[0], ctx);
+    expect(asked).toEqual(['Type what Ada asked for into the search box']);
+  });
+
+  it('refuses a takeover without a reason, naming the field', () => {
+    const parsed = parseDeclarative(
+      yaml.replace(
+        'takeover: { reason: "Type what {{inputs.customer}} asked for into the search box" }',
+        'takeover: {}',
+      ),
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problems.join('\n')).toMatch(/takeover.*reason|reason/);
+  });
+});

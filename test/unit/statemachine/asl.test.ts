@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { FinishResult } from '../../../lambdas/finish/finish.ts';
 import { STATE_MACHINE_FUNCTIONS, substitutionKey } from '../../../lambdas/lib/engine/functions.ts';
 import type { StepOutcome } from '../../../lambdas/lib/engine/types.ts';
-import { WAIT_TIMEOUT_SECONDS, waitRequest } from '../../../lambdas/lib/engine/waits.ts';
+import {
+  takeoverWaitRequest,
+  takeoverWaitSeconds,
+  WAIT_TIMEOUT_SECONDS,
+  waitRequest,
+} from '../../../lambdas/lib/engine/waits.ts';
 
 interface State {
   Type: string;
@@ -109,6 +114,7 @@ describe('statemachine/job.asl.json', () => {
     ['AwaitApproval', 'approval'],
     ['AwaitMfa', 'mfa'],
     ['AwaitReview', 'review'],
+    ['AwaitTakeover', 'takeover'],
     ['AwaitParked', undefined],
   ] as const)('%s waits for a task token of AwaitHuman', (name, kind) => {
     const state = asl.States[name] as State;
@@ -120,7 +126,12 @@ describe('statemachine/job.asl.json', () => {
   });
 
   it('waits as long as the engine records: MFA a day, a parked approval or review the full 7 days', () => {
-    expect(WAIT_TIMEOUT_SECONDS).toEqual({ mfa: 86_400, approval: 604_800, review: 604_800 });
+    expect(WAIT_TIMEOUT_SECONDS).toEqual({
+      mfa: 86_400,
+      approval: 604_800,
+      review: 604_800,
+      takeover: 86_400,
+    });
     expect(asl.States.AwaitMfa?.TimeoutSeconds).toBe(86_400);
     expect(asl.States.AwaitParked?.TimeoutSeconds).toBe(604_800);
   });
@@ -138,6 +149,7 @@ describe('statemachine/job.asl.json', () => {
       uncertain: true,
       layout_changed: true,
       needs_review: true,
+      takeover_requested: true,
       cancelled: true,
       retry: true,
       lease_lost: true,
@@ -145,6 +157,36 @@ describe('statemachine/job.asl.json', () => {
     };
     for (const outcome of Object.keys(outcomes)) expect(routed).toContain(outcome);
     expect(routed.size).toBe(Object.keys(outcomes).length);
+  });
+
+  it('waits for a takeover as long as its request says (the session idle timeout bounds it), then fails; it never parks', () => {
+    const route = new Map((asl.States.Route?.Choices ?? []).map((c) => [c.StringEquals, c.Next]));
+    expect(route.get('takeover_requested')).toBe('AwaitTakeover');
+    const state = asl.States.AwaitTakeover as State;
+    expect(state.InputPath).toBe('$.result.wait');
+    expect(state.TimeoutSecondsPath).toBe('$.Payload.timeoutSeconds');
+    expect(state.Parameters?.Payload?.['timeoutSeconds.$']).toBe('$.Payload.timeoutSeconds');
+    expect(state.Parameters?.Payload?.['question.$']).toBe('$.Payload.question');
+    expect(state.Catch?.find((c) => c.ErrorEquals.includes('States.Timeout'))?.Next).toBe('RecordFailure');
+    expect(state.Catch?.map((c) => c.Next)).not.toContain('ParkWait');
+    expect(state.Next).toBe('RunStep');
+    // The request RunStep returns is what the state reads.
+    const request = takeoverWaitRequest({ tenantId: 't', jobId: 'j' }, 'step', 'do it', 600);
+    expect(Object.keys(request.Payload).sort()).toEqual(
+      Object.keys(state.Parameters?.Payload ?? {})
+        .filter((k) => k !== 'taskToken.$')
+        .map((k) => k.replace(/\.\$$/, ''))
+        .sort(),
+    );
+  });
+
+  it.each([
+    [30, 1500],
+    [5, 240],
+    [1, 60],
+    [24 * 60, 86_100],
+  ])('a takeover with a %i-minute idle timeout waits %i s', (minutes, seconds) => {
+    expect(takeoverWaitSeconds({ sessionIdleTimeoutMinutes: minutes })).toBe(seconds);
   });
 
   it('sends a job that lost its lease back to Start, to queue for a slot again', () => {

@@ -70,7 +70,7 @@ export function registerJobs(program: Command, ctx: CommandContext): void {
     .description("list the tenant's jobs, newest first")
     .option(
       '--status <status>',
-      'only jobs with this status (QUEUED, RUNNING, WAITING_APPROVAL, WAITING_MFA, WAITING_REVIEW, SUCCEEDED, FAILED, CANCELLED)',
+      'only jobs with this status (QUEUED, RUNNING, WAITING_APPROVAL, WAITING_MFA, WAITING_REVIEW, WAITING_TAKEOVER, SUCCEEDED, FAILED, CANCELLED)',
     )
     .option('--limit <n>', 'at most this many (1-100)', '25')
     .action(async (opts: { status?: string; limit: string }) => {

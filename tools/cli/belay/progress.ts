@@ -38,6 +38,8 @@ export function doing(job: JobView): string {
 export function answerHint(job: JobView): string {
   if (!job.wait) return '';
   if (job.wait.kind === 'mfa') return `belay mfa ${job.jobId} <code>`;
+  if (job.wait.kind === 'takeover')
+    return `open the job's page in the console, act in its live browser, then press Done (POST /jobs/${job.jobId}/takeover)`;
   return `belay approve ${job.jobId}   (or: belay reject ${job.jobId} --comment "...")`;
 }
 

@@ -139,7 +139,12 @@ export async function deleteIdentityUnlessShared(
 /** The error a waiting job of a revoked account fails with: the engine's own, so the reason is `account-revoked`. */
 export const ACCOUNT_REVOKED_ERROR = 'AccountRevokedError';
 
-const WAITING: readonly JobStatus[] = ['WAITING_APPROVAL', 'WAITING_MFA', 'WAITING_REVIEW'];
+const WAITING: readonly JobStatus[] = [
+  'WAITING_APPROVAL',
+  'WAITING_MFA',
+  'WAITING_REVIEW',
+  'WAITING_TAKEOVER',
+];
 
 /**
  * Fails every job of the tenant that uses `accountId` and waits for a person (with its browser

@@ -15,6 +15,8 @@ export const CONSOLE_JS = `'use strict';
   const busy = (main) => {
     const active = document.activeElement;
     if (active && main.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName)) return true;
+    // A person working in a live view: reloading would cut their view of the browser.
+    if (main.querySelector('iframe.live-view')) return true;
     return [...main.querySelectorAll('textarea, input[name="code"]')].some((el) => el.value !== '');
   };
   async function refresh(force) {
@@ -30,7 +32,7 @@ export const CONSOLE_JS = `'use strict';
   const main = document.getElementById('main');
   const every = Number(main?.dataset.refresh ?? 0);
   if (every > 0) setInterval(() => void refresh(false), every * 1000);
-  const DONE = { decision: 'Decision recorded; the job goes on.', mfa: 'Code sent; the job goes on once the sign-in is verified.', cancel: 'The job is cancelled.' };
+  const DONE = { decision: 'Decision recorded; the job goes on.', mfa: 'Code sent; the job goes on once the sign-in is verified.', takeover: 'Done: the page is where the step goes on from; the job goes on.', cancel: 'The job is cancelled.' };
   document.addEventListener('submit', async (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.dataset.belayForm) return;
@@ -107,6 +109,7 @@ caption { text-align: left; color: var(--muted); padding: .2rem 0; }
 .head { margin: 0; }
 .decision { margin: .2rem 0; }
 .shot img { max-width: 100%; height: auto; border: 1px solid var(--line); }
+.live-view { display: block; width: 100%; height: 40rem; border: 1px solid var(--line); background: #222; }
 form.answer { display: grid; gap: .4rem; max-width: 40rem; }
 form.inline { display: inline; }
 .buttons { display: flex; gap: .6rem; }

@@ -25,6 +25,7 @@ const WAIT_WORDS: Readonly<Record<PendingWait['kind'], string>> = {
   approval: 'approval',
   mfa: 'a one-time code',
   review: 'a review',
+  takeover: 'a person in the browser',
 };
 
 export function waitOf(job: Job): string {

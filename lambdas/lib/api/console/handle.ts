@@ -8,6 +8,7 @@ import { header } from '../events.ts';
 import { cancelJob } from '../jobs/cancel.ts';
 import { decide } from '../jobs/decide.ts';
 import { completeMfa } from '../jobs/mfa.ts';
+import { completeTakeover } from '../jobs/takeover.ts';
 import { bodyOf, ok, type Route, type RouteRequest, type RouteResponse, rawResponse } from '../route.ts';
 import { cookieOf, SESSION_COOKIE } from './cookies.ts';
 import { CsrfError } from './errors.ts';
@@ -61,6 +62,8 @@ export interface HtmlPageFrame {
   current?: ConsoleSection;
   refreshSeconds?: number;
   formTargets?: readonly string[];
+  /** Origins the page frames (a takeover's live view), beyond none. */
+  frameSources?: readonly string[];
 }
 
 /** A whole console page for the signed-in person, with the console's security headers. */
@@ -70,9 +73,9 @@ export function htmlPage(
   session: ConsoleSession,
   body: SafeHtml,
 ): RouteResponse {
-  const { formTargets, ...pageFrame } = frame;
+  const { formTargets, frameSources, ...pageFrame } = frame;
   return rawResponse(status, 'text/html; charset=utf-8', consolePage({ ...pageFrame, session }, body), {
-    headers: consoleHeaders(formTargets),
+    headers: consoleHeaders(formTargets, frameSources),
   });
 }
 
@@ -149,11 +152,11 @@ export async function checkAction(req: RouteRequest, roles: readonly Role[]): Pr
   };
 }
 
-type ActionName = 'decisions' | 'mfa' | 'cancel';
+type ActionName = 'decisions' | 'mfa' | 'takeover' | 'cancel';
 
 /**
  * A console action on a job: the same core as the API's route (`decide`, `completeMfa`,
- * `cancelJob`) for the session's principal (see {@link checkAction}); a form posted without the
+ * `completeTakeover`, `cancelJob`) for the session's principal (see {@link checkAction}); a form posted without the
  * script is answered with a redirect to the job's page.
  */
 export function consoleAction(name: ActionName, roles: Role[]): Route {
@@ -169,6 +172,7 @@ export function consoleAction(name: ActionName, roles: Role[]): Route {
       const result = await withTenantScope(principal.tenantId, async () => {
         if (name === 'decisions') return decide(req.deps, principal, jobId, body());
         if (name === 'mfa') return completeMfa(req.deps, principal, jobId, body());
+        if (name === 'takeover') return completeTakeover(req.deps, principal, jobId, body());
         const { job, cancelled } = await cancelJob(req.deps, principal, jobId);
         return { jobId: job.jobId, status: job.status, cancelled };
       });

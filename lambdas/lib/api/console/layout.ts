@@ -12,15 +12,23 @@ import type { ConsoleSession } from './sessions.ts';
  * The console's CSP; `formTargets` are origins a page's form is sent on to (browsers hold a
  * form's redirects to `form-action` as well): the hosted sign-in's, for the accounts page.
  */
-export function consoleCsp(formTargets: readonly string[] = []): string {
+export function consoleCsp(
+  formTargets: readonly string[] = [],
+  frameSources: readonly string[] = [],
+): string {
   // Only origins (scheme, host, port): nothing a configured URL holds can add a directive.
-  const origins = formTargets.map((t) => new URL(t).origin).filter((o) => o !== 'null');
+  const originsOf = (urls: readonly string[]): string[] =>
+    urls.map((t) => new URL(t).origin).filter((o) => o !== 'null' && /^https?:\/\//.test(o));
+  const origins = originsOf(formTargets);
+  const frames = originsOf(frameSources);
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self'",
     "connect-src 'self'",
+    // Only a job page that shows a takeover's live view frames anything: that view's origin.
+    ...(frames.length > 0 ? [`frame-src ${frames.join(' ')}`] : []),
     ["form-action 'self'", ...origins].join(' '),
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -38,9 +46,15 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-store',
 });
 
-/** The console's headers for a page whose forms may be sent on to `formTargets` (see {@link consoleCsp}). */
-export function consoleHeaders(formTargets: readonly string[] = []): Record<string, string> {
-  return { ...CONSOLE_HEADERS, 'Content-Security-Policy': consoleCsp(formTargets) };
+/**
+ * The console's headers for a page whose forms may be sent on to `formTargets` and that frames
+ * `frameSources` (a takeover's live view) (see {@link consoleCsp}).
+ */
+export function consoleHeaders(
+  formTargets: readonly string[] = [],
+  frameSources: readonly string[] = [],
+): Record<string, string> {
+  return { ...CONSOLE_HEADERS, 'Content-Security-Policy': consoleCsp(formTargets, frameSources) };
 }
 
 /** The console's navigation items. */

@@ -27,6 +27,7 @@ const FILTERS: readonly (JobStatus | '')[] = [
   'WAITING_APPROVAL',
   'WAITING_MFA',
   'WAITING_REVIEW',
+  'WAITING_TAKEOVER',
   'SUCCEEDED',
   'FAILED',
   'CANCELLED',
@@ -89,6 +90,8 @@ const ENTRY_WORDS: Readonly<Partial<Record<LedgerEntry['type'], string>>> = {
   reconciled: 'Uncertain write reconciled',
   'review-requested': 'Review requested',
   'review-recorded': 'Review decision recorded',
+  'takeover-requested': 'A person asked to act in the live browser',
+  'takeover-completed': 'A person finished in the live browser (the step’s precondition held)',
   parked: 'Parked (browser closed while waiting)',
   cancelled: 'Cancelled',
   failed: 'Failed',
@@ -126,8 +129,12 @@ export function jobBody(input: {
   question: Question | undefined;
   principal: Principal;
   csrf: string;
+  /** A takeover's live view, signed for this page (only the job page shows it). */
+  liveView?: string;
+  /** Each running session's live view, signed for this page (approvers only: it lets a person act in the browser). */
+  liveViewLinks: Readonly<Record<string, string>>;
 }): SafeHtml {
-  const { job, entries, playbook, question, principal, csrf } = input;
+  const { job, entries, playbook, question, principal, csrf, liveView, liveViewLinks } = input;
   const running = !TERMINAL_STATUSES.includes(job.status);
   const sessions = Object.entries(job.sessions ?? {});
   const attempts = entries.filter((e) => e.type === 'step-started' || e.type === 'step-failed').length;
@@ -152,15 +159,15 @@ export function jobBody(input: {
       : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Session</th><th scope="col">Identity</th><th scope="col">Opened</th><th scope="col">Live view</th></tr></thead><tbody>${sessions.map(
           ([app, s]) =>
             html`<tr><td>${app}</td><td><code>${s.sessionId}</code></td><td>${s.identityId ? html`<code>${s.identityId}</code>` : 'profile'}</td><td>${time(s.openedAt)}</td><td>${
-              running && !s.endedAt && s.liveViewUrl && /^https?:\/\//.test(s.liveViewUrl)
-                ? html`<a href="${s.liveViewUrl}" target="_blank" rel="noopener noreferrer">Open live view of ${app}</a>`
+              running && !s.endedAt && liveViewLinks[app] && /^https?:\/\//.test(liveViewLinks[app])
+                ? html`<a href="${liveViewLinks[app]}" target="_blank" rel="noopener noreferrer">Open live view of ${app}</a>`
                 : s.endedAt
                   ? html`ended ${time(s.endedAt)}`
                   : ''
             }</td></tr>`,
         )}</tbody></table>`
   }
-  ${question ? html`<h2>Waiting for a person</h2>${questionCard(question, principal, csrf)}` : ''}
+  ${question ? html`<h2>Waiting for a person</h2>${questionCard(question, principal, csrf, liveView)}` : ''}
   ${
     running && hasRole(principal, 'submitter')
       ? html`<form method="post" action="/console/api/jobs/${encodeURIComponent(job.jobId)}/cancel" data-belay-form="cancel" data-confirm="Cancel job ${job.jobId}? Nothing more will be done." data-return="${jobHref(job.jobId)}">

@@ -46,6 +46,10 @@ const KNOWN: Readonly<Record<string, (step: string, app: string) => { heading: s
     heading: `Did step ${step} happen?`,
     line: 'The job cannot tell whether this write took effect. Check the application, then say what happened.',
   }),
+  takeover: (step, app) => ({
+    heading: `Take over the browser at step ${step}`,
+    line: `The step asks a person to act in the live ${app} browser. Do it in the live view, then press Done: the job checks that the page is where the step goes on from, and goes on from its checkpoint (if it is not, it says so and keeps waiting).`,
+  }),
   mfa_required: (_step, app) => ({
     heading: `A one-time code for ${app}`,
     line: 'Signing in needs a one-time code that was sent to the account holder. Enter it to let the job go on.',
@@ -66,10 +70,9 @@ export function questionOf(
   const upTo = requestIndex < 0 ? entries : entries.slice(0, requestIndex + 1);
   const request = requestIndex < 0 ? undefined : entries[requestIndex];
   const reason = wait.reason ?? String(request?.detail?.reason ?? wait.kind);
-  const known = KNOWN[wait.kind === 'mfa' ? 'mfa_required' : reason]?.(
-    wait.step,
-    step?.app ?? 'the application',
-  );
+  const known = KNOWN[
+    wait.kind === 'mfa' ? 'mfa_required' : wait.kind === 'takeover' ? 'takeover' : reason
+  ]?.(wait.step, step?.app ?? 'the application');
   const asked = typeof request?.detail?.question === 'string' ? request.detail.question : undefined;
   const lastProgress = upTo.findLastIndex((e) => e.type === 'step-completed');
   const finding = upTo
@@ -94,14 +97,43 @@ export function questionOf(
   };
 }
 
-/** The question as a card with its answer form (buttons only for those who may answer). */
-export function questionCard(q: Question, principal: Principal, csrf: string): SafeHtml {
+const ACTION_OF: Readonly<Record<PendingWait['kind'], string>> = {
+  approval: 'decisions',
+  review: 'decisions',
+  mfa: 'mfa',
+  takeover: 'takeover',
+};
+
+/**
+ * The question as a card with its answer form (buttons only for those who may answer). A
+ * takeover shows its live view where the page passes one (the job page: its CSP frames that
+ * origin alone); elsewhere it links to the job page.
+ */
+export function questionCard(q: Question, principal: Principal, csrf: string, liveView?: string): SafeHtml {
   const { job, wait } = q;
   const id = `${job.jobId}-${wait.kind}`;
-  const action = `/console/api/jobs/${encodeURIComponent(job.jobId)}/${wait.kind === 'mfa' ? 'mfa' : 'decisions'}`;
+  const action = `/console/api/jobs/${encodeURIComponent(job.jobId)}/${ACTION_OF[wait.kind]}`;
   const mayDecide = hasRole(principal, 'approver');
   let form: SafeHtml;
-  if (wait.kind === 'mfa') {
+  if (wait.kind === 'takeover' && !mayDecide) {
+    form = html`<p class="note">Taking over the browser needs the approver role; your key has ${principal.roles.join(', ')}.</p>`;
+  } else if (wait.kind === 'takeover') {
+    form = html`${
+      liveView
+        ? html`<div class="live">
+        <iframe class="live-view" src="${liveView}" title="Live browser of job ${job.jobId}" sandbox="allow-same-origin allow-scripts" allow="clipboard-read; clipboard-write" referrerpolicy="no-referrer"></iframe>
+        <p><a href="${liveView}" target="_blank" rel="noopener noreferrer">Open the live view in a new tab</a> (the link works for a short while; this page makes a new one each time it is opened).</p>
+      </div>`
+        : html`<p><a href="${jobHref(job.jobId)}">Open the job’s page</a> to act in its live browser.</p>`
+    }
+    <form class="answer" method="post" action="${action}" data-belay-form="takeover" data-return="${jobHref(job.jobId)}">
+      <input type="hidden" name="csrf" value="${csrf}">
+      <input type="hidden" name="done" value="true">
+      <label for="comment-${id}">Comment (kept in the ledger with your completion)</label>
+      <textarea id="comment-${id}" name="comment" maxlength="2000" rows="2"></textarea>
+      <div class="buttons"><button type="submit">Done</button></div>
+    </form>`;
+  } else if (wait.kind === 'mfa') {
     form = html`<form class="answer" method="post" action="${action}" data-belay-form="mfa" data-return="${jobHref(job.jobId)}">
       <input type="hidden" name="csrf" value="${csrf}">
       <label for="code-${id}">One-time code for job ${job.jobId}</label>

@@ -109,6 +109,7 @@ export const CONSOLE_ROUTES: readonly Route[] = [
   ...CONSOLE_PAGES.map(consolePageRoute),
   consoleAction('decisions', ['approver']),
   consoleAction('mfa', []),
+  consoleAction('takeover', ['approver']),
   consoleAction('cancel', ['submitter']),
   CONNECT_ACCOUNT_ACTION,
 ];

@@ -1,15 +1,43 @@
+import { hasRole, type Principal } from '../../auth/api-keys.ts';
 import { JOB_STATUSES, type Job, type JobStatus } from '../../ledger/types.ts';
+import type { Playbook } from '../../playbooks/contract.ts';
+import type { ApiDeps } from '../deps.ts';
 import { findPlaybook } from '../deps.ts';
 import { readScreenshot, screenshotHeaders } from '../evidence/screenshots.ts';
 import { rawResponse } from '../route.ts';
 import { ACCOUNTS_PAGE } from './accounts.ts';
-import type { ConsolePageSpec } from './handle.ts';
+import { type ConsolePageSpec, htmlPage } from './handle.ts';
 import { inboxBody, jobBody, jobsBody } from './pages.ts';
 import { type Question, questionOf } from './questions.ts';
 
 /** The console's pages: what each reads (always for the session's tenant) and renders. */
 
-const WAITING: readonly JobStatus[] = ['WAITING_APPROVAL', 'WAITING_MFA', 'WAITING_REVIEW'];
+/**
+ * The live view a person of the principal's tenant takes over a waiting job's browser in: the
+ * session of the waiting step's application, for keys that may answer (approver), signed anew
+ * for each page shown (`BrowserAdapter.liveViewLink`).
+ */
+function takeoverLiveView(
+  deps: ApiDeps,
+  job: Job,
+  playbook: Playbook | undefined,
+  principal: Principal,
+): string | undefined {
+  if (job.status !== 'WAITING_TAKEOVER' || job.wait?.kind !== 'takeover' || !hasRole(principal, 'approver')) {
+    return undefined;
+  }
+  const app = playbook?.steps.find((s) => s.id === job.wait?.step)?.app;
+  const session = app ? job.sessions[app] : undefined;
+  if (!session || session.endedAt) return undefined;
+  return deps.engine.browser.liveViewLink(session, job.tenantId);
+}
+
+const WAITING: readonly JobStatus[] = [
+  'WAITING_APPROVAL',
+  'WAITING_MFA',
+  'WAITING_REVIEW',
+  'WAITING_TAKEOVER',
+];
 
 export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
   {
@@ -44,14 +72,33 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
         req.params.jobId ?? '',
       );
       const playbook = findPlaybook(req.deps, job.playbook);
-      return jobBody({
+      const liveView = takeoverLiveView(req.deps, job, playbook, session.principal);
+      const mayAct = hasRole(session.principal, 'approver');
+      const liveViewLinks: Record<string, string> = {};
+      for (const [app, ref] of Object.entries(job.sessions ?? {})) {
+        const link =
+          mayAct && !ref.endedAt ? req.deps.engine.browser.liveViewLink(ref, job.tenantId) : undefined;
+        if (link) liveViewLinks[app] = link;
+      }
+      const body = jobBody({
+        liveViewLinks,
         job,
         entries,
         playbook,
         question: questionOf(job, entries, playbook),
         principal: session.principal,
         csrf: session.csrf,
+        ...(liveView ? { liveView } : {}),
       });
+      if (!liveView) return body;
+      // Only this page, and only while it shows a takeover, may frame the live view's origin.
+      const frame = {
+        title: `Job ${job.jobId}`,
+        current: 'jobs',
+        refreshSeconds: 5,
+        frameSources: [liveView],
+      } as const;
+      return htmlPage(200, frame, session, body);
     },
   },
   {

@@ -10,6 +10,8 @@ import {
   MfaBodySchema,
   MfaResponseSchema,
   SubmitJobBodySchema,
+  TakeoverBodySchema,
+  TakeoverResponseSchema,
 } from './schemas.ts';
 
 const JobIdParams = z.object({
@@ -110,6 +112,21 @@ export const registerJobPaths: RegisterPaths = (r, { security, json, error, body
       400: error('Send exactly one of code or completed.'),
       409: error('The job is not waiting for MFA, or its browser session ended.'),
       422: error('The code was not accepted (or the account is still signed out); the job keeps waiting.'),
+      ...JOB_ERRORS,
+    },
+  });
+  r.registerPath({
+    method: 'post',
+    path: '/jobs/{jobId}/takeover',
+    summary: 'Say you are done acting in the live browser of a job waiting for a takeover (role approver)',
+    security,
+    request: { params: JobIdParams, body: body(TakeoverBodySchema) },
+    responses: {
+      200: json(TakeoverResponseSchema, 'The step’s precondition holds on the live page; the job resumed.'),
+      400: error('Send {"done": true}.'),
+      403: error('The key lacks the approver role.'),
+      409: error('The job is not waiting for a takeover, the wait expired, or its browser session ended.'),
+      422: error('The step’s precondition does not hold on the live page yet; the job keeps waiting.'),
       ...JOB_ERRORS,
     },
   });

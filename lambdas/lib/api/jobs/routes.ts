@@ -8,9 +8,10 @@ import { decide } from './decide.ts';
 import { completeMfa } from './mfa.ts';
 import { ListJobsQuerySchema } from './schemas.ts';
 import { submitJob } from './submit.ts';
+import { completeTakeover } from './takeover.ts';
 import { agentView, jobLinks, toEntryView, toJobView } from './views.ts';
 
-/** The jobs routes: submit, list, read, the ledger, decisions, MFA, cancel. */
+/** The jobs routes: submit, list, read, the ledger, decisions, MFA, takeover, cancel. */
 
 function jobParam(req: RouteRequest): string {
   return req.params.jobId ?? '';
@@ -108,6 +109,15 @@ export const JOB_ROUTES: readonly Route[] = [
     roles: ANY_ROLE,
     async handle(req) {
       return ok(await completeMfa(req.deps, req.principal, jobParam(req), bodyOf(req)));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/takeover',
+    auth: true,
+    roles: ['approver'],
+    async handle(req) {
+      return ok(await completeTakeover(req.deps, req.principal, jobParam(req), bodyOf(req)));
     },
   },
   {

@@ -84,6 +84,16 @@ export const MfaBodySchema = z
   .meta({ id: 'MfaRequest' });
 export type MfaBody = z.infer<typeof MfaBodySchema>;
 
+export const TakeoverBodySchema = z
+  .object({
+    done: z.union([z.literal(true), z.literal('true')]).meta({
+      description: 'You finished in the live browser: check the step’s precondition on the page and resume.',
+    }),
+    comment: z.string().max(2000).optional().meta({ description: 'Kept in the ledger with the completion.' }),
+  })
+  .strict()
+  .meta({ id: 'TakeoverRequest' });
+
 export const ListJobsQuerySchema = z
   .object({
     status: JobStatusSchema.optional(),
@@ -263,6 +273,10 @@ export const DecisionResponseSchema = z
     resumed: z.boolean().meta({ description: 'True when this request resumed the job.' }),
   })
   .meta({ id: 'DecisionResult' });
+
+export const TakeoverResponseSchema = z
+  .object({ jobId: z.string(), step: z.string(), done: z.literal(true), resumed: z.boolean() })
+  .meta({ id: 'TakeoverResult' });
 
 export const MfaResponseSchema = z
   .object({ jobId: z.string(), step: z.string(), signedIn: z.literal(true), resumed: z.boolean() })

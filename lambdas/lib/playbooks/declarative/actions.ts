@@ -1,5 +1,5 @@
 /**
- * Running a scripted step's actions: goto, fill, select, check, click, press, waitFor. The
+ * Running a scripted step's actions: goto, fill, select, check, click, press, waitFor, takeover. The
  * fault point `mid-action` is reported before the last action (in a write, the one that
  * commits it), and a write's idempotency key is put in its field just before that action.
  */
@@ -96,6 +96,12 @@ async function runAction(page: Page, step: ScriptedStep, action: Action, ctx: St
     await el.click();
     if (o.wait !== 'none')
       await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+    return;
+  }
+  if ('takeover' in action) {
+    const o = action.takeover;
+    if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
+    await ctx.takeover({ reason: render(o.reason, ctx) });
     return;
   }
   if ('press' in action) {

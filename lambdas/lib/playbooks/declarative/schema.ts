@@ -168,6 +168,18 @@ export const ActionSchema = z.union([
       ]),
     })
     .strict(),
+  z
+    .object({
+      takeover: z
+        .object({
+          reason: Template.describe(
+            'What the person does in the live browser, in words; the job waits until they press Done and the step starts again from its precondition, where this action then passes',
+          ),
+          ...When,
+        })
+        .strict(),
+    })
+    .strict(),
 ]);
 
 const StartsAtSchema = z.union([
@@ -349,7 +361,16 @@ export const STEP_FORM_KEYS = Object.keys(STEP_FORMS) as (keyof typeof STEP_FORM
 export const StepSchema = z.union([ScriptedStepSchema, AgentStepSchema, SignInStepSchema]);
 
 /** The action keys, in the order `ActionSchema` lists their forms. */
-export const ACTION_KEYS = ['goto', 'fill', 'select', 'check', 'click', 'press', 'waitFor'] as const;
+export const ACTION_KEYS = [
+  'goto',
+  'fill',
+  'select',
+  'check',
+  'click',
+  'press',
+  'waitFor',
+  'takeover',
+] as const;
 
 const ApplicationSchema = z
   .object({

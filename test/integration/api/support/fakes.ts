@@ -79,6 +79,7 @@ export function createFakeWorld(): FakeWorld {
       const s = sessions.get(sessionId);
       if (s) s.ended = true;
     },
+    liveViewLink: () => undefined,
     async runningSessions(tags) {
       return [...sessions.values()]
         .filter((s) => !s.ended && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
