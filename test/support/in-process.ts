@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { memoryActionCacheStore } from '../../lambdas/lib/agent/cache/store.ts';
 import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
+import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
@@ -26,6 +27,7 @@ export function fakeBrowser(options: { page?: Page; connected?: () => boolean } 
     }),
   });
   return {
+    volumes: NO_VOLUMES,
     openSession: async () => ({ sessionId: 's', cdpUrl: 'ws://127.0.0.1:9' }),
     attach: async (sessionId) => attached(sessionId),
     detach: async () => undefined,

@@ -109,6 +109,7 @@ function noBrowserAccess(): BrowserAdapter {
     isAlive: refuse,
     usage: refuse,
     runningSessions: refuse,
+    volumes: { ensure: refuse, listFiles: refuse, readFile: refuse, writeFile: refuse },
   };
 }
 
