@@ -42,7 +42,11 @@ function downloadBehavior(mount: DownloadMount): Record<string, unknown> {
  * A client's `Browser.setDownloadBehavior` with the mount's folder put in (its other fields,
  * such as `eventsEnabled`, kept); any other message unchanged.
  */
-function rewriteDownloadBehavior(data: Buffer, isBinary: boolean, mount: DownloadMount): Buffer | string {
+export function rewriteDownloadBehavior(
+  data: Buffer,
+  isBinary: boolean,
+  mount: DownloadMount,
+): Buffer | string {
   if (isBinary || !data.includes('Browser.setDownloadBehavior')) return data;
   try {
     const msg = JSON.parse(data.toString('utf8')) as { method?: unknown; params?: Record<string, unknown> };

@@ -16,6 +16,8 @@ export interface VolumeFile {
   /** Relative to the volume root (`downloads/invoice.pdf`). */
   path: string;
   size: number;
+  /** When it was last written, as the API reports it (a download over an older file of its name changes it). */
+  updatedAt?: string;
 }
 
 /** The team's volumes (Anchor's), as Belay uses them. */
@@ -83,14 +85,18 @@ export function sdkVolumeApi(client: () => Promise<AnchorbrowserClient>, call: C
     listFiles(volumeId: string, folder: string): Promise<VolumeFile[]> {
       return wrap(async () => {
         const res = await (await client()).get<{
-          data?: { items?: { path: string; type?: string; size?: number }[] };
+          data?: { items?: { path: string; type?: string; size?: number; updated_at?: string }[] };
         }>(`/v1/volumes/${encodeURIComponent(volumeId)}/files`, {
           ...call,
           query: { path: folder, recursive: 'true' },
         });
         return (res.data?.items ?? [])
           .filter((i) => i.type !== 'directory')
-          .map((i) => ({ path: i.path, size: i.size ?? 0 }));
+          .map((i) => ({
+            path: i.path,
+            size: i.size ?? 0,
+            ...(i.updated_at ? { updatedAt: i.updated_at } : {}),
+          }));
       });
     },
 
