@@ -38,7 +38,17 @@ export async function openSession(
   const owner = { tenantId: job.tenantId, jobId: job.jobId, application: app };
   // Sessions of this job and application that an earlier opening started and never recorded.
   await endUntrackedSessions(deps, owner, new Set(existing ? [existing.sessionId] : []));
+  const mount = playbook.files?.[app];
+  const volumes = mount
+    ? [
+        {
+          volumeId: await deps.browser.volumes.ensure(deps.settings.filesVolume),
+          readOnly: mount === 'read-only',
+        },
+      ]
+    : undefined;
   const opened = await deps.browser.openSession({
+    ...(volumes ? { volumes } : {}),
     profile: { name: account.profileName, persist: true },
     identityIds: account.identityId ? [account.identityId] : undefined,
     idleTimeoutMinutes: deps.settings.sessionIdleTimeoutMinutes,

@@ -4,11 +4,108 @@
  * `cdp_url`, so every CDP client passes here: the service counts them (idle timeout) and the
  * browser's own port never leaves the machine's loopback. The upgrade is forwarded byte for
  * byte to the session's browser endpoint; Chromium answers the handshake itself.
+ *
+ * A session with volumes mounted is relayed message by message instead: the relay sets the
+ * browser's downloads to the writable volume's `downloads/` (or refuses them when every mount is
+ * read-only) on each connection, and a client's own `Browser.setDownloadBehavior` gets the
+ * mount's folder put in, so downloads land in the volume whatever the client asks (Playwright's
+ * `connectOverCDP` points them at a folder of its own machine, which a remote browser lacks).
  */
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { SessionManager } from './sessions.ts';
+
+/** Large enough for any CDP message a test sends or a screenshot answers. */
+const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+const relayServer = new WebSocketServer({
+  noServer: true,
+  perMessageDeflate: false,
+  maxPayload: MAX_MESSAGE_BYTES,
+});
+
+/** What the session's mounts make of downloads: into the writable volume's `downloads/`, or none. */
+export interface DownloadMount {
+  /** The folder downloads land in; undefined when every mount is read-only (downloads refused). */
+  downloadPath?: string;
+}
+
+/** The id of the relay's own command (answered to nobody). */
+const RELAY_COMMAND_ID = 2_147_483_000;
+
+function downloadBehavior(mount: DownloadMount): Record<string, unknown> {
+  return mount.downloadPath ? { behavior: 'allow', downloadPath: mount.downloadPath } : { behavior: 'deny' };
+}
+
+/**
+ * A client's `Browser.setDownloadBehavior` with the mount's folder put in (its other fields,
+ * such as `eventsEnabled`, kept); any other message unchanged.
+ */
+export function rewriteDownloadBehavior(
+  data: Buffer,
+  isBinary: boolean,
+  mount: DownloadMount,
+): Buffer | string {
+  if (isBinary || !data.includes('Browser.setDownloadBehavior')) return data;
+  try {
+    const msg = JSON.parse(data.toString('utf8')) as { method?: unknown; params?: Record<string, unknown> };
+    if (msg.method !== 'Browser.setDownloadBehavior') return data;
+    const { downloadPath: _asked, behavior: _behavior, ...rest } = msg.params ?? {};
+    return JSON.stringify({ ...msg, params: { ...rest, ...downloadBehavior(mount) } });
+  } catch {
+    return data;
+  }
+}
+
+function relayWithVolumes(
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  sessions: SessionManager,
+  id: string,
+  wsEndpoint: string,
+  mount: DownloadMount,
+): void {
+  relayServer.handleUpgrade(req, client, head, (down) => {
+    if (!sessions.addClient(id, client as Socket)) {
+      down.close(1011, 'session has ended');
+      return;
+    }
+    const up = new WebSocket(wsEndpoint, { perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES });
+    const pending: { data: Buffer; isBinary: boolean }[] = [];
+    const closeBoth = (): void => {
+      down.terminate();
+      up.terminate();
+    };
+    up.on('open', () => {
+      // Chromium keeps a download setting only while the connection that made it is open: each
+      // client's connection gets the mount's, whether or not the client asks for one.
+      up.send(
+        JSON.stringify({
+          id: RELAY_COMMAND_ID,
+          method: 'Browser.setDownloadBehavior',
+          params: downloadBehavior(mount),
+        }),
+      );
+      for (const m of pending.splice(0)) up.send(m.data, { binary: m.isBinary });
+    });
+    up.on('message', (data: Buffer, isBinary) => {
+      if (!isBinary && data.includes(`"id":${RELAY_COMMAND_ID},`)) return;
+      down.send(data, { binary: isBinary });
+    });
+    down.on('message', (data: Buffer, isBinary) => {
+      const out = rewriteDownloadBehavior(data, isBinary, mount);
+      const binary = typeof out !== 'string' && isBinary;
+      if (up.readyState === WebSocket.OPEN) up.send(out, { binary });
+      else pending.push({ data: Buffer.from(out), isBinary: binary });
+    });
+    up.on('close', closeBoth);
+    up.on('error', closeBoth);
+    down.on('close', closeBoth);
+    down.on('error', closeBoth);
+  });
+}
 
 /** Headers Chromium would refuse or that belong to the hop to the proxy. */
 const DROPPED = new Set(['host', 'origin', 'anchor-api-key', 'content-length']);
@@ -46,6 +143,13 @@ export function proxyCdpUpgrade(
     return;
   }
   const { port, wsEndpoint } = record.browser;
+  if ((record.volumes ?? []).length > 0) {
+    const writable = record.volumes?.find((v) => !v.readOnly);
+    relayWithVolumes(req, client, head, sessions, id, wsEndpoint, {
+      ...(writable ? { downloadPath: sessions.downloadsDir(writable.id) } : {}),
+    });
+    return;
+  }
   const upstream: Socket = connect({ host: '127.0.0.1', port });
   const closeBoth = (): void => {
     client.destroy();

@@ -14,11 +14,14 @@ import { LIVE_VIEW_SCRIPT_PATH, serveLiveViewPage, serveLiveViewScript } from '.
 import { describeIssues, PROFILE_NAME, profileCreateSchema } from './schema.ts';
 import type { SessionManager } from './sessions.ts';
 import type { ProfileRecord, SessionRecord, Store } from './store.ts';
+import { routeVolumeDownload, routeVolumes } from './volume-routes.ts';
+import type { VolumeStore } from './volumes.ts';
 
 export interface RouteContext {
   sessions: SessionManager;
   store: Store;
   identities: IdentityRegistry;
+  volumes: VolumeStore;
   checkKey: (key: string | undefined) => boolean;
   baseUrl: () => string;
   apiKey: string;
@@ -89,10 +92,13 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   if (url.pathname === LIVE_VIEW_SCRIPT_PATH && method === 'GET') return serveLiveViewScript(res);
   // A person's browser, with no API key: the token in the page's query is what it holds.
   if (await routeConnectPage(ctx.identities, req, res, url)) return;
+  // A signed volume-file URL, as Anchor's pre-signed storage URLs: the signature is the grant.
+  if (await routeVolumeDownload(ctx, req, res, url)) return;
   const header = req.headers['anchor-api-key'];
   if (!ctx.checkKey(typeof header === 'string' ? header : undefined))
     throw new ApiError(401, 'Invalid API key');
   if (await routeIdentities(ctx.identities, req, res, url)) return;
+  if (await routeVolumes(ctx, req, res, url)) return;
   const id = parts[2] ?? '';
   switch (key) {
     case 'POST /v1/sessions': {

@@ -29,6 +29,11 @@ export const sessionCreateSchema = z.looseObject({
     })
     .optional(),
   identities: z.array(z.looseObject({ id: z.string().min(1).optional() })).optional(),
+  /** Volumes to mount: read-write (downloads land in its `downloads/`) or read-only. */
+  volumes: z
+    .array(z.looseObject({ id: z.string().min(1), read_only: z.boolean().optional() }))
+    .max(10)
+    .optional(),
   integrations: z.array(z.unknown()).optional(),
   session: z
     .looseObject({

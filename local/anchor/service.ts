@@ -16,6 +16,7 @@ import { createSessionIdentities } from './session-identities.ts';
 import { SessionManager } from './sessions.ts';
 import type { SessionRecord } from './store.ts';
 import { Store } from './store.ts';
+import { VolumeStore } from './volumes.ts';
 
 export type { SessionRecord } from './store.ts';
 
@@ -72,8 +73,11 @@ export async function startAnchorService(options: AnchorServiceOptions): Promise
   const minuteMs = options.minuteMs ?? 60_000;
   const identities = new IdentityRegistry({ dataDir, minuteMs });
   await identities.init();
+  const volumes = new VolumeStore(dataDir);
+  await volumes.init();
   const sessions = new SessionManager({
     store,
+    volumes,
     minuteMs,
     chromiumPath: options.chromiumPath,
     log,
@@ -86,7 +90,7 @@ export async function startAnchorService(options: AnchorServiceOptions): Promise
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
   let baseUrl = '';
-  const ctx = { sessions, store, identities, checkKey, baseUrl: (): string => baseUrl, apiKey };
+  const ctx = { sessions, store, identities, volumes, checkKey, baseUrl: (): string => baseUrl, apiKey };
   // Listen first (a port in use must not touch any session), answer once records are loaded.
   let markLoaded = (): void => undefined;
   const loaded = new Promise<void>((ok) => {

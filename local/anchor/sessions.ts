@@ -21,6 +21,7 @@ import { describeIssues, sessionCreateSchema } from './schema.ts';
 import type { SessionIdentities } from './session-identities.ts';
 import type { EndReason, SessionRecord, SessionStatus, Store } from './store.ts';
 import { type LongTimer, longTimeout } from './timer.ts';
+import type { VolumeStore } from './volumes.ts';
 
 /** Defaults of the real API, in minutes. */
 export const DEFAULT_IDLE_TIMEOUT_MINUTES = 5;
@@ -28,6 +29,7 @@ export const DEFAULT_MAX_DURATION_MINUTES = 20;
 
 export interface SessionManagerOptions {
   store: Store;
+  volumes: VolumeStore;
   /** Length of an API "minute" in ms (60 000; tests use 1 000 to count in seconds). */
   minuteMs: number;
   chromiumPath?: string;
@@ -98,6 +100,11 @@ export class SessionManager {
     }
   }
 
+  /** Where a browser with volume `volumeId` mounted read-write saves downloads (the CDP proxy sets it). */
+  downloadsDir(volumeId: string): string {
+    return this.opts.volumes.downloadsDir(volumeId);
+  }
+
   get(id: string): SessionRecord | undefined {
     return this.records.get(id);
   }
@@ -115,6 +122,13 @@ export class SessionManager {
     const parsed = sessionCreateSchema.safeParse(body ?? {});
     if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error));
     const { browser, session, identities } = parsed.data;
+    const mounts = (parsed.data.volumes ?? []).map((v) => ({ id: v.id, readOnly: v.read_only ?? false }));
+    for (const [i, mount] of mounts.entries()) {
+      if (!(await this.opts.volumes.get(mount.id)))
+        throw new ApiError(404, `volumes.${i}.id: volume not found`);
+    }
+    if (new Set(mounts.map((m) => m.id)).size !== mounts.length)
+      throw new ApiError(400, 'volumes: a volume is mounted at most once per session');
     const profile = browser?.profile;
     if (profile && !profile.name)
       throw new ApiError(400, 'browser.profile.name: required with browser.profile');
@@ -159,6 +173,7 @@ export class SessionManager {
       maxDurationMinutes: session?.timeout?.max_duration ?? DEFAULT_MAX_DURATION_MINUTES,
       ...(profileRef ? { profile: profileRef } : {}),
       identities: identities ?? [],
+      ...(mounts.length > 0 ? { volumes: mounts } : {}),
       tags: session?.tags ?? {},
       configuration: parsed.data,
       browser: { pid: launched.pid, port: launched.port, wsEndpoint: launched.wsEndpoint, userDataDir },

@@ -39,6 +39,8 @@ export interface SessionRecord {
   /** Save the session into this profile when it ends (`POST /v1/profiles` with `session_id`). */
   saveToProfile?: string;
   identities: { id?: string }[];
+  /** Volumes mounted, by id; a read-write one is where the browser saves downloads. */
+  volumes?: { id: string; readOnly: boolean }[];
   tags: unknown;
   /** The create body as received. */
   configuration: unknown;

@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { memoryActionCacheStore } from '../../lambdas/lib/agent/cache/store.ts';
 import type { Attached, BrowserAdapter } from '../../lambdas/lib/browser/types.ts';
+import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
 import type { WriteGuardReport } from '../../lambdas/lib/browser/write-guard.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../lambdas/lib/evidence/store.ts';
@@ -37,6 +38,7 @@ export function fakeBrowser(
     }),
   });
   return {
+    volumes: NO_VOLUMES,
     openSession: async () => ({ sessionId: 's', cdpUrl: 'ws://127.0.0.1:9' }),
     attach: async (sessionId) => attached(sessionId),
     detach: async () => undefined,

@@ -9,6 +9,7 @@
  *
  * Standalone: `npx tsx tools/bench/naive-agent.ts --crm http://127.0.0.1:8802 --inputs '{...}'`.
  */
+
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
@@ -17,6 +18,8 @@ import { demoCredentials } from '../../demo/accounts.ts';
 import { DEFAULT_LOCAL_LATENCY_MS, LocalPolicy } from '../../lambdas/lib/agent/local-policy.ts';
 import type { Policy } from '../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../lambdas/lib/agent/registry.ts';
+import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
+import { createJobFiles } from '../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
@@ -113,6 +116,12 @@ export async function runNaiveAgent(options: {
         },
         credentials: { get: async () => demoCredentials('crm', options.username) },
         log: quiet,
+        files: createJobFiles({
+          volumes: NO_VOLUMES,
+          volumeName: 'none',
+          tenantId: 'naive',
+          jobId: options.jobId,
+        }),
         faultPoint: async (point, at) => {
           if (point !== 'action-executed' || options.crashAtStep !== index + 1) return;
           if (at?.action !== (options.crashAtAction ?? 1)) return;

@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
+import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
+import { createJobFiles } from '../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
@@ -128,6 +130,12 @@ export async function runNaiveCheckout(options: {
         },
         credentials: { get: async () => demoCredentials('shop', options.username) },
         log: quiet,
+        files: createJobFiles({
+          volumes: NO_VOLUMES,
+          volumeName: 'none',
+          tenantId: 'naive',
+          jobId: options.jobId,
+        }),
         faultPoint: async (point) => {
           if (point !== 'mid-action' || options.crashAtStep !== index + 1) return;
           say({ type: 'fault', index, id: step.id });

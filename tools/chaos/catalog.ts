@@ -82,6 +82,7 @@ const CODE_MID_ACTION: Readonly<Record<string, Readonly<Record<string, MidAction
     'update-crm-customer': { point: 'mid-action' },
     'update-billing-address': { point: 'mid-action' },
   },
+  'invoice-handoff@1': { 'attach-invoice': { point: 'mid-action' } },
 };
 
 function stepsOf(playbook: Playbook, spec: DeclarativePlaybook | undefined): StepInfo[] {

@@ -300,7 +300,7 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       verifiedWrites: entries.filter(
         (e) => e.type === 'step-completed' && spec.writes.some((w) => w.step === e.step),
       ).length,
-      recordProblems: [...problems, ...recordProblems(spec, ctx.dataDir)],
+      recordProblems: [...problems, ...recordProblems(spec, ctx.dataDir, entries)],
       reExecuted: reExecutions(entries, ctx.events.of(spec.jobId)),
       layoutChecks,
       stuck,

@@ -156,6 +156,16 @@ export function planRun(
         resource: `customer:${email}`,
         counting: 'key',
       });
+    } else if (playbook === 'invoice-handoff@1') {
+      const inputs = givenInputs ?? info.exampleInputs;
+      const accounts = { billing: accountOf('billing', n, playbook), crm: accountOf('crm', n, playbook) };
+      // Both sites held: every invoice download billing serves meanwhile is this job's.
+      jobs.push({
+        ...job,
+        body: { jobId, playbook, inputs, accounts },
+        resource: 'site:billing+crm',
+        counting: 'key',
+      });
     } else {
       if (givenInputs === undefined && info.exampleInputs === undefined)
         throw new PlanError(`${playbook} has no exampleInputs: give --inputs ${playbook}=<file.json>`);

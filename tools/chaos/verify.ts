@@ -3,6 +3,7 @@
  * admin endpoint's committed writes per idempotency key, and the sites' persisted data), and
  * the workers' fault-point events (a completed step whose action began again).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from '../../demo/sites/http/address.ts';
@@ -99,7 +100,8 @@ function keyOf(spec: JobSpec, step: string): string {
  * asked for. Other playbooks' records are not read in content (the suite knows no meaning of
  * them): their committed writes are counted.
  */
-export function recordProblems(spec: JobSpec, dataDir: string): string[] {
+export function recordProblems(spec: JobSpec, dataDir: string, entries: readonly EntryView[] = []): string[] {
+  if (spec.playbook === 'invoice-handoff@1') return handoffProblems(spec, dataDir, entries);
   if (spec.playbook === 'checkout@1') {
     const want = spec.body.inputs as CheckoutIn;
     const key = keyOf(spec, 'place-order');
@@ -147,6 +149,42 @@ export function recordProblems(spec: JobSpec, dataDir: string): string[] {
   if (account && account.email !== want.customerEmail)
     problems.push(`billing: the change hit ${account.email}, not ${want.customerEmail}`);
   problems.push(...addressProblems('billing account', account?.address, want.address));
+  return problems;
+}
+
+/**
+ * `invoice-handoff@1`: the invoice was downloaded once while the job ran (its sites are held by
+ * the job alone, so every download billing served meanwhile is the job's), attached once under
+ * the upload step's key, and the bytes the CRM holds hash to the download's recorded SHA-256.
+ */
+function handoffProblems(spec: JobSpec, dataDir: string, entries: readonly EntryView[]): string[] {
+  const problems: string[] = [];
+  const downloadDone = entries.filter((e) => e.type === 'step-completed' && e.step === 'download-invoice');
+  const evidence = downloadDone.at(-1)?.evidence as { sha256?: string; size?: number } | undefined;
+  if (!evidence?.sha256) return ['ledger: the download step recorded no file evidence'];
+  const times = entries.map((e) => Date.parse(e.at)).filter((t) => !Number.isNaN(t));
+  const from = Math.min(...times);
+  const to = Math.max(...times);
+  const billing = readSite<{ downloads?: { invoiceId: string; at: string }[] }>(dataDir, 'billing');
+  const invoiceId = (spec.body.inputs as { invoiceId?: string }).invoiceId;
+  const downloads = (billing.downloads ?? []).filter(
+    (d) => d.invoiceId === invoiceId && Date.parse(d.at) >= from && Date.parse(d.at) <= to,
+  );
+  if (downloads.length !== 1) problems.push(`billing: the invoice was downloaded ${downloads.length} times`);
+  const crm = readSite<{
+    attachments?: { key: string; sha256: string; size: number; contentBase64: string }[];
+  }>(dataDir, 'crm');
+  const mine = (crm.attachments ?? []).filter((a) => a.key === keyOf(spec, 'attach-invoice'));
+  if (mine.length !== 1) problems.push(`crm: ${mine.length} attachments with the job's key`);
+  for (const a of mine) {
+    const held = createHash('sha256').update(Buffer.from(a.contentBase64, 'base64')).digest('hex');
+    if (held !== evidence.sha256)
+      problems.push(
+        `crm: the attachment's bytes hash to ${held}, the download's evidence says ${evidence.sha256}`,
+      );
+    if (a.size !== evidence.size)
+      problems.push(`crm: the attachment has ${a.size} bytes, the download ${evidence.size}`);
+  }
   return problems;
 }
 

@@ -22,9 +22,18 @@ export interface BillingChange {
   by: string;
 }
 
+/** One invoice PDF served (a read, counted so a test can tell how often a file was downloaded). */
+export interface InvoiceDownload {
+  invoiceId: string;
+  accountId: string;
+  at: string;
+  by: string;
+}
+
 export interface BillingData {
   accounts: Record<string, BillingAccount>;
   changes: BillingChange[];
+  downloads: InvoiceDownload[];
 }
 
 const SEED_AT = '2024-02-01T09:00:00.000Z';
@@ -74,5 +83,5 @@ export function seedBilling(): BillingData {
       country: 'GB',
     }),
   ];
-  return { accounts: Object.fromEntries(list.map((a) => [a.id, a])), changes: [] };
+  return { accounts: Object.fromEntries(list.map((a) => [a.id, a])), changes: [], downloads: [] };
 }

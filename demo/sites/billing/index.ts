@@ -23,12 +23,14 @@ import type { SiteDefinition, SiteRuntime } from '../http/runtime.ts';
 import { randomId } from '../http/runtime.ts';
 import type { BillingAccount, BillingData } from './data.ts';
 import { seedBilling } from './data.ts';
+import { invoiceRoutes, invoiceSection } from './invoices.ts';
 
 /** Printable ASCII, no spaces: job ids and step ids make `jobId:stepId`. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
 function routes(router: Router, rt: SiteRuntime<BillingData>): void {
   router.get('/', () => redirect('/accounts'));
+  invoiceRoutes(router, rt);
 
   router.get(
     '/accounts',
@@ -80,6 +82,7 @@ function routes(router: Router, rt: SiteRuntime<BillingData>): void {
         <dl class="kv"><dt>Plan</dt><dd>${esc(a.plan)}</dd><dt>Balance</dt><dd>${money(a.balancePence)}</dd><dt>Billing email</dt><dd>${esc(a.email)}</dd>
         <dt>Billing address</dt><dd ${tid(pc, 'billing-address')} data-line1="${esc(ad.line1)}" data-city="${esc(ad.city)}" data-postcode="${esc(ad.postcode)}" data-country="${esc(ad.country)}" data-version="${a.addressVersion}">${formatAddress(ad)}</dd></dl></div>
         <p><a class="btn" href="/accounts/${esc(a.id)}/address" ${tid(pc, 'change-address')}>${byLayout(pc, 'Change billing address', 'Edit address')}</a> <a href="/accounts">Back to accounts</a></p>
+        ${invoiceSection(pc, a)}
         <h2>Recent changes</h2>${changes ? `<ul>${changes}</ul>` : '<p class="muted">None yet.</p>'}`;
       return html(renderPage(pc, { title: a.customerName, main, page: 'account' }));
     }),
@@ -179,6 +182,7 @@ export const billingSite: SiteDefinition<BillingData> = {
         ]
       : [],
   routes,
+  downloads: (data) => (data.downloads ?? []).map((d) => ({ file: `${d.invoiceId}.pdf`, ...d })),
   writes: (data) => ({
     kind: 'billing-change',
     items: data.changes.map((c) => ({

@@ -25,9 +25,23 @@ export interface CrmChange {
   fields: string[];
 }
 
+/** A file attached to a customer record: every upload commits one, its bytes kept. */
+export interface CrmAttachment {
+  id: string;
+  key: string;
+  customerId: string;
+  name: string;
+  size: number;
+  sha256: string;
+  contentBase64: string;
+  at: string;
+  by: string;
+}
+
 export interface CrmData {
   customers: Record<string, Customer>;
   changes: CrmChange[];
+  attachments: CrmAttachment[];
 }
 
 const SEED_AT = '2024-01-15T09:00:00.000Z';
@@ -88,5 +102,5 @@ export function seedCrm(): CrmData {
       country: 'GB',
     }),
   ];
-  return { customers: Object.fromEntries(list.map((c) => [c.id, c])), changes: [] };
+  return { customers: Object.fromEntries(list.map((c) => [c.id, c])), changes: [], attachments: [] };
 }

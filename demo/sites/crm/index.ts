@@ -21,6 +21,7 @@ import type { SiteRequest, SiteResponse } from '../http/router.ts';
 import { html, redirect } from '../http/router.ts';
 import type { SiteDefinition, SiteRuntime } from '../http/runtime.ts';
 import { randomId } from '../http/runtime.ts';
+import { attachmentRoutes, attachmentSection } from './attachments.ts';
 import type { CrmData, Customer } from './data.ts';
 import { seedCrm } from './data.ts';
 
@@ -49,6 +50,7 @@ function customerList(pc: PageContext, list: Customer[]): string {
 
 function routes(router: Parameters<SiteDefinition<CrmData>['routes']>[0], rt: SiteRuntime<CrmData>): void {
   router.get('/', () => redirect('/customers'));
+  attachmentRoutes(router, rt);
 
   router.get(
     '/customers',
@@ -90,7 +92,7 @@ function routes(router: Parameters<SiteDefinition<CrmData>['routes']>[0], rt: Si
         <dt>Address</dt><dd ${tid(pc, 'record-address')} ${addressAttrs(c)}>${formatAddress(c.address)}</dd>
         <dt>Notes</dt><dd>${esc(c.notes) || '<span class="muted">none</span>'}</dd></dl></div>
         <p><a class="btn" href="/customers/${esc(c.id)}/edit" ${tid(pc, 'edit-record')}>${byLayout(pc, 'Edit record', 'Modify')}</a>
-        <a href="/customers">Back to customers</a></p>`;
+        <a href="/customers">Back to customers</a></p>${attachmentSection(pc, rt, c.id)}`;
       return html(renderPage(pc, { title: c.company, main, page: 'customer' }));
     }),
   );
@@ -228,12 +230,25 @@ export const crmSite: SiteDefinition<CrmData> = {
   routes,
   writes: (data) => ({
     kind: 'crm-change',
-    items: data.changes.map((ch) => ({
-      key: ch.key,
-      customerId: ch.customerId,
-      version: ch.version,
-      at: ch.at,
-      by: ch.by,
-    })),
+    items: [
+      ...data.changes.map((ch) => ({
+        key: ch.key,
+        customerId: ch.customerId,
+        version: ch.version,
+        at: ch.at,
+        by: ch.by,
+      })),
+      // An attachment is a committed write too: the suite counts uploads as it counts saves.
+      ...(data.attachments ?? []).map((a) => ({
+        key: a.key,
+        customerId: a.customerId,
+        attachmentId: a.id,
+        name: a.name,
+        size: a.size,
+        sha256: a.sha256,
+        at: a.at,
+        by: a.by,
+      })),
+    ],
   }),
 };

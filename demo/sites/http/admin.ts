@@ -6,6 +6,7 @@
  * | method | path | does |
  * |---|---|---|
  * | GET | /__admin/writes (shop: also /__admin/orders; crm, billing: /__admin/changes) | committed writes, counts per idempotency key, attempts per key |
+ * | GET | /__admin/downloads | the files served as downloads (billing's invoice PDFs), counts per file |
  * | GET, DELETE | /__admin/requests | the request log (method, path, status, time) and POST counts by path; DELETE clears it |
  * | POST | /__admin/sessions/expire | ends every sign-in now |
  * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, latency, dedupe, refuseWrites, unavailable }` (`latency`: `{ p50Ms, p95Ms }` or null) |
@@ -115,6 +116,15 @@ export function handleAdmin<D>(rt: SiteRuntime<D>, req: SiteRequest): SiteRespon
         items,
         countsByKey: countBy(items.map((i) => i.key)),
         attemptsByKey: state.keyAttempts,
+      });
+    }
+    case 'GET /__admin/downloads': {
+      const items = rt.def.downloads?.(state.data) ?? [];
+      return json({
+        site: rt.def.info.name,
+        count: items.length,
+        items,
+        countsByFile: countBy(items.map((i) => i.file)),
       });
     }
     case 'GET /__admin/requests':

@@ -60,6 +60,8 @@ export interface SiteDefinition<D> {
   routes(router: Router, rt: SiteRuntime<D>): void;
   /** The committed writes (orders, record changes), each with its idempotency key. */
   writes(data: D): { kind: string; items: AdminWriteItem[] };
+  /** The files it served as downloads (reads, counted), each named by `file`; none when it serves none. */
+  downloads?(data: D): ({ file: string } & Record<string, unknown>)[];
 }
 
 export interface RequestLogEntry {

@@ -24,6 +24,7 @@ import type {
   OpenSessionOptions,
   SessionUsage,
 } from './types.ts';
+import { sdkVolumeApi } from './volumes.ts';
 import { startWriteGuard } from './write-guard.ts';
 
 export interface BrowserAdapterConfig {
@@ -90,15 +91,16 @@ export function sessionCdpUrl(baseUrl: string, sessionId: string, apiKey: string
 export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapter {
   const baseUrl = config.baseUrl || DEFAULT_ANCHOR_BASE_URL;
   let clientPromise: Promise<AnchorbrowserClient> | undefined;
-  const sessions = async (): Promise<AnchorbrowserClient['sessions']> => {
+  const client = (): Promise<AnchorbrowserClient> => {
     clientPromise ??= loadSdk().then(
       ({ default: Anchorbrowser }) => new Anchorbrowser({ apiKey: config.apiKey, baseURL: baseUrl }),
     );
     clientPromise.catch(() => {
       clientPromise = undefined;
     });
-    return (await clientPromise).sessions;
+    return clientPromise;
   };
+  const sessions = async (): Promise<AnchorbrowserClient['sessions']> => (await client()).sessions;
   const call = { timeout: config.callTimeoutMs ?? 30_000, maxRetries: config.maxRetries ?? 2 };
   // POST /v1/sessions takes no idempotency key: an SDK retry after a response was lost (a 5xx
   // or a timeout once Anchor had started the browser) would start a second session that
@@ -135,6 +137,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
   return {
     liveViewLink: (session, tenantId) =>
       liveViewLinkFor({ apiKey: config.apiKey, baseUrl }, session, tenantId, Date.now()),
+    volumes: sdkVolumeApi(client, call),
 
     async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
       const tags = tagList(options.tags ?? {});
@@ -147,7 +150,11 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
             },
             ...(options.profile ? { browser: { profile: options.profile } } : {}),
             ...(options.identityIds?.length ? { identities: options.identityIds.map((id) => ({ id })) } : {}),
-          },
+            // Not in the pinned SDK's `SessionCreateParams`; the SDK sends the body as given.
+            ...(options.volumes?.length
+              ? { volumes: options.volumes.map((v) => ({ id: v.volumeId, read_only: v.readOnly })) }
+              : {}),
+          } as Parameters<AnchorbrowserClient['sessions']['create']>[0],
           createCall,
         );
         const { id, cdp_url: cdpUrl, live_view_url: liveViewUrl } = res.data ?? {};

@@ -111,6 +111,7 @@ function noBrowserAccess(): BrowserAdapter {
     usage: refuse,
     runningSessions: refuse,
     liveViewLink: () => undefined,
+    volumes: { ensure: refuse, listFiles: refuse, readFile: refuse, writeFile: refuse },
   };
 }
 

@@ -36,7 +36,7 @@ function isTransientStatus(status: number): boolean {
  */
 export function translateApiError(
   err: unknown,
-  operation: 'create' | 'retrieve' | 'delete' | 'attach' | 'list',
+  operation: 'create' | 'retrieve' | 'delete' | 'attach' | 'list' | 'volumes',
   sessionId?: string,
 ): Error {
   if (!(err instanceof APIError)) return err instanceof Error ? err : new Error(String(err));

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { VolumeApi } from './volumes.ts';
 import type { WriteGuard, WriteGuardOptions } from './write-guard.ts';
 
 /** How to create a browser session: an account's profile, identities, and timeouts sized to the job. */
@@ -13,6 +14,8 @@ export interface OpenSessionOptions {
   maxDurationMinutes: number;
   /** Free-form tags stored with the session (job id, tenant). Never secrets. */
   tags?: Record<string, string>;
+  /** Team volumes to mount (Anchor's): a read-write one is where the browser saves downloads. */
+  volumes?: { volumeId: string; readOnly: boolean }[];
 }
 
 export interface OpenedSession {
@@ -80,4 +83,6 @@ export interface BrowserAdapter {
    * short-lived token (`live-view-token.ts`). Undefined when the provider gave none.
    */
   liveViewLink(session: { sessionId: string; liveViewUrl?: string }, tenantId: string): string | undefined;
+  /** The team's volumes and their files (files carried between sessions). */
+  volumes: VolumeApi;
 }

@@ -3,6 +3,7 @@ import { IdentitySignedOutError } from '../accounts/errors.ts';
 import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
+import { createJobFiles } from '../files/job-files.ts';
 import type { Job, LedgerEntry } from '../ledger/types.ts';
 import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
 import { TakeoverRequestedError } from '../playbooks/errors.ts';
@@ -102,6 +103,12 @@ export function stepContext(
       if (takeoverDone(entries, step.id)) return;
       throw new TakeoverRequestedError(step.id, reason);
     },
+    files: createJobFiles({
+      volumes: deps.browser.volumes,
+      volumeName: deps.settings.filesVolume,
+      tenantId: job.tenantId,
+      jobId: job.jobId,
+    }),
   };
 }
 

@@ -92,6 +92,14 @@ function writeGuardFromEnv(env: NodeJS.ProcessEnv): EngineSettings['writeGuard']
  * its browser session, so the session's idle timeout must outlast it: by default it is the
  * park-after time plus ten minutes (at least 30), and a configured one that is shorter is refused.
  */
+/** `BELAY_FILES_VOLUME`: the team volume's name (Anchor's rule: letters, digits, `_`, `-`). */
+function filesVolumeFromEnv(env: NodeJS.ProcessEnv): string {
+  const name = getOptionalStringFromEnv('BELAY_FILES_VOLUME', env) ?? 'belay-files';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    throw new ConfigError('BELAY_FILES_VOLUME', 'must be 1-64 of letters, digits, _ and -');
+  return name;
+}
+
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
   const parkAfterSeconds = getIntFromEnv('BELAY_PARK_AFTER_SECONDS', 900, { min: 1, max: 86_400 }, env);
   const coverMinutes = Math.ceil(parkAfterSeconds / 60) + 1;
@@ -122,6 +130,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSet
     // Longer than any task that does not renew (Finish: 180 s) in production; RunStep renews as it runs.
     leaseTtlSeconds: getIntFromEnv('BELAY_LEASE_TTL_SECONDS', 900, { min: 30 }, env),
     writeGuard: writeGuardFromEnv(env),
+    filesVolume: filesVolumeFromEnv(env),
   };
 }
 

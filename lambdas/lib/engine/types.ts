@@ -60,6 +60,8 @@ export interface EngineSettings {
    * log (`detect`). Both by default; `BELAY_WRITE_GUARD=detect|off` turns parts off.
    */
   writeGuard: { prevent: boolean; detect: boolean };
+  /** The team volume jobs' files are kept in (`BELAY_FILES_VOLUME`), created on first use. */
+  filesVolume: string;
 }
 
 export const DEFAULT_SETTINGS: EngineSettings = {
@@ -71,6 +73,7 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   parkAfterSeconds: 900,
   leaseTtlSeconds: 900,
   writeGuard: { prevent: true, detect: true },
+  filesVolume: 'belay-files',
 };
 
 /** Everything a handler's core needs, built once at the edge (cold start) and injected. */

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { z } from 'zod';
+import type { JobFiles } from '../files/job-files.ts';
 import type { Cost, Evidence } from '../ledger/types.ts';
 
 /**
@@ -194,6 +195,14 @@ export interface StepContext<I = Record<string, unknown>> {
   /** The step's own action record (agent steps); see {@link StepActions}. */
   actions: StepActions;
   /**
+   * The job's files in the team's volume (`tenants/<tenant>/jobs/<job>/`): a download saved
+   * there by one step, read back by a later one in another session or application. The
+   * application's sessions mount the volume when the playbook says so (`Playbook.files`).
+   * @example
+   * const invoice = await ctx.files.download('invoice.pdf', () => page.click('#download'));
+   */
+  files: JobFiles;
+  /**
    * Asks a person to act in the live browser (solve a challenge, pick what no rule can): the
    * job waits with the session's interactive live view in the console and the notification,
    * until the person presses Done and the step's precondition holds on the live page. This
@@ -309,6 +318,12 @@ export interface Playbook<I = Record<string, unknown>> {
   exampleInputs?: I;
   /** Only these tenants may run the playbook (default: every tenant). */
   tenants?: readonly string[];
+  /**
+   * Applications whose sessions mount the deployment's files volume, and how: `read-write`
+   * (the browser's downloads land in it) or `read-only`. Default: none mount it.
+   * @example files: { billing: 'read-write' }
+   */
+  files?: Readonly<Record<string, 'read-write' | 'read-only'>>;
   /**
    * Whose action cache its agent steps use. `tenant` (the default): each tenant's own.
    * `shared`: an entry whose every text is the playbook's own (placeholders, and words of the

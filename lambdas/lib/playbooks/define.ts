@@ -107,6 +107,15 @@ export function playbookProblems(playbook: unknown): string[] {
     problems.push('tenants: a list of tenant ids');
   if (p.actionCache !== undefined && p.actionCache !== 'tenant' && p.actionCache !== 'shared')
     problems.push('actionCache: tenant or shared');
+  if (p.files !== undefined) {
+    const entries = p.files && typeof p.files === 'object' ? Object.entries(p.files) : undefined;
+    if (!entries) problems.push("files: an object of application name -> 'read-write' or 'read-only'");
+    for (const [app, mode] of entries ?? []) {
+      if (!(app in applications)) problems.push(`files.${app}: not one of the playbook's applications`);
+      if (mode !== 'read-write' && mode !== 'read-only')
+        problems.push(`files.${app}: 'read-write' or 'read-only'`);
+    }
+  }
   if (p.exampleInputs !== undefined && schema && isFunction(schema.safeParse)) {
     const checked = (p.inputSchema as Playbook['inputSchema']).safeParse(p.exampleInputs);
     if (!checked.success)

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCount } from '../../../lambdas/lib/browser/adapter.ts';
 import type { BrowserAdapter, SessionUsage } from '../../../lambdas/lib/browser/types.ts';
+import { NO_VOLUMES } from '../../../lambdas/lib/browser/volumes.ts';
 import { endJobSessions, releaseJobResources } from '../../../lambdas/lib/engine/cleanup.ts';
 import type { EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
@@ -23,6 +24,7 @@ function provider(usage: Record<string, SessionUsage | Error>): BrowserAdapter &
     throw new Error('not used here');
   };
   return {
+    volumes: NO_VOLUMES,
     ended,
     openSession: unused,
     attach: unused,

@@ -10,6 +10,7 @@ import { awaitHuman } from '../../../lambdas/await-human/await-human.ts';
 import { ApprovalRejectedError, WaitAnsweredError } from '../../../lambdas/await-human/errors.ts';
 import { createAccountRegistry } from '../../../lambdas/lib/accounts/directory.ts';
 import { NO_ACTION_CACHE } from '../../../lambdas/lib/agent/cache/store.ts';
+import { NO_VOLUMES } from '../../../lambdas/lib/browser/volumes.ts';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../../lambdas/lib/evidence/store.ts';
@@ -31,6 +32,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
   return {
     ledger,
     browser: {
+      volumes: NO_VOLUMES,
       openSession: unused,
       attach: unused,
       detach: unused,

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import { SessionGoneError } from '../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../lambdas/lib/browser/types.ts';
+import { NO_VOLUMES } from '../../../lambdas/lib/browser/volumes.ts';
 import type { Evidence } from '../../../lambdas/lib/ledger/types.ts';
 import type { Application, Playbook, Step } from '../../../lambdas/lib/playbooks/contract.ts';
 import { createPlaybookRegistry, type PlaybookRegistry } from '../../../lambdas/lib/playbooks/registry.ts';
@@ -49,6 +50,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
   const jitter = (ms: number): number => ms * (0.5 + Math.random());
 
   const browser: BrowserAdapter = {
+    volumes: NO_VOLUMES,
     async openSession(_options: OpenSessionOptions) {
       opened += 1;
       const sessionId = `scripted_${opened}`;

@@ -4,6 +4,7 @@ import { registered } from '../../../../lambdas/lib/accounts/file-secret-store.t
 import type { WritableSecretStore } from '../../../../lambdas/lib/accounts/types.ts';
 import { SessionGoneError } from '../../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../../lambdas/lib/browser/types.ts';
+import { NO_VOLUMES } from '../../../../lambdas/lib/browser/volumes.ts';
 import type { Application, Credentials, Playbook, Step } from '../../../../lambdas/lib/playbooks/contract.ts';
 import { createPlaybookRegistry, type PlaybookRegistry } from '../../../../lambdas/lib/playbooks/registry.ts';
 
@@ -50,6 +51,7 @@ export function createFakeWorld(): FakeWorld {
     return s;
   };
   const browser: BrowserAdapter = {
+    volumes: NO_VOLUMES,
     async openSession(options: OpenSessionOptions) {
       const sessionId = `sess_${++next}_${Math.random().toString(36).slice(2, 8)}`;
       const tags = options.tags ?? {};
