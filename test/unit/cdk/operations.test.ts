@@ -98,7 +98,7 @@ describe('Construct: Operations (alarms, dashboard, watchdog schedule)', () => {
     expect(alarm).toMatchObject({ Threshold: 0, TreatMissingData: 'breaching' });
     const metrics = alarm.Metrics as { Id: string; Expression?: string }[];
     expect(metrics.find((m) => m.Expression)?.Expression).toBe(
-      'queued + running + waiting_approval + waiting_mfa + waiting_review',
+      'queued + running + waiting_approval + waiting_mfa + waiting_review + waiting_takeover',
     );
     expect(mathMetric(alarm, 'waiting_mfa')).toEqual({
       Namespace: 'Belay',
