@@ -103,6 +103,7 @@ describe('Function: watch', () => {
       WAITING_APPROVAL: 1,
       WAITING_MFA: 1,
       WAITING_REVIEW: 0,
+      WAITING_TAKEOVER: 0,
     });
     expect(report.stuck.map((s) => [s.jobId, s.status]).sort()).toEqual([
       ['gone-from-queue', 'QUEUED'],
@@ -111,7 +112,7 @@ describe('Function: watch', () => {
     ]);
     expect(report.queueDepth).toBe(2);
     expect(report.oldestQueuedSeconds).toBe(1060);
-    expect(report.oldestWaitSeconds).toEqual({ approval: 1060, mfa: 60, review: 0 });
+    expect(report.oldestWaitSeconds).toEqual({ approval: 1060, mfa: 60, review: 0, takeover: 0 });
     // acme holds one live lease of its free cap (5): the quiet runner's expired with its TTL
     // (900 s); globex holds none of starter's 25.
     expect(report.browsersInUse).toBe(1);
