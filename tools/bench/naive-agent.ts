@@ -18,8 +18,6 @@ import { demoCredentials } from '../../demo/accounts.ts';
 import { DEFAULT_LOCAL_LATENCY_MS, LocalPolicy } from '../../lambdas/lib/agent/local-policy.ts';
 import type { Policy } from '../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../lambdas/lib/agent/registry.ts';
-import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
-import { createJobFiles } from '../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
@@ -29,18 +27,7 @@ import {
   crmRecordsAgentInputSchema,
   crmRecordsAgentPlaybook,
 } from '../../playbooks/crm-records-agent/index.ts';
-import { browserChildren, type NaiveMessage } from './naive.ts';
-
-const quiet: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
-
-function say(message: NaiveMessage): void {
-  process.stdout.write(`${JSON.stringify(message)}\n`);
-}
+import { browserChildren, naiveFiles, prepare, quiet, say } from './naive.ts';
 
 /** The local policy, saying `model` for every decision and probe answer it makes. */
 function countingPolicy(latencyMs: number): Policy {
@@ -58,26 +45,6 @@ function countingPolicy(latencyMs: number): Policy {
       return d;
     },
   };
-}
-
-/** Precondition as the engine answers it: restore a wrong page, sign in when signed out. */
-async function prepare(
-  step: Step<CrmRecordsAgentInputs>,
-  page: import('playwright-core').Page,
-  ctx: StepContext<CrmRecordsAgentInputs>,
-): Promise<void> {
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const pre = await step.precondition(page, ctx);
-    if (pre.ok) return;
-    if (pre.reason === 'wrong_page') await step.restore(page, ctx);
-    else if (pre.reason === 'signed_out') {
-      const app = crmRecordsAgentPlaybook.applications[step.app];
-      if (!app) throw new Error(`no application ${step.app}`);
-      const signedIn = await app.signIn(page, ctx as unknown as StepContext);
-      if (signedIn.status !== 'signed_in') throw new Error(`${step.id}: sign-in needs a person`);
-    } else throw new Error(`${step.id}: ${pre.reason} (${pre.detail})`);
-  }
-  throw new Error(`${step.id}: the page never became ready`);
 }
 
 /** Runs the whole job once, from step one, in a new browser. */
@@ -116,12 +83,7 @@ export async function runNaiveAgent(options: {
         },
         credentials: { get: async () => demoCredentials('crm', options.username) },
         log: quiet,
-        files: createJobFiles({
-          volumes: NO_VOLUMES,
-          volumeName: 'none',
-          tenantId: 'naive',
-          jobId: options.jobId,
-        }),
+        files: naiveFiles(options.jobId),
         faultPoint: async (point, at) => {
           if (point !== 'action-executed' || options.crashAtStep !== index + 1) return;
           if (at?.action !== (options.crashAtAction ?? 1)) return;
@@ -135,7 +97,7 @@ export async function runNaiveAgent(options: {
           throw new Error(`a naive agent has no person to take over (asked: ${reason})`);
         },
       };
-      await prepare(step, page, ctx);
+      await prepare(crmRecordsAgentPlaybook, step, page, ctx);
       await step.run(page, ctx);
       evidence = await step.verify(page, ctx);
       if (evidence === null) throw new Error(`${step.id} did not verify`);

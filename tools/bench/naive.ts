@@ -20,7 +20,7 @@ import { demoCredentials } from '../../demo/accounts.ts';
 import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
 import { createJobFiles } from '../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
-import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
+import type { Logger, Playbook, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
 import { type CheckoutInputs, checkoutPlaybook } from '../../playbooks/checkout/index.ts';
@@ -40,14 +40,16 @@ export function checkoutInputs(): CheckoutInputs {
   return body.inputs;
 }
 
-const quiet: Logger = {
+/** A naive runner logs nothing but its JSON lines. */
+export const quiet: Logger = {
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,
 };
 
-function say(message: NaiveMessage): void {
+/** One JSON line on stdout, for the supervisor. */
+export function say(message: NaiveMessage): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
@@ -70,23 +72,29 @@ export function browserChildren(): number[] {
 }
 
 /** Precondition as the engine answers it: restore a wrong page, sign in when signed out. */
-async function prepare(
-  step: Step<CheckoutInputs>,
+export async function prepare<I>(
+  playbook: Playbook<I>,
+  step: Step<I>,
   page: Page,
-  ctx: StepContext<CheckoutInputs>,
+  ctx: StepContext<I>,
 ): Promise<void> {
   for (let attempt = 0; attempt < 4; attempt++) {
     const pre = await step.precondition(page, ctx);
     if (pre.ok) return;
     if (pre.reason === 'wrong_page') await step.restore(page, ctx);
     else if (pre.reason === 'signed_out') {
-      const app = checkoutPlaybook.applications[step.app];
+      const app = playbook.applications[step.app];
       if (!app) throw new Error(`no application ${step.app}`);
       const signedIn = await app.signIn(page, ctx as unknown as StepContext);
       if (signedIn.status !== 'signed_in') throw new Error(`${step.id}: sign-in needs a person`);
     } else throw new Error(`${step.id}: ${pre.reason} (${pre.detail})`);
   }
   throw new Error(`${step.id}: the page never became ready`);
+}
+
+/** A naive runner's files: none (it mounts no volume), refused if a step asks. */
+export function naiveFiles(jobId: string): StepContext['files'] {
+  return createJobFiles({ volumes: NO_VOLUMES, volumeName: 'none', tenantId: 'naive', jobId });
 }
 
 /** Runs the whole checkout once, from step one, in a new browser. */
@@ -130,12 +138,7 @@ export async function runNaiveCheckout(options: {
         },
         credentials: { get: async () => demoCredentials('shop', options.username) },
         log: quiet,
-        files: createJobFiles({
-          volumes: NO_VOLUMES,
-          volumeName: 'none',
-          tenantId: 'naive',
-          jobId: options.jobId,
-        }),
+        files: naiveFiles(options.jobId),
         faultPoint: async (point) => {
           if (point !== 'mid-action' || options.crashAtStep !== index + 1) return;
           say({ type: 'fault', index, id: step.id });
@@ -148,7 +151,7 @@ export async function runNaiveCheckout(options: {
           throw new Error(`a naive runner has no person to take over (asked: ${reason})`);
         },
       };
-      await prepare(step, page, ctx);
+      await prepare(checkoutPlaybook, step, page, ctx);
       await step.run(page, ctx);
       evidence = await step.verify(page, ctx);
       if (evidence === null) throw new Error(`${step.id} did not verify`);
