@@ -8,7 +8,8 @@
  * names); the signed-in and signed-out signs are the classic layout's test hooks, so a changed
  * layout shows up as one.
  */
-import { type FormSignInApplication, formSignIn, tid } from 'belay/sdk';
+import { clickAndWait, type FormSignInApplication, formSignIn, StepActionError, tid } from 'belay/sdk';
+import type { Page } from 'playwright-core';
 
 /** The application of demo site `name` (`shop`, `crm` or `billing`). */
 export function demoSite(name: 'shop' | 'crm' | 'billing'): FormSignInApplication {
@@ -37,3 +38,49 @@ export const shop: FormSignInApplication = demoSite('shop');
 export const crm: FormSignInApplication = demoSite('crm');
 /** The demo billing portal: billing accounts and their activity. */
 export const billing: FormSignInApplication = demoSite('billing');
+
+/** A demo site's list of records: its search field and submit, a result row and the row's link (test ids). */
+export interface DemoRecordList {
+  app: 'crm' | 'billing';
+  query: string;
+  searchSubmit: string;
+  row: string;
+  link: string;
+}
+
+export const CRM_CUSTOMERS: DemoRecordList = {
+  app: 'crm',
+  query: 'customer-query',
+  searchSubmit: 'customer-search-submit',
+  row: 'customer-row',
+  link: 'customer-link',
+};
+
+export const BILLING_ACCOUNTS: DemoRecordList = {
+  app: 'billing',
+  query: 'account-query',
+  searchSubmit: 'account-search-submit',
+  row: 'account-row',
+  link: 'account-link',
+};
+
+/** Searches a demo site's list for an email and opens the matching record (a step's action). */
+export async function openRecordByEmail(
+  page: Page,
+  email: string,
+  list: DemoRecordList,
+  stepId: string,
+): Promise<void> {
+  const wanted = email.toLowerCase();
+  await page.locator(tid(list.query)).fill(wanted);
+  await clickAndWait(page, tid(list.searchSubmit));
+  const rows = page.locator(tid(list.row));
+  const count = await rows.count();
+  for (let i = 0; i < count; i++) {
+    if ((await rows.nth(i).getAttribute('data-email'))?.toLowerCase() !== wanted) continue;
+    await rows.nth(i).locator(tid(list.link)).click();
+    await page.waitForLoadState('load').catch(() => undefined);
+    return;
+  }
+  throw new StepActionError(stepId, `${list.app} has no record for the customer's email`);
+}

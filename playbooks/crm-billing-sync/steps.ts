@@ -28,45 +28,39 @@ import {
   visibleWithin,
 } from 'belay/sdk';
 import type { Page } from 'playwright-core';
-import { billing as billingApplication, crm as crmApplication } from '../demo-sites.ts';
+import {
+  BILLING_ACCOUNTS,
+  billing as billingApplication,
+  CRM_CUSTOMERS,
+  crm as crmApplication,
+  type DemoRecordList,
+  openRecordByEmail,
+} from '../demo-sites.ts';
 import type { CrmBillingSyncInputs } from './inputs.ts';
 
 type S = Step<CrmBillingSyncInputs>;
 type Ctx = StepContext<CrmBillingSyncInputs>;
 
-interface Site {
-  app: 'crm' | 'billing';
+interface Site extends DemoRecordList {
   application: Application;
   listPath: string;
-  query: string;
-  searchSubmit: string;
-  row: string;
-  link: string;
   recordPath: RegExp;
   /** The element whose `data-*` hold the address shown. */
   address: string;
 }
 
 const CRM: Site = {
-  app: 'crm',
+  ...CRM_CUSTOMERS,
   application: crmApplication,
   listPath: '/customers',
-  query: 'customer-query',
-  searchSubmit: 'customer-search-submit',
-  row: 'customer-row',
-  link: 'customer-link',
   recordPath: /^\/customers\/[^/]+$/,
   address: 'record-address',
 };
 
 const BILLING: Site = {
-  app: 'billing',
+  ...BILLING_ACCOUNTS,
   application: billingApplication,
   listPath: '/accounts',
-  query: 'account-query',
-  searchSubmit: 'account-search-submit',
-  row: 'account-row',
-  link: 'account-link',
   recordPath: /^\/accounts\/[^/]+$/,
   address: 'billing-address',
 };
@@ -81,19 +75,8 @@ function startsAtList(site: Site): Pick<S, 'precondition' | 'restore'> {
 }
 
 /** Searches the list for the customer's email and opens the matching record. */
-async function openRecord(page: Page, ctx: Ctx, site: Site, stepId: string): Promise<void> {
-  const email = ctx.inputs.customerEmail.toLowerCase();
-  await page.locator(tid(site.query)).fill(email);
-  await clickAndWait(page, tid(site.searchSubmit));
-  const rows = page.locator(tid(site.row));
-  const count = await rows.count();
-  for (let i = 0; i < count; i++) {
-    if ((await rows.nth(i).getAttribute('data-email'))?.toLowerCase() !== email) continue;
-    await rows.nth(i).locator(tid(site.link)).click();
-    await page.waitForLoadState('load').catch(() => undefined);
-    return;
-  }
-  throw new StepActionError(stepId, `${site.app} has no record for the customer's email`);
+function openRecord(page: Page, ctx: Ctx, site: Site, stepId: string): Promise<void> {
+  return openRecordByEmail(page, ctx.inputs.customerEmail, site, stepId);
 }
 
 async function fillAddress(page: Page, ctx: Ctx): Promise<void> {

@@ -23,7 +23,14 @@ import {
   visibleWithin,
 } from 'belay/sdk';
 import type { Locator, Page } from 'playwright-core';
-import { billing as billingApplication, crm as crmApplication } from '../demo-sites.ts';
+import {
+  BILLING_ACCOUNTS,
+  billing as billingApplication,
+  CRM_CUSTOMERS,
+  crm as crmApplication,
+  type DemoRecordList,
+  openRecordByEmail,
+} from '../demo-sites.ts';
 import type { InvoiceHandoffInputs } from './inputs.ts';
 
 type S = Step<InvoiceHandoffInputs>;
@@ -39,40 +46,9 @@ export function invoiceFile(ctx: Ctx): string {
 }
 
 /** Searches a list for the customer's email and opens the matching record. */
-async function openRecord(
-  page: Page,
-  ctx: Ctx,
-  site: { app: string; query: string; submit: string; row: string; link: string },
-  stepId: string,
-): Promise<void> {
-  const email = ctx.inputs.customerEmail.toLowerCase();
-  await page.locator(tid(site.query)).fill(email);
-  await clickAndWait(page, tid(site.submit));
-  const rows = page.locator(tid(site.row));
-  const count = await rows.count();
-  for (let i = 0; i < count; i++) {
-    if ((await rows.nth(i).getAttribute('data-email'))?.toLowerCase() !== email) continue;
-    await rows.nth(i).locator(tid(site.link)).click();
-    await page.waitForLoadState('load').catch(() => undefined);
-    return;
-  }
-  throw new StepActionError(stepId, `${site.app} has no record for the customer's email`);
+function openRecord(page: Page, ctx: Ctx, list: DemoRecordList, stepId: string): Promise<void> {
+  return openRecordByEmail(page, ctx.inputs.customerEmail, list, stepId);
 }
-
-const BILLING = {
-  app: 'billing',
-  query: 'account-query',
-  submit: 'account-search-submit',
-  row: 'account-row',
-  link: 'account-link',
-};
-const CRM = {
-  app: 'crm',
-  query: 'customer-query',
-  submit: 'customer-search-submit',
-  row: 'customer-row',
-  link: 'customer-link',
-};
 
 /** The downloaded file's evidence, as the download step's checkpoint recorded it. */
 function downloaded(ctx: Ctx, stepId: string): { name: string; path: string; sha256: string; size: number } {
@@ -98,7 +74,7 @@ export const downloadInvoice: S = {
     const name = invoiceFile(ctx);
     // An attempt that died before its checkpoint saved it already: the file is the job's.
     if (await ctx.files.find(name)) return;
-    await openRecord(page, ctx, BILLING, DOWNLOAD_STEP);
+    await openRecord(page, ctx, BILLING_ACCOUNTS, DOWNLOAD_STEP);
     const link = page.locator(`${tid('invoice-download')}[data-invoice="${ctx.inputs.invoiceId}"]`);
     if ((await link.count()) === 0) {
       throw new StepActionError(
@@ -149,7 +125,7 @@ export const attachInvoice: S = {
     const file = downloaded(ctx, ATTACH_STEP);
     // The bytes the download step recorded, or a FileChangedError: never another file.
     const bytes = await ctx.files.read(file);
-    await openRecord(page, ctx, CRM, ATTACH_STEP);
+    await openRecord(page, ctx, CRM_CUSTOMERS, ATTACH_STEP);
     await page
       .locator(tid('attachment-file'))
       .setInputFiles({ name: file.name, mimeType: 'application/pdf', buffer: Buffer.from(bytes) });
@@ -173,7 +149,7 @@ export const attachInvoice: S = {
     try {
       await goto(page, appUrl(ctx, 'crm', '/customers'));
       if (await crmApplication.isSignedOut(page)) return { status: 'unknown', detail: 'signed out of crm' };
-      await openRecord(page, ctx, CRM, ATTACH_STEP);
+      await openRecord(page, ctx, CRM_CUSTOMERS, ATTACH_STEP);
     } catch (err) {
       return {
         status: 'unknown',
@@ -217,7 +193,7 @@ export const verifyAttachment: S = {
     path: '/customers',
     ready: tid('customer-query'),
   }),
-  run: (page, ctx) => openRecord(page, ctx, CRM, 'verify-attachment'),
+  run: (page, ctx) => openRecord(page, ctx, CRM_CUSTOMERS, 'verify-attachment'),
   async verify(page, ctx) {
     if (!isAt(page, ctx, 'crm', RECORD_PATH)) return null;
     if (!(await visibleWithin(page, `${tid('attachments')}, ${tid('attachments-empty')}`, READY_TIMEOUT_MS)))
