@@ -87,6 +87,7 @@ function exited(child: ChildProcess): Promise<void> {
 async function launch(port: number, options: DynamoDbLocalOptions, java: string): Promise<DynamoDbLocal> {
   const cwd = jarDirectory();
   const args = [
+    ...(options.jvmArgs ?? FAST_START_JVM_ARGS),
     '-Djava.library.path=./DynamoDBLocal_lib',
     '-jar',
     'DynamoDBLocal.jar',

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLedgerTable } from '../../../lambdas/lib/ledger/index.ts';
-import { createDynamoDbClient, startDynamoDbLocal } from '../../../local/dynamodb.ts';
+import { createDynamoDbClient, FAST_START_JVM_ARGS, startDynamoDbLocal } from '../../../local/dynamodb.ts';
 import { DynamoDbLocalStartError, JavaMissingError } from '../../../local/errors.ts';
 
 const dirs: string[] = [];
@@ -45,6 +46,9 @@ describe('Function: startDynamoDbLocal', () => {
       expect(first.endpoint).toBe(`http://127.0.0.1:${first.port}`);
       expect(isRunning(first.pid)).toBe(true);
       expect(childrenOf(first.pid)).toEqual([]);
+      // The JVM runs with the fast-start flags (C1 only, serial collector) unless told otherwise.
+      const argv = readFileSync(`/proc/${first.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv).toEqual(expect.arrayContaining([...FAST_START_JVM_ARGS]));
       const client = createDynamoDbClient(first.endpoint);
       await createLedgerTable(client, 'persisted-ledger');
       client.destroy();
