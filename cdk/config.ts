@@ -51,6 +51,13 @@ export const CONTEXT_KEYS = {
    * list). RunStep may invoke exactly the Bedrock ones. Default: none (`local` only).
    */
   agentModels: 'belay:agentModels',
+  /**
+   * `true` starts every function with `NODE_OPTIONS=--enable-source-maps`: stack traces name
+   * the TypeScript files, at a cost on every cold start and every stack trace (RunStep's browser
+   * library takes one per call). Default false: traces name the bundle's lines, and the source
+   * map shipped beside each bundle (`index.mjs.map`) maps them back.
+   */
+  sourceMaps: 'belay:sourceMaps',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -78,6 +85,8 @@ export interface BelayConfig {
   readonly playbookDirs: readonly string[];
   /** Model specs agent steps may use besides `local` (`BELAY_AGENT_MODELS`). */
   readonly agentModels: readonly string[];
+  /** Whether the functions run with `--enable-source-maps`. */
+  readonly sourceMaps: boolean;
 }
 
 /** What the app uses when a key is not set. */
@@ -91,6 +100,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   provisionedRunSteps: 0,
   playbookDirs: Object.freeze([]),
   agentModels: Object.freeze([]),
+  sourceMaps: false,
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -115,6 +125,11 @@ export function readConfig(scope: IConstruct): BelayConfig {
     provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
     playbookDirs: parsePlaybookDirs(CONTEXT_KEYS.playbooks, context(CONTEXT_KEYS.playbooks)),
     agentModels: parseAgentModels(context(CONTEXT_KEYS.agentModels)),
+    sourceMaps: parseBoolean(
+      CONTEXT_KEYS.sourceMaps,
+      context(CONTEXT_KEYS.sourceMaps),
+      DEFAULT_CONFIG.sourceMaps,
+    ),
   };
 }
 
@@ -144,10 +159,15 @@ export function parseLogRetention(value: unknown): RetentionDays {
 
 /** Parses `belay:nag`: `true`/`false` (boolean or string, as `--context` passes strings), default false. */
 export function parseNag(value: unknown): boolean {
-  if (value === undefined) return DEFAULT_CONFIG.nag;
+  return parseBoolean(CONTEXT_KEYS.nag, value, DEFAULT_CONFIG.nag);
+}
+
+/** Parses a `true`/`false` key (boolean or string, as `--context` passes strings). */
+function parseBoolean(key: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  throw new ConfigError(CONTEXT_KEYS.nag, value, "'true' or 'false'");
+  throw new ConfigError(key, value, "'true' or 'false'");
 }
 
 /**

@@ -15,10 +15,12 @@ import { createResolver, logicalIdOf, resourcesOfType, type TemplateResource } f
 
 /**
  * Variables of a function's environment in the template that the local stack takes as they
- * are (resolved to local names): they name a resource, and a function bound to none must not
- * get one locally either. Everything else (endpoints, the secret store, applications) is local.
+ * are (resolved to local names): a resource's name, which a function bound to none must not
+ * get locally either, and Node's options (`--enable-source-maps` with `belay:sourceMaps`), so a
+ * worker starts as the deployed function does. Everything else (endpoints, the secret store,
+ * applications) is local.
  */
-const TAKEN_VARIABLES = ['EVENT_BUS_NAME'] as const;
+const TAKEN_VARIABLES = ['EVENT_BUS_NAME', 'NODE_OPTIONS'] as const;
 
 /**
  * Variables the local stack takes only when the template sets them to `none`: a function

@@ -380,6 +380,7 @@ export class BelayStack extends Stack {
       logRetention: this.config.logRetention,
       logRemovalPolicy: this.config.removalPolicy,
       playbookRegistry: this.playbookRegistry,
+      sourceMaps: this.config.sourceMaps,
       ...props,
     });
   }

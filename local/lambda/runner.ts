@@ -158,7 +158,8 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       return Promise.resolve({ launch: SOURCE_LAUNCH, entry: resolvePath(REPO_ROOT, fn.config.entry) });
     workerLaunch ??= bundleHandler(WORKER_SCRIPT).then((script) => ({
       script,
-      execArgv: ['--enable-source-maps'],
+      // Node's options come from the function's environment (`NODE_OPTIONS`), as in Lambda.
+      execArgv: [],
     }));
     if (!fn.code) {
       const bundle = bundleHandler(

@@ -106,7 +106,9 @@ describe('Function: createLambdaRunner', () => {
   it('names the handler on the worker command line, running its bundle', async () => {
     const a = (await warm.invoke(ARN, {}, opts())) as Answer;
     const argv = readFileSync(`/proc/${a.pid}/cmdline`, 'utf8').split('\0');
-    expect(argv).toEqual(expect.arrayContaining(['--enable-source-maps', '--function', 'behaviors']));
+    expect(argv).toEqual(expect.arrayContaining(['--function', 'behaviors']));
+    // Node's options are the function's NODE_OPTIONS, as in Lambda: none on the command line.
+    expect(argv).not.toContain('--enable-source-maps');
     expect(argv).not.toContain('tsx');
     expect(argv.some((arg) => /\.local\/bundles\/local-lambda-worker-\w+\.mjs$/.test(arg))).toBe(true);
     expect(argv[argv.indexOf('--entry') + 1]).toMatch(

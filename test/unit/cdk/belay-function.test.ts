@@ -34,10 +34,9 @@ describe('Construct: BelayFunction', () => {
     });
   });
 
-  it('enables source maps through NODE_OPTIONS next to its own variables', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', STAGE: 'test' } },
-    });
+  it('starts Node without source maps by default: no NODE_OPTIONS next to its own variables', () => {
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(fn?.Properties.Environment.Variables).toEqual({ STAGE: 'test', BELAY_TRACING: 'xray' });
   });
 
   it('logs JSON to its own log group, kept one month and retained by default', () => {
@@ -98,6 +97,11 @@ describe('Construct: BelayFunction', () => {
     [{ memorySize: 2048 }, { MemorySize: 2048 }],
     [
       { environment: { NODE_OPTIONS: '--max-old-space-size=900' } },
+      { Environment: { Variables: { NODE_OPTIONS: '--max-old-space-size=900' } } },
+    ],
+    [{ sourceMaps: true }, { Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } } }],
+    [
+      { sourceMaps: true, environment: { NODE_OPTIONS: '--max-old-space-size=900' } },
       {
         Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=900' } },
       },

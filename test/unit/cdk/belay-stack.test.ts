@@ -178,7 +178,7 @@ describe('Stack: BelayStack', () => {
     const authorizerVars =
       template.findResources('AWS::Lambda::Function')[fnId('ApiAuthorizer')]?.Properties.Environment
         .Variables;
-    expect(Object.keys(authorizerVars).sort()).toEqual(['BELAY_TRACING', 'NODE_OPTIONS', 'TABLE_NAME']);
+    expect(Object.keys(authorizerVars).sort()).toEqual(['BELAY_TRACING', 'TABLE_NAME']);
   });
 
   it('deploys the ASL file unchanged, with exactly its placeholders substituted by the task functions', () => {

@@ -30,6 +30,7 @@ describe('Function: readConfig', () => {
       provisionedRunSteps: 0,
       playbookDirs: [],
       agentModels: [],
+      sourceMaps: false,
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });
@@ -43,6 +44,8 @@ describe('Function: readConfig', () => {
     [CONTEXT_KEYS.nag, true, { nag: true }],
     [CONTEXT_KEYS.nag, 'true', { nag: true }],
     [CONTEXT_KEYS.nag, 'false', { nag: false }],
+    [CONTEXT_KEYS.sourceMaps, 'true', { sourceMaps: true }],
+    [CONTEXT_KEYS.sourceMaps, false, { sourceMaps: false }],
     [
       CONTEXT_KEYS.applications,
       '{"shop":{"baseUrl":"https://shop.example.com"}}',
@@ -74,6 +77,7 @@ describe('Function: readConfig', () => {
     ],
     [CONTEXT_KEYS.logRetentionDays, 'a month', /'belay:logRetentionDays' must be .*1, 3, 5, 7, 14, 30/],
     [CONTEXT_KEYS.nag, 'yes', /'belay:nag' must be 'true' or 'false'; got "yes"/],
+    [CONTEXT_KEYS.sourceMaps, 'on', /'belay:sourceMaps' must be 'true' or 'false'; got "on"/],
     [CONTEXT_KEYS.applications, '{shop:', /'belay:applications' must be an object .* \(as JSON\)/],
     [CONTEXT_KEYS.apiRateLimit, '0', /'belay:apiRateLimit' must be a whole number from 1 to 1000000/],
     [CONTEXT_KEYS.apiBurstLimit, 'lots', /'belay:apiBurstLimit' must be a whole number/],
