@@ -13,6 +13,16 @@ export interface PlaybookEntry {
   source: string;
 }
 
+/**
+ * A playbook built on first use: its id is known without building it (a declarative one's
+ * `name@version`), so a handler that runs one playbook compiles only that one at cold start.
+ */
+export interface LazyPlaybookEntry {
+  id: string;
+  load(): Playbook;
+  source: string;
+}
+
 /** Where the engine and the API find playbooks. */
 export interface PlaybookRegistry {
   /**
@@ -26,8 +36,15 @@ export interface PlaybookRegistry {
   sourceOf(id: string): string | undefined;
 }
 
+function checked(playbook: Playbook, source: string): Playbook {
+  const problems = playbookProblems(playbook);
+  if (problems.length > 0) throw new PlaybookFileError(source, problems);
+  return playbook;
+}
+
 /**
- * A registry of `entries`, each checked as `definePlaybook` checks (whatever its module did).
+ * A registry of `entries`, each checked as `definePlaybook` checks (whatever its module did);
+ * a lazy entry when it is first built, and its id must be what it said.
  *
  * @throws PlaybookFileError naming the file and every problem of a playbook that is not valid
  * @throws DuplicatePlaybookError naming both files when two playbooks have one id
@@ -35,22 +52,40 @@ export interface PlaybookRegistry {
  * const registry = createPlaybookRegistry([{ playbook: checkout, source: 'playbooks/checkout/index.ts' }]);
  * registry.get('checkout@1').steps.length; // 14
  */
-export function createPlaybookRegistry(entries: readonly PlaybookEntry[]): PlaybookRegistry {
-  const byId = new Map<string, PlaybookEntry>();
+export function createPlaybookRegistry(
+  entries: readonly (PlaybookEntry | LazyPlaybookEntry)[],
+): PlaybookRegistry {
+  const byId = new Map<string, { source: string; playbook(): Playbook }>();
   for (const entry of entries) {
-    const problems = playbookProblems(entry.playbook);
-    if (problems.length > 0) throw new PlaybookFileError(entry.source, problems);
-    const earlier = byId.get(entry.playbook.id);
-    if (earlier) throw new DuplicatePlaybookError(entry.playbook.id, [earlier.source, entry.source]);
-    byId.set(entry.playbook.id, entry);
+    let id: string;
+    let get: () => Playbook;
+    if ('load' in entry) {
+      id = entry.id;
+      let built: Playbook | undefined;
+      get = () => {
+        if (built) return built;
+        const playbook = checked(entry.load(), entry.source);
+        if (playbook.id !== id)
+          throw new PlaybookFileError(entry.source, [`registered as ${id}, but its id is ${playbook.id}`]);
+        built = playbook;
+        return built;
+      };
+    } else {
+      const playbook = checked(entry.playbook, entry.source);
+      id = playbook.id;
+      get = () => playbook;
+    }
+    const earlier = byId.get(id);
+    if (earlier) throw new DuplicatePlaybookError(id, [earlier.source, entry.source]);
+    byId.set(id, { source: entry.source, playbook: get });
   }
   return {
     get(id) {
       const entry = byId.get(id);
       if (!entry) throw new UnknownPlaybookError(id, [...byId.keys()]);
-      return entry.playbook;
+      return entry.playbook();
     },
-    list: () => [...byId.values()].map((e) => e.playbook),
+    list: () => [...byId.values()].map((e) => e.playbook()),
     sourceOf: (id) => byId.get(id)?.source,
   };
 }

@@ -123,6 +123,47 @@ describe('createPlaybookRegistry', () => {
     expect((error as Error).message).toContain('a write needs a probe');
   });
 
+  it('builds a lazy entry on first use only, once, and checks it then', () => {
+    let builds = 0;
+    const registry = createPlaybookRegistry([
+      { playbook: playbook(), source: 'a/p/index.ts' },
+      {
+        id: 'q@1',
+        load: () => {
+          builds++;
+          return playbook({ name: 'q', id: 'q@1' });
+        },
+        source: 'b/q.playbook.yaml',
+      },
+    ]);
+    expect(builds).toBe(0);
+    expect(registry.get('p@1').id).toBe('p@1');
+    expect(builds).toBe(0);
+    expect(registry.sourceOf('q@1')).toBe('b/q.playbook.yaml');
+    expect(registry.get('q@1').id).toBe('q@1');
+    expect(registry.list().map((p) => p.id)).toEqual(['p@1', 'q@1']);
+    expect(builds).toBe(1);
+  });
+
+  it('refuses a lazy entry whose playbook is not the id it was registered as, or not valid', () => {
+    const registry = createPlaybookRegistry([
+      { id: 'r@1', load: () => playbook(), source: 'r.playbook.yaml' },
+      {
+        id: 's@1',
+        load: () => ({ ...playbook({ name: 's', id: 's@1' }), steps: [{ ...read, kind: 'write' as const }] }),
+        source: 's.playbook.yaml',
+      },
+    ]);
+    expect(() => registry.get('r@1')).toThrow(/^r\.playbook\.yaml:\n  registered as r@1, but its id is p@1$/);
+    expect(() => registry.get('s@1')).toThrow(/a write needs a probe/);
+    expect(() =>
+      createPlaybookRegistry([
+        { playbook: playbook(), source: 'a/p/index.ts' },
+        { id: 'p@1', load: () => playbook(), source: 'b/p.playbook.yaml' },
+      ]),
+    ).toThrow(new DuplicatePlaybookError('p@1', ['a/p/index.ts', 'b/p.playbook.yaml']));
+  });
+
   it('limits a playbook to its tenants when it names them', () => {
     expect(tenantMayRun(playbook(), 'acme')).toBe(true);
     expect(tenantMayRun(playbook({ tenants: ['demo'] }), 'acme')).toBe(false);

@@ -1,7 +1,8 @@
 /**
  * The registry module a bundle gets as `#belay/playbooks`: generated from the playbooks that
  * `loadPlaybooks` found (and checked), it imports each TypeScript playbook and carries each
- * declarative one as its parsed, checked JSON, so a handler loads them exactly as start-up did.
+ * declarative one as its parsed, checked JSON, compiled when the handler first asks for it, so a
+ * handler loads them exactly as start-up did and compiles only those it runs.
  *
  * The file is written under `.local/playbooks/` named by its content's hash, and only when it
  * does not exist yet: an unchanged set of playbooks keeps its file (and its modification time),
@@ -41,8 +42,10 @@ export function registryModuleSource(loaded: { playbooks: readonly RegistryEntry
       lines.push(`import playbook${i} from ${JSON.stringify(p.file)};`);
       entries.push(`  { playbook: playbook${i}, source: ${JSON.stringify(p.source)} },`);
     } else {
+      // Compiled on first use: a handler compiles only the playbook its job runs.
+      const id = `${p.spec.name}@${p.spec.version}`;
       entries.push(
-        `  { playbook: compileDeclarative(${JSON.stringify(p.spec)}, ${JSON.stringify(p.source)}), source: ${JSON.stringify(p.source)} },`,
+        `  { id: ${JSON.stringify(id)}, load: () => compileDeclarative(${JSON.stringify(p.spec)}, ${JSON.stringify(p.source)}), source: ${JSON.stringify(p.source)} },`,
       );
     }
   });
