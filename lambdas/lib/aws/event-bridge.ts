@@ -1,6 +1,7 @@
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { traced } from '../observability/tracing.ts';
 import { clientConfigFromEnv } from './endpoint.ts';
-import { EventBridgeClient } from './sdk/client-eventbridge.ts';
+import { eventBridgeSdk } from './sdk/client-eventbridge.ts';
 
 let client: EventBridgeClient | undefined;
 
@@ -9,6 +10,8 @@ let client: EventBridgeClient | undefined;
  * (traced where tracing is on); `EVENTBRIDGE_ENDPOINT` points it at the local event bus.
  */
 export function eventBridgeClient(env: NodeJS.ProcessEnv = process.env): EventBridgeClient {
-  client ??= traced(new EventBridgeClient(clientConfigFromEnv('EVENTBRIDGE_ENDPOINT', env)));
+  client ??= traced(
+    new (eventBridgeSdk().EventBridgeClient)(clientConfigFromEnv('EVENTBRIDGE_ENDPOINT', env)),
+  );
   return client;
 }

@@ -1,5 +1,6 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import { clientConfigFromEnv } from './endpoint.ts';
-import { S3Client } from './sdk/client-s3.ts';
+import { s3Sdk } from './sdk/client-s3.ts';
 
 /**
  * The process's S3 client (screenshots); `S3_ENDPOINT` points it at the local stack's
@@ -7,6 +8,7 @@ import { S3Client } from './sdk/client-s3.ts';
  * sent checksums only where S3 requires them.
  */
 export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client {
+  const { S3Client } = s3Sdk();
   const config = clientConfigFromEnv('S3_ENDPOINT', env);
   if (!config.endpoint) return new S3Client({});
   return new S3Client({

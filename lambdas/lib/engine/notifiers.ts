@@ -1,5 +1,5 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { PutEventsCommand } from '../aws/sdk/client-eventbridge.ts';
+import { eventBridgeSdk } from '../aws/sdk/client-eventbridge.ts';
 import type { BelayLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
 import type { WaitEvent, WaitNotifier } from './types.ts';
@@ -85,7 +85,7 @@ export function eventBridgeNotifier(
       for (let attempt = 1; attempt <= NOTIFY_ATTEMPTS; attempt++) {
         if (attempt > 1) await new Promise((r) => setTimeout(r, delay * 2 ** (attempt - 2)));
         try {
-          const res = await client.send(new PutEventsCommand({ Entries: [entry] }));
+          const res = await client.send(new (eventBridgeSdk().PutEventsCommand)({ Entries: [entry] }));
           if (!res.FailedEntryCount) {
             options.log?.info(waitingMessage(event), fields);
             return;

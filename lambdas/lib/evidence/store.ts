@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '../aws/sdk/client-s3.ts';
+import { s3Sdk } from '../aws/sdk/client-s3.ts';
 import { ScreenshotNotFoundError, ScreenshotsDisabledError } from './errors.ts';
 
 /**
@@ -42,14 +42,20 @@ export function screenshotName(stepIndex: number, step: string, reason: string):
  * const store = createS3ScreenshotStore(s3ClientFromEnv(), 'belay-screenshots-123');
  * const { key } = await store.put({ tenantId, jobId }, screenshotName(13, 'place-order', 'after-write'), jpeg);
  */
-export function createS3ScreenshotStore(client: S3Client, bucket: string): ScreenshotStore {
+export function createS3ScreenshotStore(
+  client: S3Client | (() => S3Client),
+  bucket: string,
+): ScreenshotStore {
+  // A function builds the client (and loads the SDK) at the first screenshot, not with the store.
+  const s3 = (): S3Client => (typeof client === 'function' ? client() : client);
   return {
     enabled: true,
     async put(ref, name, body) {
       if (!NAME.test(name)) throw new TypeError(`not a screenshot name: ${JSON.stringify(name)}`);
       const key = screenshotPrefix(ref.tenantId, ref.jobId) + name;
       const sha256 = createHash('sha256').update(body).digest('hex');
-      await client.send(
+      const { PutObjectCommand } = s3Sdk();
+      await s3().send(
         new PutObjectCommand({
           Bucket: bucket,
           Key: key,
@@ -64,8 +70,9 @@ export function createS3ScreenshotStore(client: S3Client, bucket: string): Scree
       const prefix = screenshotPrefix(ref.tenantId, ref.jobId);
       if (!key.startsWith(prefix) || !NAME.test(key.slice(prefix.length)))
         throw new ScreenshotNotFoundError();
+      const { GetObjectCommand, NoSuchKey } = s3Sdk();
       try {
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const res = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         if (!res.Body) throw new ScreenshotNotFoundError();
         return Buffer.from(await res.Body.transformToByteArray());
       } catch (err) {

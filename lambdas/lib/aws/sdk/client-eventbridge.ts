@@ -8,9 +8,13 @@ import { createRequire } from 'node:module';
  */
 type Module = typeof import('@aws-sdk/client-eventbridge');
 
-const sdk = createRequire(import.meta.url)('@aws-sdk/client-eventbridge') as Module;
+let sdk: Module | undefined;
 
-export const { EventBridgeClient, PutEventsCommand } = sdk;
+/** The package, required on first use: only a step that asks a person tells EventBridge. */
+export function eventBridgeSdk(): Module {
+  sdk ??= createRequire(import.meta.url)('@aws-sdk/client-eventbridge') as Module;
+  return sdk;
+}
 
 export type EventBridgeClient = import('@aws-sdk/client-eventbridge').EventBridgeClient;
 export type PutEventsCommand = import('@aws-sdk/client-eventbridge').PutEventsCommand;

@@ -8,9 +8,16 @@ import { createRequire } from 'node:module';
  */
 type Module = typeof import('@aws-sdk/client-s3');
 
-const sdk = createRequire(import.meta.url)('@aws-sdk/client-s3') as Module;
+let sdk: Module | undefined;
 
-export const { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } = sdk;
+/**
+ * The package, required on first use: RunStep stores a screenshot only at some steps, so a
+ * cold start that takes none never loads it.
+ */
+export function s3Sdk(): Module {
+  sdk ??= createRequire(import.meta.url)('@aws-sdk/client-s3') as Module;
+  return sdk;
+}
 
 export type GetObjectCommand = import('@aws-sdk/client-s3').GetObjectCommand;
 export type NoSuchKey = import('@aws-sdk/client-s3').NoSuchKey;
