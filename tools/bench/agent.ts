@@ -4,15 +4,20 @@
  * wall time of a first run (empty action cache), a second run with other input values (the
  * cache), a run after the CRM's layout changed (heals), and a crash after the first action of
  * step 12 for Belay against the naive agent, which restarts from step one in a new browser and
- * asks the model again for every action. A real provider is not run by this section.
+ * asks the model again for every action. `--agent-model <spec>` runs both on a hosted model
+ * instead, configured from the environment as a deployment is (`BELAY_AGENT_*`), or with
+ * `--model-server` on the loopback provider (`local/model-server.ts`: the real Anthropic SDK and
+ * wire format, the local policy's decisions, tokens counted), with no network.
  */
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
 import { cachePk } from '../../lambdas/lib/agent/cache/store.ts';
 import { agentCountersByStep, sumAgentCounters } from '../../lambdas/lib/agent/counters.ts';
 import { DEFAULT_LOCAL_LATENCY_MS } from '../../lambdas/lib/agent/local-policy.ts';
+import { parseModelSpec } from '../../lambdas/lib/agent/model-spec.ts';
 import { priceCost } from '../../lambdas/lib/cost/rates.ts';
 import { type Cost, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
+import { type ModelServer, startModelServer } from '../../local/model-server.ts';
 import type { CrmRecordsAgentInputs } from '../../playbooks/crm-records-agent/index.ts';
 import type { BenchJob, BenchStack } from './belay.ts';
 import type { BenchContext, MeasuredRun } from './context.ts';
@@ -27,6 +32,82 @@ export const AGENT_CRASH_ACTION = 1;
 const CRM_ACCOUNT = 'acct_demo_crm';
 const CRM_USERNAME = 'ada@example.com';
 const NAIVE_AGENT_SCRIPT = new URL('./naive-agent.ts', import.meta.url).pathname;
+
+/** The model the section's agents ask, and what the stack and the naive agent need to reach it. */
+export interface AgentModelSetup {
+  /** The model spec (`local`, `anthropic:claude-haiku-4-5`, ...). */
+  model: string;
+  /** Added to the stack's functions and the naive agent's environment. */
+  env: Record<string, string>;
+  /** The loopback provider answering for the model (with `--model-server`). */
+  server?: ModelServer;
+  /** How the report names the model. */
+  label: string;
+}
+
+/** The variables each provider needs a key (or region) in, as a deployment reads them. */
+const PROVIDER_VARIABLES = {
+  anthropic: ['BELAY_AGENT_ANTHROPIC_API_KEY', 'BELAY_AGENT_ANTHROPIC_BASE_URL'],
+  openai: ['BELAY_AGENT_OPENAI_API_KEY', 'BELAY_AGENT_OPENAI_BASE_URL'],
+  bedrock: [
+    'AWS_REGION',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'BELAY_AGENT_BEDROCK_BASE_URL',
+  ],
+} as const;
+
+/**
+ * What `--agent-model` and `--model-server` ask for, checked before anything starts: `local`;
+ * a hosted model whose key (Bedrock: region) the environment holds; or, with the loopback
+ * server, an `anthropic:` model answered on 127.0.0.1.
+ *
+ * @throws Error naming the option or the missing variable
+ */
+export async function agentModelSetup(
+  model: string,
+  modelServer: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<AgentModelSetup> {
+  const spec = parseModelSpec(model);
+  if (!spec)
+    throw new Error(
+      `--agent-model: "${model}" is not a model spec (local, anthropic:<id>, openai:<id>, bedrock:<id>)`,
+    );
+  if (spec.provider === 'local') {
+    if (modelServer)
+      throw new Error('--model-server answers for an anthropic: model; --agent-model is local');
+    return {
+      model,
+      env: {},
+      label: `the local policy (${DEFAULT_LOCAL_LATENCY_MS} ms a decision, simulated)`,
+    };
+  }
+  if (modelServer) {
+    if (spec.provider !== 'anthropic')
+      throw new Error(
+        `--model-server speaks Anthropic's Messages API: use an anthropic: model, not ${model}`,
+      );
+    const server = await startModelServer({ latencyMs: DEFAULT_LOCAL_LATENCY_MS });
+    return {
+      model,
+      server,
+      env: {
+        BELAY_AGENT_MODELS: model,
+        BELAY_AGENT_ANTHROPIC_API_KEY: 'sk-ant-loopback',
+        BELAY_AGENT_ANTHROPIC_BASE_URL: server.url,
+      },
+      label: `${model} on the loopback provider (local policy's decisions, ${DEFAULT_LOCAL_LATENCY_MS} ms each)`,
+    };
+  }
+  const names = PROVIDER_VARIABLES[spec.provider];
+  const required = names[0];
+  if (!env[required]) throw new Error(`--agent-model ${model} needs ${required} in the environment`);
+  const passed: Record<string, string> = { BELAY_AGENT_MODELS: model };
+  for (const name of names) if (env[name]) passed[name] = env[name] as string;
+  return { model, env: passed, label: `${model} (the provider's own model)` };
+}
 
 /** The job's inputs, different in every value for each `variant` (so no field already shows its value). */
 export function agentInputs(variant: number): CrmRecordsAgentInputs {
@@ -326,6 +407,16 @@ async function sampleOf(b: BenchStack, run: MeasuredRun): Promise<AgentRunSample
   };
 }
 
+function modelNote(setup: AgentModelSetup, latencyMs: number): string {
+  if (setup.model === 'local')
+    return `Model: the local rule-based policy, which waits ${latencyMs} ms a decision (simulated) and uses no tokens, so tokens and model dollars are 0.`;
+  if (setup.server) {
+    const s = setup.server.stats();
+    return `Model: ${setup.model} through the real Anthropic SDK and wire format, answered by the loopback provider (local/model-server.ts): the local policy's decisions from the prompt's observation, ${latencyMs} ms each; tokens are its count (4 characters a token), priced at the model's rate in rates.ts. It answered ${s.calls} calls, ${s.inputTokens} input and ${s.outputTokens} output tokens in all.`;
+  }
+  return `Model: ${setup.model} at its provider, configured from this process's environment as a deployment is; tokens as the provider reported them, priced at the model's rate in rates.ts.`;
+}
+
 function naiveSample(run: NaiveRun): NaiveAgentSample {
   return {
     wallMs: run.wallMs,
@@ -333,15 +424,17 @@ function naiveSample(run: NaiveRun): NaiveAgentSample {
     usage: run.usage,
     stepsExecuted: run.stepsExecuted,
     killToVerifiedMs: run.killToVerifiedMs,
-    usd: priceUsage({ browserSeconds: run.wallMs / 1000, modelTokens: run.usage }),
+    usd: priceUsage({ browserSeconds: run.wallMs / 1000, modelTokens: run.usage, modelUsd: run.modelUsd }),
   };
 }
 
 /** Runs the section: `runs` rounds of first, second, layout-change and crashed Belay runs, and the naive agent clean and crashed. */
 export async function runAgent(
   ctx: BenchContext,
-  options: { runs: number },
+  options: { runs: number; model?: AgentModelSetup },
 ): Promise<{ result: SectionResult; samples: AgentSamples }> {
+  const setup = options.model ?? (await agentModelSetup('local', false));
+  const hosted = setup.model !== 'local';
   const b = await ctx.stack('warm');
   const started = performance.now();
   const load = loadAverage();
@@ -361,7 +454,12 @@ export async function runAgent(
   };
   let variant = 0;
   const job = (extra: Partial<BenchJob> = {}): BenchJob => ({
-    body: { playbook: AGENT_PLAYBOOK, inputs: agentInputs(++variant), accounts: { crm: CRM_ACCOUNT } },
+    body: {
+      playbook: AGENT_PLAYBOOK,
+      inputs: agentInputs(++variant),
+      accounts: { crm: CRM_ACCOUNT },
+      ...(hosted ? { model: setup.model } : {}),
+    },
     ...extra,
   });
   const belay = (kind: string, j: BenchJob, crash = false): Promise<MeasuredRun> =>
@@ -416,6 +514,8 @@ export async function runAgent(
           ctx.jobId(kind),
           '--latency-ms',
           String(latencyMs),
+          '--model',
+          setup.model,
           '--inputs',
           JSON.stringify(agentInputs(++variant)),
         ],
@@ -433,6 +533,7 @@ export async function runAgent(
             }
           : {}),
         log: ctx.log,
+        env: setup.env,
       });
     const clean = naiveSample(await naive('naive-agent-clean', false));
     samples.naiveClean.push(clean);
@@ -444,14 +545,14 @@ export async function runAgent(
   }
   const result: SectionResult = {
     section: 'agent',
-    title: `A model in the loop: ${AGENT_PLAYBOOK} (14 steps, 13 agent steps) on the local policy (${latencyMs} ms a decision, simulated)`,
+    title: `A model in the loop: ${AGENT_PLAYBOOK} (14 steps, 13 agent steps) on ${setup.label}`,
     loadAverage: { start: load, end: loadAverage() },
     figures: agentFigures(samples),
     notes: [
-      `Model: the local rule-based policy, which waits ${latencyMs} ms a decision (simulated) and uses no tokens, so tokens and model dollars are 0; a real provider is not run by this section.`,
+      modelNote(setup, latencyMs),
       "First run: the tenant's cache entries of the playbook removed first. Second run: other values for every input, the cache as the first run left it. Layout change: the CRM switched to its changed layout (buttons renamed, test hooks renamed, navigation moved), other inputs again.",
       `Crash: the RunStep worker is SIGKILLed once the first action of step 12 (filling the email) ran, before the save; Step Functions retries, a new worker reattaches and replays the recorded action from the ledger, then asks the model from there. The crashed run starts from an empty cache, like the first run it is compared with.`,
-      'Naive agent: one process runs every step with its own Chromium, asking the local policy (same latency) for every action, with no ledger and no cache; killed at the same point, it is restarted at once from step one in a new browser (no restart delay charged).',
+      'Naive agent: one process runs every step with its own Chromium, asking the same model for every action, with no ledger and no cache; killed at the same point, it is restarted at once from step one in a new browser (no restart delay charged).',
       "Model calls: Belay's from the job's ledger (every decision paid for, failed attempts' included; cached actions are none); the naive agent's counted as its policy answered, the killed process's included.",
       'Every Belay run ended SUCCEEDED with each step verified on the saved record; every naive run verified each step on the page.',
     ],

@@ -24,6 +24,8 @@ export async function startBenchStack(options: {
   dataDir: string;
   mode: 'warm' | 'cold';
   log: (line: string) => void;
+  /** Added to the functions' environment. */
+  env?: Record<string, string>;
 }): Promise<BenchStack> {
   const events = new EventEmitter<{ history: [HistoryEvent] }>();
   events.setMaxListeners(100);
@@ -34,7 +36,7 @@ export async function startBenchStack(options: {
     apiPort: 0,
     lambdaMode: options.mode,
     resume: false,
-    env: { BELAY_DEFAULT_PLAN: 'free' },
+    env: { BELAY_DEFAULT_PLAN: 'free', ...options.env },
     log: (line) => options.log(`  [${options.mode} stack] ${line}`),
     onHistoryEvent: (event) => events.emit('history', event),
   });

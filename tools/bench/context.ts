@@ -53,7 +53,11 @@ export class BenchContext {
   readonly #runId = new Date().toISOString().replace(/\D/g, '').slice(2, 14);
   #seq = 0;
 
+  /** Added to the stacks' function environment (the agent section's model provider). */
+  readonly stackEnv: Record<string, string>;
+
   constructor(options: {
+    stackEnv?: Record<string, string>;
     runs: number;
     browserRuns: number;
     dataDir: string;
@@ -61,6 +65,7 @@ export class BenchContext {
     verbose?: boolean;
   }) {
     this.verbose = options.verbose ?? false;
+    this.stackEnv = options.stackEnv ?? {};
     this.runs = options.runs;
     this.browserRuns = options.browserRuns;
     this.dataDir = options.dataDir;
@@ -90,7 +95,7 @@ export class BenchContext {
     const existing = this.#stacks.get(mode);
     if (existing) return existing;
     this.log(`starting the ${mode} local stack (lambdaMode '${mode}', browser cap 5)`);
-    const b = await startBenchStack({ dataDir: this.dataDir, mode, log: this.log });
+    const b = await startBenchStack({ dataDir: this.dataDir, mode, log: this.log, env: this.stackEnv });
     this.#stacks.set(mode, b);
     this.pids.add(b.stack.dynamodb.pid);
     b.stack.lambdas.events.on('worker-spawned', (e) => this.pids.add(e.pid));

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [--json] [--runs N] [--browser-runs N] [--sections recovery,overhead,cost,concurrency,browser]`
  * `npm run bench -- --sections scale [--scale-jobs 1000] [--scale-tenants 10]`: the load simulation (`scale/run.ts`)
- * `npm run bench -- --sections agent [--agent-runs 1]`: a model in the loop (`agent.ts`)
+ * `npm run bench -- --sections agent [--agent-runs 1] [--agent-model <spec> [--model-server]]`: a model in the loop (`agent.ts`)
  * `--site-latency p50=300,p95=1200`: the recovery section runs again with the shop answering that slowly
  *
  * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
@@ -20,7 +20,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { LatencyProfile } from '../../demo/sites/http/latency.ts';
 import { siteLatencyArgument } from '../../demo/sites/latency-option.ts';
 import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
-import { runAgent } from './agent.ts';
+import { agentModelSetup, runAgent } from './agent.ts';
 import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
 import { BenchContext } from './context.ts';
@@ -51,6 +51,8 @@ interface Options {
   scaleTimeoutMinutes: number;
   scaleSockets: number;
   agentRuns: number;
+  agentModel: string;
+  modelServer: boolean;
   siteLatency?: LatencyProfile;
 }
 
@@ -92,6 +94,16 @@ function parseOptions(argv: string[]): Options {
       siteLatencyArgument,
     )
     .option('--agent-runs <n>', 'agent: rounds of its runs (each round is about six jobs)', positive, 1)
+    .option(
+      '--agent-model <spec>',
+      "agent: the model Belay's and the naive agent's steps ask (anthropic:<id>, openai:<id>, bedrock:<id>), its key from BELAY_AGENT_* as a deployment reads it",
+      'local',
+    )
+    .option(
+      '--model-server',
+      'agent: answer the anthropic: model on the loopback provider (local policy decisions, real SDK and wire format, no network)',
+      false,
+    )
     .option('--scale-jobs <n>', 'scale: jobs submitted at once', positive, 1000)
     .option('--scale-tenants <n>', 'scale: tenants they are spread over', positive, 10)
     .option('--scale-timeout-minutes <n>', 'scale: give up after this long', positive, 30)
@@ -130,7 +142,12 @@ async function attempt<T>(report: BenchReport, name: string, fn: () => Promise<T
 
 async function main(options: Options): Promise<number> {
   const report = newReport(options.runs, options.browserRuns);
+  // Checked before anything starts: a missing key fails here, not after the other sections.
+  const agentModel = options.sections.includes('agent')
+    ? await agentModelSetup(options.agentModel, options.modelServer)
+    : undefined;
   const ctx = new BenchContext({
+    stackEnv: agentModel?.env ?? {},
     runs: options.runs,
     browserRuns: options.browserRuns,
     dataDir: await mkdtemp(join(tmpdir(), 'belay-bench-')),
@@ -192,7 +209,9 @@ async function main(options: Options): Promise<number> {
       }
     }
     if (want('agent')) {
-      const r = await attempt(report, 'agent', () => runAgent(ctx, { runs: options.agentRuns }));
+      const r = await attempt(report, 'agent', () =>
+        runAgent(ctx, { runs: options.agentRuns, ...(agentModel ? { model: agentModel } : {}) }),
+      );
       if (r) {
         results.set('agent', r.result);
         raw.agent = r.samples;
@@ -239,6 +258,7 @@ async function main(options: Options): Promise<number> {
     }
   } finally {
     await ctx.close();
+    await agentModel?.server?.close();
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
   }

@@ -1,6 +1,7 @@
 /**
  * The naive agent: runs `crm-records-agent@1`'s fourteen steps in ONE process, with its own
- * headless Chromium, its agent steps asking the local policy (with its simulated latency) for
+ * headless Chromium, its agent steps asking the local policy (with its simulated latency), or
+ * the model `--model` names (configured from the environment as a deployment's is), for
  * every action, and keeps nothing anywhere else: no ledger, no action cache. When the process
  * dies, its supervisor (`naive-runner.ts`) starts it again from step one in a new browser,
  * which asks the model again for every action. It prints the naive runner's JSON lines, and
@@ -16,10 +17,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { chromium } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
 import { DEFAULT_LOCAL_LATENCY_MS, LocalPolicy } from '../../lambdas/lib/agent/local-policy.ts';
-import type { Policy } from '../../lambdas/lib/agent/policy.ts';
+import { agentConfigFromEnv, policyFor } from '../../lambdas/lib/agent/models.ts';
+import type { ModelCall, Policy } from '../../lambdas/lib/agent/policy.ts';
 import { configureAgentModels } from '../../lambdas/lib/agent/registry.ts';
+import { modelCallUsd } from '../../lambdas/lib/cost/rates.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
-import type { Logger, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
+import type { StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
 import { DEFAULT_CHROMIUM_PATH, QUIET_CHROMIUM_FLAGS } from '../../local/chromium.ts';
 import {
@@ -29,19 +32,20 @@ import {
 } from '../../playbooks/crm-records-agent/index.ts';
 import { browserChildren, naiveFiles, prepare, quiet, say } from './naive.ts';
 
-/** The local policy, saying `model` for every decision and probe answer it makes. */
-function countingPolicy(latencyMs: number): Policy {
-  const local = new LocalPolicy({ latencyMs });
+/** `policy`, saying `model` (tokens and dollars) for every decision and probe answer it makes. */
+function countingPolicy(policy: Policy): Policy {
+  const count = (d: ModelCall): void =>
+    say({ type: 'model', usage: d.tokens.input + d.tokens.output, usd: modelCallUsd(d.model, d.tokens) });
   return {
-    spec: local.spec,
+    spec: policy.spec,
     decide: async (observation) => {
-      const d = await local.decide(observation);
-      say({ type: 'model', usage: d.tokens.input + d.tokens.output });
+      const d = await policy.decide(observation);
+      count(d);
       return d;
     },
     answerProbe: async (observation) => {
-      const d = await local.answerProbe(observation);
-      say({ type: 'model', usage: d.tokens.input + d.tokens.output });
+      const d = await policy.answerProbe(observation);
+      count(d);
       return d;
     },
   };
@@ -54,12 +58,20 @@ export async function runNaiveAgent(options: {
   jobId: string;
   inputs: CrmRecordsAgentInputs;
   latencyMs: number;
+  /** The model every agent step asks (default `local`), as a job's `model` would say. */
+  model?: string;
   /** 1-based step whose agent action `crashAtAction` reports `fault` once executed, and waits to be killed. */
   crashAtStep?: number;
   crashAtAction?: number;
 }): Promise<void> {
   const started = performance.now();
-  configureAgentModels(() => countingPolicy(options.latencyMs));
+  const model = options.model ?? 'local';
+  const policy = countingPolicy(
+    model === 'local'
+      ? new LocalPolicy({ latencyMs: options.latencyMs })
+      : policyFor(model, agentConfigFromEnv(process.env), 'naive-agent'),
+  );
+  configureAgentModels(() => policy);
   const browser = await chromium.launch({
     executablePath: DEFAULT_CHROMIUM_PATH,
     headless: true,
@@ -145,6 +157,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       positiveInt,
       DEFAULT_LOCAL_LATENCY_MS,
     )
+    .option(
+      '--model <spec>',
+      'model of every agent step (anthropic:<id>, openai:<id>, bedrock:<id>)',
+      'local',
+    )
     .option('--crash-at-step <n>', 'report "fault" in this step (1-based) and wait', positiveInt)
     .option('--crash-at-action <n>', 'after this action of that step is executed', positiveInt, 1)
     .parse()
@@ -154,6 +171,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       inputs: CrmRecordsAgentInputs;
       jobId: string;
       latencyMs: number;
+      model: string;
       crashAtStep?: number;
       crashAtAction: number;
     }>();
@@ -163,6 +181,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     jobId: opts.jobId,
     inputs: opts.inputs,
     latencyMs: opts.latencyMs,
+    model: opts.model,
     ...(opts.crashAtStep ? { crashAtStep: opts.crashAtStep, crashAtAction: opts.crashAtAction } : {}),
   });
 }

@@ -27,6 +27,8 @@ export interface NaiveRun {
   modelCalls: number;
   /** Their model tokens, input and output together. */
   usage: number;
+  /** Their model dollars, at the model's rate (0 on the local policy). */
+  modelUsd: number;
   /** From the kill to the crashed step verified again, ms (NaN without a crash). */
   killToVerifiedMs: number;
 }
@@ -56,6 +58,7 @@ interface Attempt {
   steps: number;
   modelCalls: number;
   usage: number;
+  modelUsd: number;
   stderr: string;
 }
 
@@ -64,10 +67,12 @@ function attemptOnce(
   args: string[],
   crash: boolean,
   on: { killed(): void; step(index: number, id: string, evidence: unknown): void },
+  env: Record<string, string> = {},
 ): Promise<Attempt> {
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     if (child.pid) naivePids.add(child.pid);
     const browserPids: number[] = [];
@@ -78,6 +83,7 @@ function attemptOnce(
       steps: 0,
       modelCalls: 0,
       usage: 0,
+      modelUsd: 0,
       stderr: '',
     };
     let buffer = '';
@@ -97,6 +103,7 @@ function attemptOnce(
         } else if (msg.type === 'model') {
           result.modelCalls++;
           result.usage += msg.usage;
+          result.modelUsd += msg.usd;
         } else if (msg.type === 'done') result.done = true;
         else if (msg.type === 'fault' && crash && !result.faulted) {
           // The worker dies, and its browser with it.
@@ -134,6 +141,8 @@ export async function supervise(options: {
   restartArgs?: (checkpoints: Checkpoints) => string[];
   maxRestarts?: number;
   log?: (line: string) => void;
+  /** Added to every process's environment (a model provider's key and URL). */
+  env?: Record<string, string>;
 }): Promise<NaiveRun> {
   const started = performance.now();
   const run: NaiveRun = {
@@ -143,6 +152,7 @@ export async function supervise(options: {
     crashed: false,
     modelCalls: 0,
     usage: 0,
+    modelUsd: 0,
     killToVerifiedMs: Number.NaN,
   };
   const checkpoints: Checkpoints = { verified: 0, evidence: {} };
@@ -168,10 +178,11 @@ export async function supervise(options: {
       ...(i > 0 ? (options.restartArgs?.(checkpoints) ?? []) : []),
     ];
     run.processes++;
-    const attempt = await attemptOnce(options.script ?? NAIVE_SCRIPT, args, crash, on);
+    const attempt = await attemptOnce(options.script ?? NAIVE_SCRIPT, args, crash, on, options.env);
     run.stepsExecuted += attempt.steps;
     run.modelCalls += attempt.modelCalls;
     run.usage += attempt.usage;
+    run.modelUsd += attempt.modelUsd;
     if (attempt.faulted) run.crashed = true;
     if (attempt.done && attempt.code === 0) {
       run.wallMs = performance.now() - started;

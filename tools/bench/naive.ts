@@ -29,7 +29,7 @@ import { type CheckoutInputs, checkoutPlaybook } from '../../playbooks/checkout/
 export type NaiveMessage =
   | { type: 'browser'; pids: number[] }
   | { type: 'step'; index: number; id: string; ms: number; evidence?: unknown }
-  | { type: 'model'; usage: number }
+  | { type: 'model'; usage: number; usd: number }
   | { type: 'fault'; index: number; id: string }
   | { type: 'done'; ms: number; orderEvidence: unknown };
 
