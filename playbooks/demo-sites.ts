@@ -8,7 +8,15 @@
  * names); the signed-in and signed-out signs are the classic layout's test hooks, so a changed
  * layout shows up as one.
  */
-import { clickAndWait, type FormSignInApplication, formSignIn, StepActionError, tid } from 'belay/sdk';
+import {
+  clickAndWait,
+  type FormSignInApplication,
+  formSignIn,
+  type Step,
+  StepActionError,
+  startsAt,
+  tid,
+} from 'belay/sdk';
 import type { Page } from 'playwright-core';
 
 /** The application of demo site `name` (`shop`, `crm` or `billing`). */
@@ -39,9 +47,14 @@ export const crm: FormSignInApplication = demoSite('crm');
 /** The demo billing portal: billing accounts and their activity. */
 export const billing: FormSignInApplication = demoSite('billing');
 
-/** A demo site's list of records: its search field and submit, a result row and the row's link (test ids). */
+/**
+ * A demo site's list of records: where it is (the application, the list's path) and its search
+ * field and submit, a result row and the row's link (test ids).
+ */
 export interface DemoRecordList {
   app: 'crm' | 'billing';
+  application: FormSignInApplication;
+  listPath: string;
   query: string;
   searchSubmit: string;
   row: string;
@@ -50,6 +63,8 @@ export interface DemoRecordList {
 
 export const CRM_CUSTOMERS: DemoRecordList = {
   app: 'crm',
+  application: crm,
+  listPath: '/customers',
   query: 'customer-query',
   searchSubmit: 'customer-search-submit',
   row: 'customer-row',
@@ -58,11 +73,23 @@ export const CRM_CUSTOMERS: DemoRecordList = {
 
 export const BILLING_ACCOUNTS: DemoRecordList = {
   app: 'billing',
+  application: billing,
+  listPath: '/accounts',
   query: 'account-query',
   searchSubmit: 'account-search-submit',
   row: 'account-row',
   link: 'account-link',
 };
+
+/** A step that starts on the list, its search field ready (restored there when elsewhere). */
+export function startsAtList<I>(list: DemoRecordList): Pick<Step<I>, 'precondition' | 'restore'> {
+  return startsAt<I>({
+    app: list.app,
+    application: list.application,
+    path: list.listPath,
+    ready: tid(list.query),
+  });
+}
 
 /** Searches a demo site's list for an email and opens the matching record (a step's action). */
 export async function openRecordByEmail(

@@ -4,7 +4,6 @@
  * each application has its own browser session and domain allowlist in the engine.
  */
 import {
-  type Application,
   appUrl,
   clickAndWait,
   countedProbe,
@@ -19,10 +18,8 @@ import {
   READY_TIMEOUT_MS,
   rowsWithKey,
   type Step,
-  StepActionError,
   type StepContext,
   sameText,
-  startsAt,
   tid,
   visibleErrorText,
   visibleWithin,
@@ -30,11 +27,10 @@ import {
 import type { Page } from 'playwright-core';
 import {
   BILLING_ACCOUNTS,
-  billing as billingApplication,
   CRM_CUSTOMERS,
-  crm as crmApplication,
   type DemoRecordList,
   openRecordByEmail,
+  startsAtList,
 } from '../demo-sites.ts';
 import type { CrmBillingSyncInputs } from './inputs.ts';
 
@@ -42,8 +38,6 @@ type S = Step<CrmBillingSyncInputs>;
 type Ctx = StepContext<CrmBillingSyncInputs>;
 
 interface Site extends DemoRecordList {
-  application: Application;
-  listPath: string;
   recordPath: RegExp;
   /** The element whose `data-*` hold the address shown. */
   address: string;
@@ -51,28 +45,15 @@ interface Site extends DemoRecordList {
 
 const CRM: Site = {
   ...CRM_CUSTOMERS,
-  application: crmApplication,
-  listPath: '/customers',
   recordPath: /^\/customers\/[^/]+$/,
   address: 'record-address',
 };
 
 const BILLING: Site = {
   ...BILLING_ACCOUNTS,
-  application: billingApplication,
-  listPath: '/accounts',
   recordPath: /^\/accounts\/[^/]+$/,
   address: 'billing-address',
 };
-
-function startsAtList(site: Site): Pick<S, 'precondition' | 'restore'> {
-  return startsAt<CrmBillingSyncInputs>({
-    app: site.app,
-    application: site.application,
-    path: site.listPath,
-    ready: tid(site.query),
-  });
-}
 
 /** Searches the list for the customer's email and opens the matching record. */
 function openRecord(page: Page, ctx: Ctx, site: Site, stepId: string): Promise<void> {
@@ -157,7 +138,7 @@ export const updateCrmCustomer: S = {
   title: 'Update the customer in the CRM',
   kind: 'write',
   app: 'crm',
-  ...startsAtList(CRM),
+  ...startsAtList<CrmBillingSyncInputs>(CRM),
   async run(page, ctx) {
     await openRecord(page, ctx, CRM, 'update-crm-customer');
     await clickAndWait(page, tid('edit-record'));
@@ -186,7 +167,7 @@ export const updateBillingAddress: S = {
   title: 'Update the billing address',
   kind: 'write',
   app: 'billing',
-  ...startsAtList(BILLING),
+  ...startsAtList<CrmBillingSyncInputs>(BILLING),
   async run(page, ctx) {
     await openRecord(page, ctx, BILLING, 'update-billing-address');
     await clickAndWait(page, tid('change-address'));
@@ -214,7 +195,7 @@ export const verifyCrmRecord: S = {
   title: 'Check the CRM record shows the new address',
   kind: 'read',
   app: 'crm',
-  ...startsAtList(CRM),
+  ...startsAtList<CrmBillingSyncInputs>(CRM),
   run: (page, ctx) => openRecord(page, ctx, CRM, 'verify-crm-record'),
   async verify(page, ctx) {
     const customerId = await recordWithAddress(page, ctx, CRM);
@@ -239,7 +220,7 @@ export const verifyBillingAccount: S = {
   title: 'Check the billing account shows the new address',
   kind: 'read',
   app: 'billing',
-  ...startsAtList(BILLING),
+  ...startsAtList<CrmBillingSyncInputs>(BILLING),
   run: (page, ctx) => openRecord(page, ctx, BILLING, 'verify-billing-account'),
   async verify(page, ctx) {
     const accountId = await recordWithAddress(page, ctx, BILLING);

@@ -17,7 +17,6 @@ import {
   type Step,
   StepActionError,
   type StepContext,
-  startsAt,
   tid,
   visibleErrorText,
   visibleWithin,
@@ -25,11 +24,11 @@ import {
 import type { Locator, Page } from 'playwright-core';
 import {
   BILLING_ACCOUNTS,
-  billing as billingApplication,
   CRM_CUSTOMERS,
   crm as crmApplication,
   type DemoRecordList,
   openRecordByEmail,
+  startsAtList,
 } from '../demo-sites.ts';
 import type { InvoiceHandoffInputs } from './inputs.ts';
 
@@ -64,12 +63,7 @@ export const downloadInvoice: S = {
   title: 'Download the invoice PDF from billing',
   kind: 'read',
   app: 'billing',
-  ...startsAt<InvoiceHandoffInputs>({
-    app: 'billing',
-    application: billingApplication,
-    path: '/accounts',
-    ready: tid('account-query'),
-  }),
+  ...startsAtList<InvoiceHandoffInputs>(BILLING_ACCOUNTS),
   async run(page, ctx) {
     const name = invoiceFile(ctx);
     // An attempt that died before its checkpoint saved it already: the file is the job's.
@@ -115,12 +109,7 @@ export const attachInvoice: S = {
   title: "Attach the invoice to the customer's CRM record",
   kind: 'write',
   app: 'crm',
-  ...startsAt<InvoiceHandoffInputs>({
-    app: 'crm',
-    application: crmApplication,
-    path: '/customers',
-    ready: tid('customer-query'),
-  }),
+  ...startsAtList<InvoiceHandoffInputs>(CRM_CUSTOMERS),
   async run(page, ctx) {
     const file = downloaded(ctx, ATTACH_STEP);
     // The bytes the download step recorded, or a FileChangedError: never another file.
@@ -187,12 +176,7 @@ export const verifyAttachment: S = {
   title: 'Check the CRM record holds the invoice',
   kind: 'read',
   app: 'crm',
-  ...startsAt<InvoiceHandoffInputs>({
-    app: 'crm',
-    application: crmApplication,
-    path: '/customers',
-    ready: tid('customer-query'),
-  }),
+  ...startsAtList<InvoiceHandoffInputs>(CRM_CUSTOMERS),
   run: (page, ctx) => openRecord(page, ctx, CRM_CUSTOMERS, 'verify-attachment'),
   async verify(page, ctx) {
     if (!isAt(page, ctx, 'crm', RECORD_PATH)) return null;
