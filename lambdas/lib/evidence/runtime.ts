@@ -1,4 +1,3 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import { s3ClientFromEnv } from '../aws/s3.ts';
 import { getOptionalStringFromEnv } from '../config.ts';
 import { createNoScreenshotStore, createS3ScreenshotStore, type ScreenshotStore } from './store.ts';
@@ -9,10 +8,5 @@ import { createNoScreenshotStore, createS3ScreenshotStore, type ScreenshotStore 
  */
 export function screenshotStoreFromEnv(env: NodeJS.ProcessEnv = process.env): ScreenshotStore {
   const bucket = getOptionalStringFromEnv('BELAY_SCREENSHOT_BUCKET', env);
-  if (!bucket) return createNoScreenshotStore();
-  let client: S3Client | undefined;
-  return createS3ScreenshotStore(() => {
-    client ??= s3ClientFromEnv(env);
-    return client;
-  }, bucket);
+  return bucket ? createS3ScreenshotStore(() => s3ClientFromEnv(env), bucket) : createNoScreenshotStore();
 }

@@ -47,7 +47,11 @@ export function createS3ScreenshotStore(
   bucket: string,
 ): ScreenshotStore {
   // A function builds the client (and loads the SDK) at the first screenshot, not with the store.
-  const s3 = (): S3Client => (typeof client === 'function' ? client() : client);
+  let built: S3Client | undefined;
+  const s3 = (): S3Client => {
+    built ??= typeof client === 'function' ? client() : client;
+    return built;
+  };
   return {
     enabled: true,
     async put(ref, name, body) {
