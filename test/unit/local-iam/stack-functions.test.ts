@@ -64,7 +64,10 @@ describe('Function: localFunctions', () => {
   it("runs every function but the API's with the template's timeout, variables and policy", async () => {
     const wiring = await wired(
       template({
-        RunStep: { Timeout: 149, Variables: { BELAY_SECRETS: 'secretsmanager:belay' } },
+        RunStep: {
+          Timeout: 149,
+          Variables: { BELAY_SECRETS: 'secretsmanager:belay', NODE_OPTIONS: '--enable-source-maps' },
+        },
         AwaitHuman: {
           Timeout: 59,
           Variables: { BELAY_SECRETS: 'none', EVENT_BUS_NAME: { Ref: 'WaitEvents9FAF4C7B' } },
@@ -97,7 +100,8 @@ describe('Function: localFunctions', () => {
     expect(functions[localFunctionArn('RunStep')]).toEqual({
       entry: 'lambdas/run-step/handler.ts',
       timeoutMs: 149_000,
-      env: {},
+      // Node's options as deployed (belay:sourceMaps): the worker starts as the function does.
+      env: { NODE_OPTIONS: '--enable-source-maps' },
       provisioned: 2,
       iam: wiring.spec('RunStep'),
     });
