@@ -15,6 +15,7 @@ import { cachePk } from '../../lambdas/lib/agent/cache/store.ts';
 import { agentCountersByStep, sumAgentCounters } from '../../lambdas/lib/agent/counters.ts';
 import { DEFAULT_LOCAL_LATENCY_MS } from '../../lambdas/lib/agent/local-policy.ts';
 import { parseModelSpec } from '../../lambdas/lib/agent/model-spec.ts';
+import { agentConfigFromEnv, policyFor } from '../../lambdas/lib/agent/models.ts';
 import { priceCost } from '../../lambdas/lib/cost/rates.ts';
 import { type Cost, ZERO_COST } from '../../lambdas/lib/ledger/types.ts';
 import { type ModelServer, startModelServer } from '../../local/model-server.ts';
@@ -45,25 +46,26 @@ export interface AgentModelSetup {
   label: string;
 }
 
-/** The variables each provider needs a key (or region) in, as a deployment reads them. */
-const PROVIDER_VARIABLES = {
-  anthropic: ['BELAY_AGENT_ANTHROPIC_API_KEY', 'BELAY_AGENT_ANTHROPIC_BASE_URL'],
-  openai: ['BELAY_AGENT_OPENAI_API_KEY', 'BELAY_AGENT_OPENAI_BASE_URL'],
-  bedrock: [
-    'AWS_REGION',
-    'AWS_ACCESS_KEY_ID',
-    'AWS_SECRET_ACCESS_KEY',
-    'AWS_SESSION_TOKEN',
-    'BELAY_AGENT_BEDROCK_BASE_URL',
-  ],
-} as const;
+/**
+ * The process's variables `provider` is reached with, and no other provider's: its own
+ * `BELAY_AGENT_<PROVIDER>_*`, and for Bedrock the region and the AWS SDK's credentials.
+ */
+function providerVariables(provider: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const prefix = `BELAY_AGENT_${provider.toUpperCase()}_`;
+  const aws = provider === 'bedrock' ? /^AWS_(REGION|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)$/ : /$^/;
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (e): e is [string, string] => typeof e[1] === 'string' && (e[0].startsWith(prefix) || aws.test(e[0])),
+    ),
+  );
+}
 
 /**
  * What `--agent-model` and `--model-server` ask for, checked before anything starts: `local`;
  * a hosted model whose key (Bedrock: region) the environment holds; or, with the loopback
  * server, an `anthropic:` model answered on 127.0.0.1.
  *
- * @throws Error naming the option or the missing variable
+ * @throws Error naming the option, or StepConfigurationError naming what the model lacks
  */
 export async function agentModelSetup(
   model: string,
@@ -101,11 +103,9 @@ export async function agentModelSetup(
       label: `${model} on the loopback provider (local policy's decisions, ${DEFAULT_LOCAL_LATENCY_MS} ms each)`,
     };
   }
-  const names = PROVIDER_VARIABLES[spec.provider];
-  const required = names[0];
-  if (!env[required]) throw new Error(`--agent-model ${model} needs ${required} in the environment`);
-  const passed: Record<string, string> = { BELAY_AGENT_MODELS: model };
-  for (const name of names) if (env[name]) passed[name] = env[name] as string;
+  // Configured as a deployment configures it: a model without its key fails here, by policyFor's words.
+  const passed = { ...providerVariables(spec.provider, env), BELAY_AGENT_MODELS: model };
+  policyFor(model, { ...agentConfigFromEnv(passed), allowed: [model] }, `--agent-model ${model}`);
   return { model, env: passed, label: `${model} (the provider's own model)` };
 }
 

@@ -39,8 +39,16 @@ describe('Function: agentModelSetup', () => {
   });
 
   it.each([
-    ['anthropic:claude-haiku-4-5', false, /needs BELAY_AGENT_ANTHROPIC_API_KEY in the environment/],
-    ['bedrock:amazon.nova-lite-v1:0', false, /needs AWS_REGION/],
+    [
+      'anthropic:claude-haiku-4-5',
+      false,
+      /^--agent-model anthropic:claude-haiku-4-5: no Anthropic key is configured$/,
+    ],
+    [
+      'bedrock:amazon.nova-lite-v1:0',
+      false,
+      /^--agent-model bedrock:amazon.nova-lite-v1:0: no AWS region for Bedrock$/,
+    ],
     ['openai:gpt-4.1-mini', true, /--model-server speaks Anthropic's Messages API/],
     ['local', true, /--model-server answers for an anthropic: model/],
     ['gpt-4', false, /"gpt-4" is not a model spec/],
