@@ -154,7 +154,9 @@ describe('createPlaybookRegistry', () => {
         source: 's.playbook.yaml',
       },
     ]);
-    expect(() => registry.get('r@1')).toThrow(/^r\.playbook\.yaml:\n {2}registered as r@1, but its id is p@1$/);
+    expect(() => registry.get('r@1')).toThrow(
+      /^r\.playbook\.yaml:\n {2}registered as r@1, but its id is p@1$/,
+    );
     expect(() => registry.get('s@1')).toThrow(/a write needs a probe/);
     expect(() =>
       createPlaybookRegistry([
