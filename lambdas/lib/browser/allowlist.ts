@@ -92,7 +92,7 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
         return route.abort('blockedbyclient').catch(() => undefined);
       }
       const hold = state.beforeUnsafe;
-      if (hold && UNSAFE_METHODS.has(request.method())) await hold().catch(() => undefined);
+      if (hold && UNSAFE_METHODS.has(request.method())) await hold(request).catch(() => undefined);
       // A page closing mid-request rejects this; nothing to report then.
       return route.fallback().catch(() => undefined);
     });

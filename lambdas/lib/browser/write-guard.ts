@@ -11,10 +11,17 @@
  * reset or close without a byte (`DESIGN.md`, "The guarantee"):
  *
  * - **Prevented**: each unsafe request (POST, PUT, PATCH, DELETE) is held at the request stage
- *   while the profile's idle connections are closed (`chrome://net-internals`, in the same
- *   browser context), then continues through the browser's own network (its proxy, cookies,
- *   TLS and IP unchanged). It goes out on a brand-new connection, where Chromium never
- *   resends: exactly one request reached the server in every trial.
+ *   while the profile's socket pools are flushed (`chrome://net-internals`, in the same browser
+ *   context), then continues through the browser's own network (its proxy, cookies, TLS and IP
+ *   unchanged). It goes out on a brand-new connection, where Chromium never resends. Closing
+ *   only the idle connections is not enough: a request in flight at that instant (the page's
+ *   own fetch, a favicon) hands its connection back to the pool a moment later, and the write
+ *   took it in most trials when the page had requests in flight. A flush also marks the
+ *   connections in use as not to be reused and cancels pending connects (preconnects). The
+ *   request continues only once a second request on the same network context (a host lookup)
+ *   has been answered, so the flush has run. HTTP/1.1 requests in flight finish; on HTTP/2
+ *   and HTTP/3, streams in flight are cut, so the guard first waits (bounded) for the unsafe
+ *   requests it let go earlier in the step to end. WebSockets stay open.
  * - **Detected**: the browser's NetLog, read over CDP tracing (category `netlog`), shows every
  *   transaction restarted after an error (`HTTP_TRANSACTION_RESTART_AFTER_ERROR`): a write the
  *   browser sent again is reported, and the engine reconciles instead of trusting the page.
@@ -23,7 +30,7 @@
  * pages, or tracing while it traces itself); the report says which ran, and the probes that
  * count what the application holds remain the last line (Finish checks every write).
  */
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwright-core';
 
 /** Methods that change something on the server: the requests the guard holds and counts. */
 export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -69,8 +76,13 @@ export interface WriteGuard {
  * request go: set while a guard is active.
  */
 export interface UnsafeRequestHook {
-  beforeUnsafe?: (() => Promise<void>) | undefined;
+  beforeUnsafe?: ((request: Request) => Promise<void>) | undefined;
 }
+
+/** How long an unsafe request waits for the earlier ones of its step to end before the flush. */
+const EARLIER_WRITES_WAIT_MS = 2_000;
+/** How long the flush may take to be confirmed before the request goes unprotected. */
+const FLUSH_CONFIRM_MS = 2_000;
 
 /** Starts guarding the writes of `page` (see the module's comment). Never throws: what it cannot do, it reports. */
 export async function startWriteGuard(
@@ -85,12 +97,15 @@ export async function startWriteGuard(
   const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
   let unsafeRequests = 0;
   let prevented = closer !== undefined;
-  if (closer) {
+  const inFlight = closer ? new InFlight(context) : undefined;
+  if (closer && inFlight) {
     try {
       await installHook();
-      hook.beforeUnsafe = async () => {
+      hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
-        if (!(await closer.closeIdle())) prevented = false;
+        await inFlight.settled(EARLIER_WRITES_WAIT_MS);
+        if (!(await closer.flush())) prevented = false;
+        inFlight.add(request);
       };
     } catch {
       prevented = false;
@@ -101,6 +116,7 @@ export async function startWriteGuard(
   return {
     async finish(): Promise<WriteGuardReport> {
       hook.beforeUnsafe = undefined;
+      inFlight?.dispose();
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
@@ -113,10 +129,68 @@ export async function startWriteGuard(
   };
 }
 
-/** A helper tab on `chrome://net-internals` in the same context: closes its profile's idle connections. */
+/** The unsafe requests a guard let go that have not ended yet. */
+class InFlight {
+  readonly #requests = new Set<Request>();
+  readonly #waiters = new Set<() => void>();
+  readonly #ended = (request: Request): void => {
+    if (!this.#requests.delete(request)) return;
+    for (const wake of this.#waiters) wake();
+  };
+
+  constructor(private readonly context: BrowserContext) {
+    context.on('requestfinished', this.#ended);
+    context.on('requestfailed', this.#ended);
+  }
+
+  add(request: Request): void {
+    this.#requests.add(request);
+  }
+
+  /** Resolves once none is in flight, or after `timeoutMs`. */
+  async settled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#requests.size > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, deadline - Date.now());
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
+  dispose(): void {
+    this.context.off('requestfinished', this.#ended);
+    this.context.off('requestfailed', this.#ended);
+    this.#requests.clear();
+  }
+}
+
+/**
+ * Run in the helper tab: flushes the socket pools, then sends a host lookup on the same network
+ * context, answered only once the flush has run (the flush itself is sent unanswered). A string,
+ * so that no bundler rewrites its `import()`.
+ */
+const FLUSH_AND_CONFIRM = `(async () => {
+  chrome.send('flushSocketPools');
+  const { sendWithPromise } = await import('chrome://resources/js/cr.js');
+  return Promise.race([
+    sendWithPromise('resolveHost', '127.0.0.1').then(() => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), ${FLUSH_CONFIRM_MS})),
+  ]);
+})()`;
+
+/**
+ * A helper tab on `chrome://net-internals` in the same context: flushes its profile's socket
+ * pools, and says whether the flush was confirmed.
+ */
 async function openSocketCloser(
   context: BrowserContext,
-): Promise<{ closeIdle(): Promise<boolean>; dispose(): Promise<void> } | undefined> {
+): Promise<{ flush(): Promise<boolean>; dispose(): Promise<void> } | undefined> {
   const helper = await context.newPage();
   try {
     await helper.goto('chrome://net-internals/#sockets', { timeout: 5_000 });
@@ -129,14 +203,9 @@ async function openSocketCloser(
     return undefined;
   }
   return {
-    async closeIdle(): Promise<boolean> {
+    async flush(): Promise<boolean> {
       try {
-        await helper.evaluate(() =>
-          (globalThis as unknown as { chrome: { send(m: string): void } }).chrome.send('closeIdleSockets'),
-        );
-        // The network service closes them asynchronously: give it a moment before the request goes.
-        await new Promise((r) => setTimeout(r, 50));
-        return true;
+        return (await helper.evaluate(FLUSH_AND_CONFIRM)) === true;
       } catch {
         return false;
       }

@@ -1,0 +1,162 @@
+/**
+ * The write guard in real Chromium against a site that de-duplicates nothing: it commits each
+ * POST it receives, then closes (or resets) the connection without a byte of response, on a
+ * keep-alive connection, as a real site behind a failing proxy does. Chromium then sends the
+ * POST again by itself when it went out on a reused connection. The site counts the POSTs it
+ * committed, so a resend is seen however the browser reports it.
+ *
+ * The page's own requests in flight when the write goes are the hard case: each hands its
+ * connection back to the pool a moment later, and closing only the idle connections left the
+ * write to take one of them.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AllowlistState,
+  applyAllowlist,
+  installRequestPolicy,
+} from '../../../lambdas/lib/browser/allowlist.ts';
+import { startWriteGuard, type WriteGuardReport } from '../../../lambdas/lib/browser/write-guard.ts';
+import { launchChromium } from '../playbooks/harness.ts';
+
+const FORM_PAGE = `<!doctype html><title>Order</title>
+<form method="post" action="/save"><input name="item" value="book"><button id="save">Save</button></form>`;
+
+interface Site {
+  origin: string;
+  host: string;
+  /** POSTs committed per `item` value. */
+  committed: Map<string, number>;
+  drop: 'close' | 'reset';
+  stop(): Promise<void>;
+}
+
+async function startSite(): Promise<Site> {
+  const committed = new Map<string, number>();
+  const site = { committed, drop: 'close' } as Site;
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'POST' && path === '/save') {
+        const item = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('item') ?? '';
+        committed.set(item, (committed.get(item) ?? 0) + 1);
+        if (site.drop === 'reset') req.socket.resetAndDestroy();
+        else req.socket.destroy();
+        return;
+      }
+      // The page's own traffic: answered `ms` later, on a connection kept alive.
+      const delay =
+        path === '/poll' ? Number(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('ms')) : 0;
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' });
+        res.end(path === '/form' ? FORM_PAGE : 'ok');
+      }, delay);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const port = (server.address() as AddressInfo).port;
+  site.origin = `http://127.0.0.1:${port}`;
+  site.host = `127.0.0.1:${port}`;
+  site.stop = () =>
+    new Promise<void>((ok) => {
+      server.closeAllConnections();
+      server.close(() => ok());
+    });
+  return site;
+}
+
+let browser: Browser;
+let site: Site;
+let context: BrowserContext;
+let page: Page;
+let state: AllowlistState;
+
+beforeAll(async () => {
+  site = await startSite();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+});
+
+beforeEach(async () => {
+  await context?.close();
+  context = await browser.newContext();
+  state = { allowed: [], blocked: [], installed: false };
+  await applyAllowlist(context, state, [site.host]);
+  page = await context.newPage();
+});
+
+/**
+ * Saves `item` once through the form, with `polls` of the page's own requests in flight as the
+ * button is pressed; returns the guard's report and the POSTs the site committed.
+ */
+async function save(
+  item: string,
+  options: { prevent: boolean; polls: number },
+): Promise<{ report: WriteGuardReport; committed: number }> {
+  await page.goto(`${site.origin}/form`);
+  // A first save warms a kept-alive connection, as a page's earlier requests do.
+  await page.evaluate(() => fetch('/warm').then((r) => r.text()));
+  await page.locator('input[name="item"]').evaluate((el, v) => {
+    (el as HTMLInputElement).value = v;
+  }, item);
+  const guard = await startWriteGuard(browser, page, state, () => installRequestPolicy(context, state), {
+    prevent: options.prevent,
+    detect: true,
+  });
+  await page.evaluate((n) => {
+    // Spread over the time the write is held, and more than the 6 connections a host gets.
+    for (let i = 0; i < n; i++) void fetch(`/poll?ms=${10 * (i + 1)}`).catch(() => undefined);
+  }, options.polls);
+  await page.locator('#save').click();
+  await page.waitForLoadState('load').catch(() => undefined);
+  // The resend, when there is one, follows the drop at once.
+  await new Promise((r) => setTimeout(r, 150));
+  const report = await guard.finish();
+  return { report, committed: site.committed.get(item) ?? 0 };
+}
+
+describe('Write guard: the browser never sends a write twice unseen', () => {
+  it('without prevention the browser resends the POST by itself, and the guard sees it', {
+    timeout: 60_000,
+  }, async () => {
+    site.drop = 'reset';
+    const { report, committed } = await save('control', { prevent: false, polls: 8 });
+    expect(committed).toBeGreaterThan(1);
+    expect(report).toMatchObject({ prevented: false, observed: true });
+    expect(report.resent).toHaveLength(1);
+    expect(report.resent[0]).toMatchObject({ method: 'POST', url: `${site.origin}/save` });
+  });
+
+  it.each([['close'], ['reset']] as const)(
+    'with the page quiet, each write reaches the site once (%s)',
+    { timeout: 60_000 },
+    async (drop) => {
+      site.drop = drop;
+      for (let i = 0; i < 1; i++) {
+        const { report, committed } = await save(`quiet-${drop}-${i}`, { prevent: true, polls: 0 });
+        expect(committed).toBe(1);
+        expect(report).toMatchObject({ prevented: true, observed: true, unsafeRequests: 1, resent: [] });
+      }
+    },
+  );
+
+  it('with the page’s own requests in flight as it saves, each write still reaches the site once', {
+    timeout: 120_000,
+  }, async () => {
+    for (let i = 0; i < 4; i++) {
+      site.drop = i % 2 === 0 ? 'close' : 'reset';
+      const { report, committed } = await save(`busy-${site.drop}-${i}`, { prevent: true, polls: 8 });
+      expect(committed, `save ${i}`).toBe(1);
+      expect(report).toMatchObject({ prevented: true, resent: [] });
+    }
+  });
+});
