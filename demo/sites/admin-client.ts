@@ -35,6 +35,8 @@ export interface AdminFaults {
   refuseWrites: boolean;
   /** Answer every page with 503 (briefly down). */
   unavailable: boolean;
+  /** Each page sends requests of its own as a form is submitted, in flight while the write goes. */
+  busyPages: boolean;
 }
 
 export interface OutboxMessage {

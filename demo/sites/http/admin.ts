@@ -9,7 +9,7 @@
  * | GET | /__admin/downloads | the files served as downloads (billing's invoice PDFs), counts per file |
  * | GET, DELETE | /__admin/requests | the request log (method, path, status, time) and POST counts by path; DELETE clears it |
  * | POST | /__admin/sessions/expire | ends every sign-in now |
- * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, latency, dedupe, refuseWrites, unavailable }` (`latency`: `{ p50Ms, p95Ms }` or null) |
+ * | GET, POST | /__admin/faults | read or change `{ changedLayout, dropNextWriteResponse, dropMode, slowMs, latency, dedupe, refuseWrites, unavailable, busyPages }` (`latency`: `{ p50Ms, p95Ms }` or null) |
  * | GET | /__admin/outbox | the one-time codes "sent by SMS" |
  * | POST | /__admin/reset | back to the seed state (data, sessions, outbox, faults, request log) |
  */
@@ -57,6 +57,7 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
     dedupe,
     refuseWrites,
     unavailable,
+    busyPages,
   } = body;
   if (latency !== undefined && latency !== null) {
     if (typeof latency !== 'object') return 'latency must be {p50Ms, p95Ms} or null';
@@ -67,6 +68,7 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
   if (refuseWrites !== undefined && typeof refuseWrites !== 'boolean')
     return 'refuseWrites must be a boolean';
   if (unavailable !== undefined && typeof unavailable !== 'boolean') return 'unavailable must be a boolean';
+  if (busyPages !== undefined && typeof busyPages !== 'boolean') return 'busyPages must be a boolean';
   if (dropMode !== undefined && !DROP_MODES.includes(dropMode as DropMode)) {
     return `dropMode must be one of ${DROP_MODES.join(', ')}`;
   }
@@ -92,6 +94,7 @@ function applyFaults(faults: FaultFlags, body: Record<string, unknown>): string 
   if (dedupe !== undefined) faults.dedupe = dedupe;
   if (refuseWrites !== undefined) faults.refuseWrites = refuseWrites;
   if (unavailable !== undefined) faults.unavailable = unavailable;
+  if (busyPages !== undefined) faults.busyPages = busyPages;
   if (dropMode !== undefined) faults.dropMode = dropMode as DropMode;
   return undefined;
 }

@@ -36,7 +36,16 @@ export interface FaultFlags {
   refuseWrites: boolean;
   /** Answer every page and form with 503 (the site is briefly down); the admin endpoint still answers. */
   unavailable: boolean;
+  /**
+   * Each page sends requests of its own as a form is submitted, as real pages do (an analytics
+   * call, a notification poll): {@link BUSY_REQUESTS} same-origin GETs to `/__busy`, answered
+   * 10 to 80 ms later on kept-alive connections, so they are in flight while the write goes.
+   */
+  busyPages: boolean;
 }
+
+/** Requests a busy page sends as a form is submitted: more than the 6 connections a browser opens to a host. */
+export const BUSY_REQUESTS = 8;
 
 /** The fault switches of a fresh site: no faults, de-duplicating by key. */
 export const DEFAULT_FAULTS: FaultFlags = {
@@ -48,6 +57,7 @@ export const DEFAULT_FAULTS: FaultFlags = {
   dedupe: true,
   refuseWrites: false,
   unavailable: false,
+  busyPages: false,
 };
 
 /** What a site says when it refuses a write (`refuseWrites`). */

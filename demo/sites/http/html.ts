@@ -4,6 +4,8 @@
  * test hook (`data-testid` -> `data-qa="v2-..."`), as a redesign of a real site would.
  */
 
+import { BUSY_REQUESTS } from './faults.ts';
+
 export type Layout = 'classic' | 'changed';
 
 export interface SiteInfo {
@@ -29,6 +31,8 @@ export interface PageContext {
   nav: NavLink[];
   /** Extra header content (the shop's search box). */
   headerExtra?: string;
+  /** The page sends requests of its own as a form is submitted (`FaultFlags.busyPages`). */
+  busy?: boolean;
 }
 
 /** Escapes text for HTML content and attribute values. */
@@ -161,6 +165,9 @@ export interface PageOptions {
   page?: string;
 }
 
+/** A busy page's own requests as a form is submitted, each answered a little later than the one before. */
+const BUSY_SCRIPT = `<script>document.addEventListener('submit',()=>{for(let i=1;i<=${BUSY_REQUESTS};i++)fetch('/__busy?ms='+10*i,{cache:'no-store'}).catch(()=>{})},true)</script>`;
+
 /** The whole document: head, header (or side bar in the changed layout), main content. */
 export function renderPage(pc: PageContext, o: PageOptions): string {
   const account = pc.user
@@ -180,7 +187,7 @@ export function renderPage(pc: PageContext, o: PageOptions): string {
 <html lang="en-GB"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="belay-demo-app" content="${esc(pc.site.name)}">
 <title>${esc(o.title)} · ${esc(pc.site.title)}</title><style>${css(pc)}</style></head>
-<body class="${pc.layout}">${chrome}</body></html>`;
+<body class="${pc.layout}">${chrome}${pc.busy ? BUSY_SCRIPT : ''}</body></html>`;
 }
 
 function css(pc: PageContext): string {

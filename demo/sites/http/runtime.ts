@@ -139,6 +139,7 @@ export class SiteRuntime<D> {
       layout: this.layout,
       nav: this.def.nav(Boolean(user)),
       ...(user ? { user: { displayName: user.displayName } } : {}),
+      ...(this.store.state.faults.busyPages ? { busy: true } : {}),
     };
     if (this.def.headerExtra) pc.headerExtra = this.def.headerExtra(pc, req, this);
     return pc;

@@ -120,6 +120,12 @@ export async function startSite<D>(
       send(res, handleAdmin(rt, sreq), false);
       return;
     }
+    if (url.pathname === '/__busy') {
+      // A busy page's own request (`FaultFlags.busyPages`): answered `ms` (at most 200) later.
+      await sleep(Math.min(Math.max(Math.trunc(Number(url.searchParams.get('ms'))) || 0, 0), 200));
+      send(res, html('', 200), false, store.state.faults.dedupe === false);
+      return;
+    }
     if (store.state.faults.unavailable) {
       send(res, html('<h1>Service unavailable</h1><p>Please try again in a few minutes.</p>', 503), false);
       return;

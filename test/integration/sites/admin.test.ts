@@ -172,6 +172,29 @@ describe('Site admin endpoint', () => {
     expect((await admin.faults()).latency).toBeNull();
   });
 
+  it('makes each page send requests of its own as a form is submitted, answered later, and refuses a non-boolean', async () => {
+    const page = () => fetch(`${sites.shop.baseUrl}/signin`).then((r) => r.text());
+    expect(await page()).not.toContain('/__busy');
+    await admin.setFaults({ busyPages: true });
+    try {
+      expect(await page()).toMatch(/addEventListener\('submit'.*fetch\('\/__busy\?ms='/);
+      let started = performance.now();
+      expect((await fetch(`${sites.shop.baseUrl}/__busy?ms=60`)).status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(58);
+      // A delay asked beyond 200 ms is cut to 200.
+      started = performance.now();
+      await fetch(`${sites.shop.baseUrl}/__busy?ms=60000`);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await expect(admin.setFaults({ busyPages: 'yes' as never })).rejects.toThrow(
+        /busyPages must be a boolean/,
+      );
+      expect((await admin.faults()).busyPages).toBe(true);
+    } finally {
+      await admin.setFaults({ busyPages: false });
+    }
+    expect(await page()).not.toContain('/__busy');
+  });
+
   it('logs requests and counts POSTs by path', async () => {
     const client = new SiteClient(sites.shop.baseUrl);
     await client.post('/signin', { username: ada.username, password: 'bad' });
