@@ -91,8 +91,8 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
         state.blocked.push(redactUrl(url));
         return route.abort('blockedbyclient').catch(() => undefined);
       }
-      const hold = state.beforeUnsafe;
-      if (hold && UNSAFE_METHODS.has(request.method())) await hold(request).catch(() => undefined);
+      const hold = UNSAFE_METHODS.has(request.method()) ? state.beforeUnsafe : state.beforeOther;
+      if (hold) await hold(request).catch(() => undefined);
       // A page closing mid-request rejects this; nothing to report then.
       return route.fallback().catch(() => undefined);
     });

@@ -17,11 +17,15 @@
  *   only the idle connections is not enough: a request in flight at that instant (the page's
  *   own fetch, a favicon) hands its connection back to the pool a moment later, and the write
  *   took it in most trials when the page had requests in flight. A flush also marks the
- *   connections in use as not to be reused and cancels pending connects (preconnects). The
- *   request continues only once a second request on the same network context (a host lookup)
- *   has been answered, so the flush has run. HTTP/1.1 requests in flight finish; on HTTP/2
- *   and HTTP/3, streams in flight are cut, so the guard first waits (bounded) for the unsafe
- *   requests it let go earlier in the step to end. WebSockets stay open.
+ *   connections in use as not to be reused and cancels pending connects (preconnects). Each
+ *   flush counts only once a host lookup sent behind it on the same network context has been
+ *   answered. The pools are flushed twice, 25 ms apart: what was already on its way when the
+ *   hold began (requests let go a moment earlier, the navigation's own preconnect) lands after
+ *   the first flush in about one write in four on a busy page; then, while the write is held
+ *   or in flight, the page's other requests to its host wait. HTTP/1.1 requests in flight
+ *   finish; on HTTP/2 and HTTP/3, streams in flight are cut, so the guard first waits
+ *   (bounded) for the unsafe requests it let go earlier in the step to end. WebSockets stay
+ *   open.
  * - **Detected**: the browser's NetLog, read over CDP tracing (category `netlog`), shows every
  *   transaction restarted after an error (`HTTP_TRANSACTION_RESTART_AFTER_ERROR`): a write the
  *   browser sent again is reported, and the engine reconciles instead of trusting the page.
@@ -77,10 +81,16 @@ export interface WriteGuard {
  */
 export interface UnsafeRequestHook {
   beforeUnsafe?: ((request: Request) => Promise<void>) | undefined;
+  /** Called before any other request goes. */
+  beforeOther?: ((request: Request) => Promise<void>) | undefined;
 }
 
 /** How long an unsafe request waits for the earlier ones of its step to end before the flush. */
 const EARLIER_WRITES_WAIT_MS = 2_000;
+/** How long another request to the host of a write waits for the write to end. */
+const BESIDE_WRITE_WAIT_MS = 5_000;
+/** The pause between the two flushes before an unsafe request goes. */
+const SECOND_FLUSH_AFTER_MS = 25;
 /** How long the flush may take to be confirmed before the request goes unprotected. */
 const FLUSH_CONFIRM_MS = 2_000;
 
@@ -97,16 +107,21 @@ export async function startWriteGuard(
   const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
   let unsafeRequests = 0;
   let prevented = closer !== undefined;
-  const inFlight = closer ? new InFlight(context) : undefined;
-  if (closer && inFlight) {
+  const writes = closer ? new WritesInFlight(context) : undefined;
+  if (closer && writes) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
-        await inFlight.settled(EARLIER_WRITES_WAIT_MS);
+        await writes.settled(EARLIER_WRITES_WAIT_MS);
+        writes.add(request);
+        // Requests let go just before this one, and the preconnects its navigation started,
+        // travel to the network on other channels and can land after the first flush.
         if (!(await closer.flush())) prevented = false;
-        inFlight.add(request);
+        await new Promise((resolve) => setTimeout(resolve, SECOND_FLUSH_AFTER_MS));
+        if (!(await closer.flush())) prevented = false;
       };
+      hook.beforeOther = (request) => writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
     } catch {
       prevented = false;
     }
@@ -116,7 +131,8 @@ export async function startWriteGuard(
   return {
     async finish(): Promise<WriteGuardReport> {
       hook.beforeUnsafe = undefined;
-      inFlight?.dispose();
+      hook.beforeOther = undefined;
+      writes?.dispose();
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
@@ -129,12 +145,17 @@ export async function startWriteGuard(
   };
 }
 
-/** The unsafe requests a guard let go that have not ended yet. */
-class InFlight {
-  readonly #requests = new Set<Request>();
+/**
+ * The unsafe requests of a step from the moment the guard holds them until they end. While one
+ * is held or in flight, the page's other requests to its host wait: a connection they opened
+ * after the flush would be handed to the write as soon as they finished with it (at once when
+ * the host already has its 6 connections), and the browser resends a write on a reused one.
+ */
+class WritesInFlight {
+  readonly #writes = new Map<Request, string>();
   readonly #waiters = new Set<() => void>();
   readonly #ended = (request: Request): void => {
-    if (!this.#requests.delete(request)) return;
+    if (!this.#writes.delete(request)) return;
     for (const wake of this.#waiters) wake();
   };
 
@@ -144,13 +165,24 @@ class InFlight {
   }
 
   add(request: Request): void {
-    this.#requests.add(request);
+    this.#writes.set(request, hostOf(request.url()));
   }
 
-  /** Resolves once none is in flight, or after `timeoutMs`. */
-  async settled(timeoutMs: number): Promise<void> {
+  /** Resolves once no write is in flight, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void> {
+    return this.#until(() => this.#writes.size === 0, timeoutMs);
+  }
+
+  /** Resolves once no write to the host of `request` is in flight, or after `timeoutMs`. */
+  besideWrites(request: Request, timeoutMs: number): Promise<void> {
+    if (this.#writes.size === 0) return Promise.resolve();
+    const host = hostOf(request.url());
+    return this.#until(() => ![...this.#writes.values()].includes(host), timeoutMs);
+  }
+
+  async #until(done: () => boolean, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.#requests.size > 0 && Date.now() < deadline) {
+    while (!done() && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const wake = (): void => {
           clearTimeout(timer);
@@ -166,7 +198,8 @@ class InFlight {
   dispose(): void {
     this.context.off('requestfinished', this.#ended);
     this.context.off('requestfailed', this.#ended);
-    this.#requests.clear();
+    this.#writes.clear();
+    for (const wake of this.#waiters) wake();
   }
 }
 
@@ -315,6 +348,15 @@ export function resendsIn(trace: { traceEvents?: TraceEvent[] } | TraceEvent[]):
         errors: r.errors,
       })),
   };
+}
+
+/** Scheme, host and port: what the browser's connections are pooled by. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 function originAndPath(url: string): string {

@@ -5,21 +5,33 @@
  * POST again by itself when it went out on a reused connection. The site counts the POSTs it
  * committed, so a resend is seen however the browser reports it.
  *
- * The page's own requests in flight when the write goes are the hard case: each hands its
- * connection back to the pool a moment later, and closing only the idle connections left the
- * write to take one of them.
+ * The page's own requests around the write are the hard case: one in flight hands its
+ * connection back to the pool a moment later (closing only the idle connections left the write
+ * to take one of them), and one the page sends as the form is submitted can open a connection
+ * after the guard's flush. The demo CRM's busy pages send those.
  */
+
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siteAdmin } from '../../../demo/sites/admin-client.ts';
+import { startSites } from '../../../demo/sites/index.ts';
 import {
   type AllowlistState,
   applyAllowlist,
   installRequestPolicy,
 } from '../../../lambdas/lib/browser/allowlist.ts';
 import { startWriteGuard, type WriteGuardReport } from '../../../lambdas/lib/browser/write-guard.ts';
-import { launchChromium } from '../playbooks/harness.ts';
+import { signedInContext } from '../playbooks/harness.ts';
+
+const tid = (id: string): string => `[data-testid="${id}"]`;
+
+import { closeChromiumGracefully, type LaunchedChromium, launchChromium } from '../../../local/chromium.ts';
 
 const FORM_PAGE = `<!doctype html><title>Order</title>
 <form method="post" action="/save"><input name="item" value="book"><button id="save">Save</button></form>`;
@@ -70,6 +82,7 @@ async function startSite(): Promise<Site> {
   return site;
 }
 
+let launched: LaunchedChromium;
 let browser: Browser;
 let site: Site;
 let context: BrowserContext;
@@ -78,20 +91,22 @@ let state: AllowlistState;
 
 beforeAll(async () => {
   site = await startSite();
-  browser = await launchChromium();
+  // As a session is reached: its own Chromium with a profile on disk, attached over CDP.
+  launched = await launchChromium({ userDataDir: await mkdtemp(join(tmpdir(), 'belay-guard-')) });
+  browser = await chromium.connectOverCDP(launched.wsEndpoint);
+  context = browser.contexts()[0] as BrowserContext;
+  state = { allowed: [], blocked: [], installed: false };
+  await applyAllowlist(context, state, [site.host]);
+  page = context.pages()[0] ?? (await context.newPage());
 });
 
 afterAll(async () => {
   await browser?.close();
+  if (launched) {
+    await closeChromiumGracefully(launched);
+    await rm(launched.userDataDir, { recursive: true, force: true });
+  }
   await site?.stop();
-});
-
-beforeEach(async () => {
-  await context?.close();
-  context = await browser.newContext();
-  state = { allowed: [], blocked: [], installed: false };
-  await applyAllowlist(context, state, [site.host]);
-  page = await context.newPage();
 });
 
 /**
@@ -157,6 +172,48 @@ describe('Write guard: the browser never sends a write twice unseen', () => {
       const { report, committed } = await save(`busy-${site.drop}-${i}`, { prevent: true, polls: 8 });
       expect(committed, `save ${i}`).toBe(1);
       expect(report).toMatchObject({ prevented: true, resent: [] });
+    }
+  });
+
+  it('on the demo CRM with busy pages (requests of their own as a form is submitted), each save reaches it once', {
+    timeout: 180_000,
+  }, async () => {
+    const sites = await startSites({ dedupe: false });
+    try {
+      const crm = siteAdmin(sites.crm.baseUrl, sites.adminToken);
+      await crm.setFaults({ busyPages: true });
+      await signedInContext(context, sites.crm.baseUrl, 'crm', 'ada@example.com');
+      state.allowed = [site.host, new URL(sites.crm.baseUrl).host];
+      for (let i = 0; i < 6; i++) {
+        const key = `busy-crm-${i}`;
+        await page.goto(`${sites.crm.baseUrl}/customers/C-1001`);
+        await page.locator(tid('edit-record')).click();
+        await page.waitForLoadState('load');
+        await page.locator(tid('line1')).fill(`${i} Busy Street`);
+        await page.locator(`${tid('record-form')} input[name="idempotencyKey"]`).evaluate((el, v) => {
+          (el as HTMLInputElement).value = v;
+        }, key);
+        await crm.setFaults({ dropNextWriteResponse: true, dropMode: i % 2 === 0 ? 'close' : 'reset' });
+        const guard = await startWriteGuard(
+          browser,
+          page,
+          state,
+          () => installRequestPolicy(context, state),
+          {
+            prevent: true,
+            detect: true,
+          },
+        );
+        await page.locator(tid('save-record')).click();
+        await page.waitForLoadState('load').catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 150));
+        const report = await guard.finish();
+        expect((await crm.writes()).countsByKey[key], `save ${i}`).toBe(1);
+        expect(report).toMatchObject({ prevented: true, resent: [] });
+      }
+    } finally {
+      state.allowed = [site.host];
+      await sites.stop();
     }
   });
 });
