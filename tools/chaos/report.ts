@@ -100,7 +100,7 @@ export function formatSummary(s: ChaosSummary): string {
             .join(', ')}`,
         ]
       : []),
-    `  sites                         ${s.dedupe ? 'de-duplicate by key' : 'de-duplicate nothing: committed requests counted'}`,
+    `  sites                         ${s.dedupe ? 'de-duplicate by key' : 'de-duplicate nothing: committed requests counted; busy pages'}`,
     `  jobs succeeded                ${s.jobsSucceeded}/${s.jobs}`,
     `  side effects per write step   ${s.duplicateSideEffects} duplicated, ${s.missingSideEffects} missing (per job: ${perJob})`,
     `  FAILED with a verified write  ${s.failedWithVerifiedWrites}`,

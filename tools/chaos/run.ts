@@ -146,9 +146,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const t0 = Date.now();
     const h = await stack.start();
     const dedupe = options.dedupe ?? false;
-    for (const site of ['shop', 'crm', 'billing'] as const) await h.site(site).setFaults({ dedupe });
+    // Like real sites, those that de-duplicate nothing also send requests of their own as a
+    // form is submitted: in flight while a write goes, where a connection can be reused.
+    for (const site of ['shop', 'crm', 'billing'] as const)
+      await h.site(site).setFaults({ dedupe, busyPages: !dedupe });
     say(
-      `the stack is up (pid ${h.pid}) in ${((Date.now() - t0) / 1000).toFixed(1)}s; the sites ${dedupe ? 'de-duplicate writes by key' : 'de-duplicate nothing (every write request commits a record)'}`,
+      `the stack is up (pid ${h.pid}) in ${((Date.now() - t0) / 1000).toFixed(1)}s; the sites ${dedupe ? 'de-duplicate writes by key' : 'de-duplicate nothing (every write request commits a record) and their pages send requests of their own as a form is submitted'}`,
     );
     // What each site takes (said where it cannot take a fault), then the accounts, then the plan.
     const sites = await runSites(h, run, say);
