@@ -19,7 +19,7 @@
  *   took it in most trials when the page had requests in flight. A flush also marks the
  *   connections in use as not to be reused and cancels pending connects (preconnects). Each
  *   flush counts only once a host lookup sent behind it on the same network context has been
- *   answered. The pools are flushed twice, 25 ms apart: what was already on its way when the
+ *   answered. The pools are flushed twice, 100 ms apart: what was already on its way when the
  *   hold began (requests let go a moment earlier, the navigation's own preconnect) lands after
  *   the first flush in about one write in four on a busy page; then, while the write is held
  *   or in flight, the page's other requests to its host wait. HTTP/1.1 requests in flight
@@ -90,7 +90,7 @@ const EARLIER_WRITES_WAIT_MS = 2_000;
 /** How long another request to the host of a write waits for the write to end. */
 const BESIDE_WRITE_WAIT_MS = 5_000;
 /** The pause between the two flushes before an unsafe request goes. */
-const SECOND_FLUSH_AFTER_MS = 25;
+const SECOND_FLUSH_AFTER_MS = 100;
 /** How long the flush may take to be confirmed before the request goes unprotected. */
 const FLUSH_CONFIRM_MS = 2_000;
 

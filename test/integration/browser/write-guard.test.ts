@@ -167,7 +167,7 @@ describe('Write guard: the browser never sends a write twice unseen', () => {
   it('with the page’s own requests in flight as it saves, each write still reaches the site once', {
     timeout: 120_000,
   }, async () => {
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       site.drop = i % 2 === 0 ? 'close' : 'reset';
       const { report, committed } = await save(`busy-${site.drop}-${i}`, { prevent: true, polls: 8 });
       expect(committed, `save ${i}`).toBe(1);
@@ -184,7 +184,7 @@ describe('Write guard: the browser never sends a write twice unseen', () => {
       await crm.setFaults({ busyPages: true });
       await signedInContext(context, sites.crm.baseUrl, 'crm', 'ada@example.com');
       state.allowed = [site.host, new URL(sites.crm.baseUrl).host];
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 4; i++) {
         const key = `busy-crm-${i}`;
         await page.goto(`${sites.crm.baseUrl}/customers/C-1001`);
         await page.locator(tid('edit-record')).click();
