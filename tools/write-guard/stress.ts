@@ -19,13 +19,9 @@ import { chromium } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
 import { siteAdmin } from '../../demo/sites/admin-client.ts';
 import { startSites } from '../../demo/sites/index.ts';
-import {
-  type AllowlistState,
-  applyAllowlist,
-  installRequestPolicy,
-} from '../../lambdas/lib/browser/allowlist.ts';
-import { startWriteGuard } from '../../lambdas/lib/browser/write-guard.ts';
+import { type AllowlistState, applyAllowlist } from '../../lambdas/lib/browser/allowlist.ts';
 import { closeChromiumGracefully, launchChromium } from '../../local/chromium.ts';
+import { guardedDroppedSave } from './crm-save.ts';
 
 const USAGE =
   'usage: npm run stress:write-guard -- [--saves N (1-500)] [--drop close|reset] [--busy] [--no-prevent]';
@@ -89,24 +85,15 @@ async function main(): Promise<number> {
       `${opts.saves} saves, answer dropped (${opts.drop}), busy pages ${opts.busy ? 'on' : 'off'}, guard ${opts.prevent ? 'prevents and detects' : 'detects only'}`,
     );
     for (let i = 0; i < opts.saves; i++) {
-      const key = `stress-${Date.now()}-${i}`;
-      await page.goto(`${sites.crm.baseUrl}/customers/C-1001`);
-      await page.locator('[data-testid="edit-record"]').click();
-      await page.waitForLoadState('load');
-      await page.locator('[data-testid="line1"]').fill(`${i} Stress Street`);
-      await page.locator('[data-testid="record-form"] input[name="idempotencyKey"]').evaluate((el, v) => {
-        (el as HTMLInputElement).value = v;
-      }, key);
-      await crm.setFaults({ dropNextWriteResponse: true, dropMode: opts.drop });
-      const guard = await startWriteGuard(browser, page, state, () => installRequestPolicy(context, state), {
-        prevent: opts.prevent,
-        detect: true,
-      });
-      await page.locator('[data-testid="save-record"]').click();
-      await page.waitForLoadState('load').catch(() => undefined);
-      await page.waitForTimeout(150);
-      const report = await guard.finish();
-      const committed = (await crm.writes()).countsByKey[key] ?? 0;
+      const { report, committed } = await guardedDroppedSave(
+        { browser, context, page, state, crm, crmBaseUrl: sites.crm.baseUrl },
+        {
+          key: `stress-${Date.now()}-${i}`,
+          line1: `${i} Stress Street`,
+          drop: opts.drop,
+          prevent: opts.prevent,
+        },
+      );
       if (committed > 1) duplicated++;
       if (report.resent.length > 0) seen++;
       console.log(

@@ -27,11 +27,9 @@ import {
   installRequestPolicy,
 } from '../../../lambdas/lib/browser/allowlist.ts';
 import { startWriteGuard, type WriteGuardReport } from '../../../lambdas/lib/browser/write-guard.ts';
-import { signedInContext } from '../playbooks/harness.ts';
-
-const tid = (id: string): string => `[data-testid="${id}"]`;
-
 import { closeChromiumGracefully, type LaunchedChromium, launchChromium } from '../../../local/chromium.ts';
+import { guardedDroppedSave } from '../../../tools/write-guard/crm-save.ts';
+import { signedInContext } from '../playbooks/harness.ts';
 
 const FORM_PAGE = `<!doctype html><title>Order</title>
 <form method="post" action="/save"><input name="item" value="book"><button id="save">Save</button></form>`;
@@ -187,30 +185,16 @@ describe('Write guard: the browser never sends a write twice unseen', () => {
       await signedInContext(context, sites.crm.baseUrl, 'crm', 'ada@example.com');
       state.allowed = [site.host, new URL(sites.crm.baseUrl).host];
       for (let i = 0; i < 4; i++) {
-        const key = `busy-crm-${i}`;
-        await page.goto(`${sites.crm.baseUrl}/customers/C-1001`);
-        await page.locator(tid('edit-record')).click();
-        await page.waitForLoadState('load');
-        await page.locator(tid('line1')).fill(`${i} Busy Street`);
-        await page.locator(`${tid('record-form')} input[name="idempotencyKey"]`).evaluate((el, v) => {
-          (el as HTMLInputElement).value = v;
-        }, key);
-        await crm.setFaults({ dropNextWriteResponse: true, dropMode: i % 2 === 0 ? 'close' : 'reset' });
-        const guard = await startWriteGuard(
-          browser,
-          page,
-          state,
-          () => installRequestPolicy(context, state),
+        const { report, committed } = await guardedDroppedSave(
+          { browser, context, page, state, crm, crmBaseUrl: sites.crm.baseUrl },
           {
+            key: `busy-crm-${i}`,
+            line1: `${i} Busy Street`,
+            drop: i % 2 === 0 ? 'close' : 'reset',
             prevent: true,
-            detect: true,
           },
         );
-        await page.locator(tid('save-record')).click();
-        await page.waitForLoadState('load').catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 150));
-        const report = await guard.finish();
-        expect((await crm.writes()).countsByKey[key], `save ${i}`).toBe(1);
+        expect(committed, `save ${i}`).toBe(1);
         expect(report).toMatchObject({ prevented: true, resent: [] });
       }
     } finally {
