@@ -3,11 +3,11 @@
  * process that started it), CDP on loopback, quiet offline. Reusable by any local service or test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { ChromiumLaunchError } from './errors.ts';
+import { ChromiumLaunchError, ChromiumMissingError } from './errors.ts';
 
 /** The real binary; `/usr/bin/chromium` is a shell wrapper whose PID is not the browser's. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium';
@@ -34,6 +34,26 @@ export const QUIET_CHROMIUM_FLAGS: readonly string[] = [
     ? []
     : ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost']),
 ];
+
+/** The Chromium binary to launch: `executablePath`, else `CHROMIUM_PATH`, else {@link DEFAULT_CHROMIUM_PATH}. */
+export function chromiumPath(executablePath?: string): string {
+  return executablePath ?? process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
+}
+
+/**
+ * Throws {@link ChromiumMissingError} (which says how to install it) when the binary is not an
+ * executable file, so a service that will launch browsers refuses to start instead of failing
+ * at its first session. Returns the path checked.
+ */
+export function assertChromium(executablePath?: string): string {
+  const path = chromiumPath(executablePath);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch (err) {
+    throw new ChromiumMissingError(path, { cause: err });
+  }
+  return path;
+}
 
 export interface LaunchChromiumOptions {
   /** Profile directory; created when missing. One browser per directory. */
@@ -71,7 +91,7 @@ export interface LaunchedChromium {
  */
 export async function launchChromium(options: LaunchChromiumOptions): Promise<LaunchedChromium> {
   const { userDataDir } = options;
-  const executablePath = options.executablePath ?? process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
+  const executablePath = chromiumPath(options.executablePath);
   const timeoutMs = options.timeoutMs ?? 30_000;
   await mkdir(userDataDir, { recursive: true });
   // A copied or reused profile may hold the previous browser's port file and locks.

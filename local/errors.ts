@@ -34,6 +34,19 @@ export class JavaMissingError extends Error {
   }
 }
 
+/** The Chromium binary the local browser service launches is not there (or not executable). */
+export class ChromiumMissingError extends Error {
+  readonly executablePath: string;
+  constructor(executablePath: string, options?: ErrorOptions) {
+    super(
+      `the local browser service needs Chromium but "${executablePath}" was not found or is not executable: run \`npm run setup\`, or \`apt-get install -y chromium\`, or set CHROMIUM_PATH`,
+      options,
+    );
+    this.name = 'ChromiumMissingError';
+    this.executablePath = executablePath;
+  }
+}
+
 /** DynamoDB Local exited or did not answer in time. */
 export class DynamoDbLocalStartError extends Error {
   readonly port: number;

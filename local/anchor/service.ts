@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { assertChromium } from '../chromium.ts';
 import { IdentityRegistry } from './identities.ts';
 import { handleLiveViewUpgrade, isLiveViewUpgrade } from './live-view.ts';
 import { proxyCdpUpgrade } from './proxy.ts';
@@ -65,6 +66,8 @@ export interface AnchorService {
  * await anchor.stop({ endSessions: true });
  */
 export async function startAnchorService(options: AnchorServiceOptions): Promise<AnchorService> {
+  // No Chromium, no sessions: said now, with how to install it, not at the first job's session.
+  assertChromium(options.chromiumPath);
   const dataDir = resolve(options.dataDir);
   const store = new Store(dataDir);
   await store.init();
