@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createLedgerTable } from '../../lambdas/lib/ledger/table.ts';
 import {
   createDocumentClient,
@@ -18,15 +18,15 @@ export interface DynamoDbHandle {
   /** Name of the ledger table created for this file. */
   tableName(): string;
   endpoint(): string;
-  /** PID of the DynamoDB Local JVM. */
-  pid(): number;
   /** Creates another empty ledger table and returns its name. */
   createTable(prefix?: string): Promise<string>;
 }
 
 /**
- * Registers `beforeAll`/`afterAll` hooks that start one DynamoDB Local for the test file
- * (in memory, free port), create a uniquely named ledger table, and stop it by PID afterwards.
+ * Registers `beforeAll`/`afterAll` hooks that give the test file a uniquely named ledger table
+ * on the run's shared DynamoDB Local (`global-dynamodb.ts`), deleting the file's tables
+ * afterwards. Without a shared one (a run without the global setup) the file starts its own
+ * (in memory, free port) and stops it by PID.
  *
  * @example
  * const ddb = useDynamoDb();
@@ -37,6 +37,8 @@ export function useDynamoDb(): DynamoDbHandle {
   let doc: DynamoDBDocumentClient | undefined;
   let client: DynamoDBClient | undefined;
   let table: string | undefined;
+  let endpoint: string | undefined;
+  const tables: string[] = [];
   const need = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`${what} is not ready: use it inside a test, after beforeAll`);
     return value;
@@ -44,17 +46,29 @@ export function useDynamoDb(): DynamoDbHandle {
   const createTable = async (prefix = 'ledger'): Promise<string> => {
     const name = `${prefix}-${randomBytes(4).toString('hex')}`;
     await createLedgerTable(need(client, 'DynamoDB client'), name);
+    tables.push(name);
     return name;
   };
 
   beforeAll(async () => {
-    local = await startDynamoDbLocal();
-    client = createDynamoDbClient(local.endpoint);
-    doc = createDocumentClient(local.endpoint);
+    endpoint = inject('sharedDynamoDbEndpoint') || undefined;
+    if (!endpoint) {
+      local = await startDynamoDbLocal();
+      endpoint = local.endpoint;
+    }
+    client = createDynamoDbClient(endpoint);
+    doc = createDocumentClient(endpoint);
     table = await createTable();
   });
 
   afterAll(async () => {
+    // The shared instance outlives the file: its tables go, so a run's memory stays bounded.
+    if (!local && client) {
+      const c = client;
+      await Promise.all(
+        tables.map((TableName) => c.send(new DeleteTableCommand({ TableName })).catch(() => undefined)),
+      );
+    }
     doc?.destroy();
     client?.destroy();
     await local?.stop();
@@ -64,8 +78,7 @@ export function useDynamoDb(): DynamoDbHandle {
     doc: () => need(doc, 'DynamoDB document client'),
     client: () => need(client, 'DynamoDB client'),
     tableName: () => need(table, 'ledger table'),
-    endpoint: () => need(local, 'DynamoDB Local').endpoint,
-    pid: () => need(local, 'DynamoDB Local').pid,
+    endpoint: () => need(endpoint, 'DynamoDB Local'),
     createTable,
   };
 }

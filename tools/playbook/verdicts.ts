@@ -120,7 +120,7 @@ function stepMs(entries: readonly LedgerEntry[], step: string): number | undefin
   const started = entries.find((e) => e.type === 'step-started' && e.step === step);
   const done = completionOf(entries, step);
   if (!done) return undefined;
-  const from = started ?? entries[entries.findIndex((e) => e === done) - 1];
+  const from = started ?? entries[entries.indexOf(done) - 1];
   return from ? Date.parse(done.at) - Date.parse(from.at) : undefined;
 }
 

@@ -1,0 +1,40 @@
+/**
+ * Vitest global setup: one DynamoDB Local (in memory) for the whole run, stopped by its PID when
+ * the run ends. Test files that only need a ledger table (`useDynamoDb`) each create their own
+ * tables on it and delete them afterwards, instead of each starting a JVM of their own. Stacks
+ * (`useEngineStack`) keep their own DynamoDB Local: they are killed and restarted by tests.
+ *
+ * When it cannot start (no Java), nothing is provided and each file starts its own, whose error
+ * names the fix. `BELAY_TEST_SHARED_DYNAMODB=off` (what `npm run test:unit` sets: no unit test
+ * needs one) starts none.
+ */
+import type { TestProject } from 'vitest/node';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../local/dynamodb.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's shared DynamoDB Local (`http://127.0.0.1:<port>`), or '' when it did not start. */
+    sharedDynamoDbEndpoint: string;
+  }
+}
+
+let local: Promise<DynamoDbLocal> | undefined;
+/** Projects of this run whose teardown has not run yet (each project calls the setup). */
+let users = 0;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (process.env.BELAY_TEST_SHARED_DYNAMODB === 'off') {
+    project.provide('sharedDynamoDbEndpoint', '');
+    return async () => undefined;
+  }
+  users++;
+  local ??= startDynamoDbLocal();
+  const started = await local.catch(() => undefined);
+  project.provide('sharedDynamoDbEndpoint', started?.endpoint ?? '');
+  return async () => {
+    if (--users > 0) return;
+    const running = local;
+    local = undefined;
+    await (await running?.catch(() => undefined))?.stop();
+  };
+}
