@@ -110,7 +110,8 @@ export class BenchContext {
       timeoutMs: JOB_TIMEOUT_MS,
       ...(this.verbose ? { progress: this.log } : {}),
     });
-    if (run.status !== 'SUCCEEDED') throw new Error(`the warm-up job ended ${run.status}`);
+    if (run.status !== 'SUCCEEDED')
+      throw new Error(`the warm-up job ended ${run.status}${run.failure ? ` (${run.failure})` : ''}`);
     this.log(`warm-up job done in ${(run.wallMs / 1000).toFixed(1)} s`);
     return b;
   }
