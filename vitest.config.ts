@@ -26,8 +26,7 @@ const MAIN_WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
 export default defineConfig({
   test: {
     // Integration suites start real services (Chromium, stacks); each file owns its own, except
-    // the one DynamoDB Local that files needing only a table share (`useDynamoDb`).
-    globalSetup: ['test/support/global-dynamodb.ts'],
+    // the one DynamoDB Local that the main project's files needing only a table share (`useDynamoDb`).
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -43,6 +42,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: FAULT_SUITES,
           maxWorkers: MAIN_WORKERS,
+          globalSetup: ['test/support/global-dynamodb.ts'],
         },
       },
       { extends: true, test: { name: 'faults', include: FAULT_SUITES } },

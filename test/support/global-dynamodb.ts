@@ -1,5 +1,5 @@
 /**
- * Vitest global setup: one DynamoDB Local (in memory) for the whole run, stopped by its PID when
+ * Vitest global setup of the `main` project: one DynamoDB Local (in memory) for the whole run, stopped by its PID when
  * the run ends. Test files that only need a ledger table (`useDynamoDb`) each create their own
  * tables on it and delete them afterwards, instead of each starting a JVM of their own. Stacks
  * (`useEngineStack`) keep their own DynamoDB Local: they are killed and restarted by tests.
@@ -18,23 +18,12 @@ declare module 'vitest' {
   }
 }
 
-let local: Promise<DynamoDbLocal> | undefined;
-/** Projects of this run whose teardown has not run yet (each project calls the setup). */
-let users = 0;
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (process.env.BELAY_TEST_SHARED_DYNAMODB === 'off') {
-    project.provide('sharedDynamoDbEndpoint', '');
-    return async () => undefined;
-  }
-  users++;
-  local ??= startDynamoDbLocal();
-  const started = await local.catch(() => undefined);
-  project.provide('sharedDynamoDbEndpoint', started?.endpoint ?? '');
+  let local: DynamoDbLocal | undefined;
+  if (process.env.BELAY_TEST_SHARED_DYNAMODB !== 'off')
+    local = await startDynamoDbLocal().catch(() => undefined);
+  project.provide('sharedDynamoDbEndpoint', local?.endpoint ?? '');
   return async () => {
-    if (--users > 0) return;
-    const running = local;
-    local = undefined;
-    await (await running?.catch(() => undefined))?.stop();
+    await local?.stop();
   };
 }
