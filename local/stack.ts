@@ -215,8 +215,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const doc = createDocumentClient(dynamodb.endpoint);
     const ledger = createLedger({ doc, tableName: LOCAL_TABLE });
 
+    // With a real Anchor key the jobs' browsers are Anchor's: this service launches none.
+    const useRealAnchor = Boolean(process.env.ANCHORBROWSER_API_KEY);
     log('starting the Anchor-compatible browser service');
     const anchor = await startAnchorService({
+      requireChromium: !useRealAnchor,
       port: ports.anchor,
       dataDir: join(dataDir, 'anchor'),
       ...(options.anchorMinuteMs ? { minuteMs: options.anchorMinuteMs } : {}),
@@ -254,7 +257,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         );
     }
 
-    const useRealAnchor = Boolean(process.env.ANCHORBROWSER_API_KEY);
     const env: Record<string, string> = {
       TABLE_NAME: LOCAL_TABLE,
       DYNAMODB_ENDPOINT: dynamodb.endpoint,

@@ -32,6 +32,11 @@ export interface AnchorServiceOptions {
   minuteMs?: number;
   /** Chromium binary (default `CHROMIUM_PATH` or `/usr/lib/chromium/chromium`). */
   chromiumPath?: string;
+  /**
+   * Refuse to start without that binary (default true). The local stack passes false when its
+   * jobs use a real Anchor account: the service then launches no browser.
+   */
+  requireChromium?: boolean;
   /** Log sink (default: silent). */
   log?: (line: string) => void;
 }
@@ -67,7 +72,7 @@ export interface AnchorService {
  */
 export async function startAnchorService(options: AnchorServiceOptions): Promise<AnchorService> {
   // No Chromium, no sessions: said now, with how to install it, not at the first job's session.
-  assertChromium(options.chromiumPath);
+  if (options.requireChromium ?? true) assertChromium(options.chromiumPath);
   const dataDir = resolve(options.dataDir);
   const store = new Store(dataDir);
   await store.init();

@@ -28,6 +28,20 @@ describe('Function: startAnchorService (no Chromium)', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('starts without it when told it will launch no browser (a real Anchor account)', async () => {
+    const service = await startAnchorService({
+      port: 0,
+      dataDir: join(dir, 'anchor'),
+      chromiumPath: join(dir, 'no-chromium'),
+      requireChromium: false,
+    });
+    try {
+      expect(service.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('refuses a file that is not executable', () => {
     expect(() => assertChromium(join(process.cwd(), 'package.json'))).toThrow(ChromiumMissingError);
   });
