@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,30 @@ describe('Function: bundleHandler', () => {
     // A change to an imported file (a new size, a later mtime) is picked up by a later build.
     await writeFile(helper, "export const word = 'second, longer';\n");
     expect(await call(await bundleHandler(entry))).toEqual({ word: 'second, longer' });
+  });
+
+  it('writes the source map beside the bundle, as deployed, and Node applies it with --enable-source-maps', async () => {
+    const entry = await handlerFile(
+      'thrower.ts',
+      "export const handler = async () => {\n  throw new Error('from the handler');\n};\n",
+    );
+    const bundle = await bundleHandler(entry);
+    const code = await readFile(bundle, 'utf8');
+    // Not inline (a cold start would decode and compile it with the code): a file that the bundle names.
+    expect(code).not.toContain('sourceMappingURL=data:');
+    expect(code.trimEnd().endsWith(`//# sourceMappingURL=${basename(bundle)}.map`)).toBe(true);
+    const map = JSON.parse(await readFile(`${bundle}.map`, 'utf8')) as { sources: string[] };
+    expect(map.sources.some((s) => s.endsWith('thrower.ts'))).toBe(true);
+    // No build folder is left behind.
+    expect((await readdir(BUNDLE_DIR)).filter((f) => f.startsWith('.build-'))).toEqual([]);
+
+    const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((m) => m.handler()).catch((e) => console.log(e.stack))`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--enable-source-maps', '-e', script], {
+      cwd: REPO_ROOT,
+      timeout: 30_000,
+    });
+    expect(stdout).toContain('from the handler');
+    expect(stdout).toMatch(/thrower\.ts:2:/);
   });
 
   it('keeps the browser libraries out of module load (loaded on first use only) and requires the CommonJS SDK', async () => {
