@@ -103,40 +103,47 @@ export async function startWriteGuard(
   options: WriteGuardOptions,
 ): Promise<WriteGuard> {
   const context = page.context();
-  const closer = options.prevent ? await openSocketCloser(context).catch(() => undefined) : undefined;
+  // The helper tab opens while the step begins: the step's first unsafe request waits for it.
+  const opening = options.prevent
+    ? openSocketCloser(browser, page).catch(() => undefined)
+    : Promise.resolve(undefined);
   const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
   let unsafeRequests = 0;
-  let prevented = closer !== undefined;
-  const writes = closer ? new WritesInFlight(context) : undefined;
-  if (closer && writes) {
+  let hooked = false;
+  let flushesConfirmed = true;
+  const writes = options.prevent ? new WritesInFlight(context) : undefined;
+  if (writes) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
+        const closer = await opening;
+        // No helper: the request goes as it would without the guard (the report says so).
+        if (!closer) return;
         await writes.settled(EARLIER_WRITES_WAIT_MS);
         writes.add(request);
         // Requests let go just before this one, and the preconnects its navigation started,
         // travel to the network on other channels and can land after the first flush.
-        if (!(await closer.flush())) prevented = false;
+        if (!(await closer.flush())) flushesConfirmed = false;
         await new Promise((resolve) => setTimeout(resolve, SECOND_FLUSH_AFTER_MS));
-        if (!(await closer.flush())) prevented = false;
+        if (!(await closer.flush())) flushesConfirmed = false;
       };
       hook.beforeOther = (request) => writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
+      hooked = true;
     } catch {
-      prevented = false;
+      hooked = false;
     }
   }
-  // The helper tab (opened to prevent) must not stay in front of the page the step works on.
-  if (options.prevent) await page.bringToFront().catch(() => undefined);
   return {
     async finish(): Promise<WriteGuardReport> {
       hook.beforeUnsafe = undefined;
       hook.beforeOther = undefined;
       writes?.dispose();
+      const closer = await opening;
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
-        prevented,
+        prevented: hooked && closer !== undefined && flushesConfirmed,
         observed: seen !== undefined,
         unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0),
         resent: seen?.resent ?? [],
@@ -217,16 +224,36 @@ const FLUSH_AND_CONFIRM = `(async () => {
   ]);
 })()`;
 
+/** How long the helper tab may take to open before the write goes unprotected. */
+const HELPER_OPEN_MS = 5_000;
+
+const SOCKETS_PAGE = 'chrome://net-internals/#sockets';
+
 /**
- * A helper tab on `chrome://net-internals` in the same context: flushes its profile's socket
- * pools, and says whether the flush was confirmed.
+ * A helper tab on `chrome://net-internals` in the page's context: flushes its profile's socket
+ * pools, and says whether the flush was confirmed. It opens in the background, so the page the
+ * step works on stays the one in front (a person watching the live view sees no other tab);
+ * where the browser refuses that, as a new page put behind the step's.
  */
 async function openSocketCloser(
-  context: BrowserContext,
+  browser: Browser,
+  page: Page,
 ): Promise<{ flush(): Promise<boolean>; dispose(): Promise<void> } | undefined> {
-  const helper = await context.newPage();
+  const context = page.context();
+  let helper: Page;
   try {
-    await helper.goto('chrome://net-internals/#sockets', { timeout: 5_000 });
+    helper = await openInBackground(browser, context, SOCKETS_PAGE);
+  } catch {
+    try {
+      helper = await context.newPage();
+    } finally {
+      // A new page comes to the front: the step's page goes back there.
+      await page.bringToFront().catch(() => undefined);
+    }
+  }
+  try {
+    if (helper.url() === SOCKETS_PAGE) await helper.waitForLoadState('load', { timeout: HELPER_OPEN_MS });
+    else await helper.goto(SOCKETS_PAGE, { timeout: HELPER_OPEN_MS });
     const usable = await helper.evaluate(
       () => typeof (globalThis as { chrome?: { send?: unknown } }).chrome?.send === 'function',
     );
@@ -245,6 +272,56 @@ async function openSocketCloser(
     },
     dispose: () => helper.close().catch(() => undefined),
   };
+}
+
+/** A tab opened at `url` behind the others (CDP `Target.createTarget` with `background`), as a page of `context`. */
+async function openInBackground(browser: Browser, context: BrowserContext, url: string): Promise<Page> {
+  const session = await browser.newBrowserCDPSession();
+  const created = session.send('Target.createTarget', { url, background: true });
+  let stop = (): void => undefined;
+  // Matched by target id: the step's page may open a tab of its own at the same moment.
+  const appeared = new Promise<Page>((resolve, reject) => {
+    const onPage = (candidate: Page): void => {
+      void Promise.all([targetIdOf(context, candidate), created]).then(
+        ([id, { targetId }]) => {
+          if (id !== targetId) return;
+          stop();
+          resolve(candidate);
+        },
+        () => undefined,
+      );
+    };
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`the background tab did not appear in ${HELPER_OPEN_MS} ms`));
+    }, HELPER_OPEN_MS);
+    stop = () => {
+      clearTimeout(timer);
+      context.off('page', onPage);
+    };
+    context.on('page', onPage);
+  });
+  appeared.catch(() => undefined);
+  try {
+    await created;
+    return await appeared;
+  } catch (err) {
+    stop();
+    const made = await created.catch(() => undefined);
+    if (made) await session.send('Target.closeTarget', { targetId: made.targetId }).catch(() => undefined);
+    throw err;
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
+}
+
+async function targetIdOf(context: BrowserContext, page: Page): Promise<string | undefined> {
+  const session = await context.newCDPSession(page);
+  try {
+    return (await session.send('Target.getTargetInfo')).targetInfo.targetId;
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
 }
 
 interface NetlogTrace {

@@ -164,6 +164,47 @@ describe('Write guard: the browser never sends a write twice unseen', () => {
     },
   );
 
+  it('opens its helper tab while the step begins, never taking a tab the page opens at that moment for it', {
+    timeout: 60_000,
+  }, async () => {
+    site.drop = 'close';
+    await page.goto(`${site.origin}/form`);
+    await page.evaluate(() => fetch('/warm').then((r) => r.text()));
+    await page.locator('input[name="item"]').evaluate((el) => {
+      (el as HTMLInputElement).value = 'popup';
+    });
+    const popups: Page[] = [];
+    const onPage = (p: Page): void => void popups.push(p);
+    context.on('page', onPage);
+    // The page opens tabs of its own as the guard starts (one a few ms apart), and saves at once.
+    const opening = Array.from({ length: 4 }, (_, i) =>
+      page.evaluate(
+        (n) =>
+          new Promise<void>((ok) =>
+            setTimeout(() => ok(void window.open(`/poll?tab=${n}`, '_blank')), n * 5),
+          ),
+        i,
+      ),
+    );
+    const guard = await startWriteGuard(browser, page, state, () => installRequestPolicy(context, state), {
+      prevent: true,
+      detect: true,
+    });
+    await Promise.all(opening);
+    await page.locator('#save').click();
+    await page.waitForLoadState('load').catch(() => undefined);
+    const report = await guard.finish();
+    context.off('page', onPage);
+    expect(site.committed.get('popup')).toBe(1);
+    expect(report).toMatchObject({ prevented: true, observed: true, resent: [] });
+    // The helper is gone; the page's own tabs are all there.
+    const own = popups.filter((p) => !p.url().startsWith('chrome://'));
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.filter((p) => p.isClosed())).toEqual([]);
+    expect(context.pages().filter((p) => p.url().startsWith('chrome://'))).toEqual([]);
+    await Promise.all(own.map((p) => p.close()));
+  });
+
   it('with the page’s own requests in flight as it saves, each write still reaches the site once', {
     timeout: 120_000,
   }, async () => {

@@ -1,13 +1,18 @@
 /**
  * The write guard's start and report when a part of it is off (`BELAY_WRITE_GUARD`), against
- * a scripted browser: a part that is off costs the write step no round trip to the browser.
+ * a scripted browser: a part that is off costs the write step no round trip to the browser; the
+ * helper tab opens in the background while the step begins.
  */
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { startWriteGuard } from '../../../lambdas/lib/browser/write-guard.ts';
 
 function scripted() {
-  const context = { newPage: vi.fn(async () => Promise.reject(new Error('no tab'))) };
+  const context = {
+    newPage: vi.fn(async () => Promise.reject(new Error('no tab'))),
+    on: vi.fn(),
+    off: vi.fn(),
+  };
   const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
   const browser = { newBrowserCDPSession: vi.fn(async () => Promise.reject(new Error('no CDP'))) };
   return { context, page, browser };
@@ -37,7 +42,7 @@ describe('Function: startWriteGuard', () => {
     expect(page.bringToFront).not.toHaveBeenCalled();
   });
 
-  it('brings the step’s page back to the front after trying to open the helper tab', async () => {
+  it('without a background tab (CDP refused), opens the helper as a new page and brings the step’s page back to the front', async () => {
     const { context, page, browser } = scripted();
     const guard = await startWriteGuard(
       browser as unknown as Browser,
@@ -46,9 +51,74 @@ describe('Function: startWriteGuard', () => {
       async () => undefined,
       { prevent: true, detect: false },
     );
+    expect((await guard.finish()).prevented).toBe(false);
+    expect(browser.newBrowserCDPSession).toHaveBeenCalledTimes(1);
     expect(context.newPage).toHaveBeenCalledTimes(1);
     expect(page.bringToFront).toHaveBeenCalledTimes(1);
     // The helper tab could not be opened: nothing was prevented, and the report says so.
     expect(await guard.finish()).toMatchObject({ prevented: false, observed: false });
+  });
+
+  it('opens the helper in the background while the step begins; the first unsafe request waits for it and its flushes', async () => {
+    const order: string[] = [];
+    let appear!: () => void;
+    const listeners = new Set<(p: unknown) => void>();
+    const helper = {
+      url: () => 'chrome://net-internals/#sockets',
+      waitForLoadState: vi.fn(async () => undefined),
+      evaluate: vi.fn(async (fn: unknown) => {
+        if (typeof fn === 'string') order.push('flush');
+        return true;
+      }),
+      close: vi.fn(async () => undefined),
+    };
+    const context = {
+      newPage: vi.fn(),
+      on: (_: string, l: (p: unknown) => void) => listeners.add(l),
+      off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
+      newCDPSession: async () => ({
+        send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
+        detach: async () => undefined,
+      }),
+    };
+    const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
+    const browser = {
+      newBrowserCDPSession: vi.fn(async () => ({
+        send: vi.fn(async (method: string, params: { background?: boolean }) => {
+          expect(method).toBe('Target.createTarget');
+          expect(params.background).toBe(true);
+          // The tab shows up as a page only later, after the guard has returned.
+          appear = () => {
+            for (const l of [...listeners]) l(helper);
+          };
+          return { targetId: 'helper-1' };
+        }),
+        detach: async () => undefined,
+      })),
+    };
+    const hook: { beforeUnsafe?: (r: unknown) => Promise<void> } = {};
+    const guard = await startWriteGuard(
+      browser as unknown as Browser,
+      page as unknown as Page,
+      hook as never,
+      async () => undefined,
+      { prevent: true, detect: false },
+    );
+    const held = hook.beforeUnsafe?.({ url: () => 'https://shop.example/order' });
+    let released = false;
+    void held?.then(() => {
+      released = true;
+      order.push('released');
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(released).toBe(false);
+    appear();
+    await held;
+    expect(order).toEqual(['flush', 'flush', 'released']);
+    expect(await guard.finish()).toMatchObject({ prevented: true, unsafeRequests: 1 });
+    // Never in front: the step's page was not touched, no page was opened the usual way.
+    expect(page.bringToFront).not.toHaveBeenCalled();
+    expect(context.newPage).not.toHaveBeenCalled();
+    expect(helper.close).toHaveBeenCalledTimes(1);
   });
 });
