@@ -24,7 +24,10 @@ import { closeChromiumGracefully, launchChromium } from '../../local/chromium.ts
 import { guardedDroppedSave } from './crm-save.ts';
 
 const USAGE =
-  'usage: npm run stress:write-guard -- [--saves N (1-500)] [--drop close|reset] [--busy] [--no-prevent]';
+  'usage: npm run stress:write-guard -- [--saves N (1-500)] [--drop close|reset] [--busy] [--no-prevent] [--help]';
+
+/** `--help`: the usage goes to standard output and nothing runs. */
+class HelpRequested extends Error {}
 
 function options(argv: string[]): {
   saves: number;
@@ -39,9 +42,11 @@ function options(argv: string[]): {
       drop: { type: 'string', default: 'close' },
       busy: { type: 'boolean', default: false },
       'no-prevent': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
+  if (values.help) throw new HelpRequested();
   const saves = Number(values.saves);
   if (!Number.isInteger(saves) || saves < 1 || saves > 500)
     throw new Error(`--saves must be an integer from 1 to 500\n${USAGE}`);
@@ -55,7 +60,11 @@ async function main(): Promise<number> {
   try {
     opts = options(process.argv.slice(2));
   } catch (err) {
-    console.error((err as Error).message);
+    if (err instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
+    console.error(`${(err as Error).message}${err instanceof TypeError ? `\n${USAGE}` : ''}`);
     return 2;
   }
   const sites = await startSites({ dedupe: false });
