@@ -23,6 +23,8 @@ export interface Figure {
   statistic: 'median' | 'p50' | 'p95' | 'max' | 'value' | 'ratio';
   /** How many runs (or jobs, or samples) the statistic is over. */
   runs: number;
+  /** The lowest and highest of the samples a median is over, when there are several: how much runs differ. */
+  range?: [number, number];
   verdict?: Verdict;
   note?: string;
 }
@@ -34,6 +36,13 @@ export function median(samples: readonly number[]): number {
   if (n === 0) return Number.NaN;
   const mid = Math.floor(n / 2);
   return n % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** `[min, max]` of `samples` when there are at least two (a median's spread); undefined otherwise. */
+export function spread(samples: readonly number[]): [number, number] | undefined {
+  const finite = samples.filter((v) => Number.isFinite(v));
+  if (finite.length < 2) return undefined;
+  return [Math.min(...finite), Math.max(...finite)];
 }
 
 /** Nearest-rank percentile (`q` in 0..1] of `samples`; NaN when empty. p50 of [1,2,3,4] is 2. */

@@ -5,7 +5,7 @@
  */
 import type { BrowserSamples } from './browser.ts';
 import { BenchContext, type MeasuredRun } from './context.ts';
-import { below, type Figure, median, overheadPerStep } from './figures.ts';
+import { below, type Figure, median, overheadPerStep, spread } from './figures.ts';
 import type { LoadAverage, SectionResult } from './report.ts';
 
 /** The per-run inputs of the overhead figure, as the JSON carries them. */
@@ -41,38 +41,55 @@ export function overheadSample(run: MeasuredRun): OverheadSample {
 
 function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: number): Figure[] {
   const runs = samples.length;
-  const f = (label: string, value: number, unit = 'ms'): Figure => ({
-    label: `${mode}: ${label}`,
-    value,
-    unit,
-    statistic: 'median',
-    runs,
-  });
-  const perStep = median(samples.map((s) => s.overheadPerStepMs));
+  const f = (label: string, values: number[], unit = 'ms'): Figure => {
+    const range = spread(values);
+    return {
+      label: `${mode}: ${label}`,
+      value: median(values),
+      unit,
+      statistic: 'median',
+      runs,
+      ...(range ? { range } : {}),
+    };
+  };
+  const perStepSamples = samples.map((s) => s.overheadPerStepMs);
+  const perStep = median(perStepSamples);
   const part = (key: 'startPerStepMs' | 'finishPerStepMs' | 'runStepPerStepMs'): number[] =>
     samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
   const parts = part('runStepPerStepMs').length > 0;
   return [
-    { ...f('coordinator overhead per step', perStep), verdict: below(perStep, limitMs, `< ${limitMs} ms`) },
+    {
+      ...f('coordinator overhead per step', perStepSamples),
+      verdict: below(perStep, limitMs, `< ${limitMs} ms`),
+    },
     ...(parts
       ? [
           {
-            ...f('  of which Start per step', median(part('startPerStepMs'))),
+            ...f('  of which Start per step', part('startPerStepMs')),
             note: 'once per job: lease, accounts, a new browser session',
           },
           {
-            ...f('  of which Finish per step', median(part('finishPerStepMs'))),
+            ...f('  of which Finish per step', part('finishPerStepMs')),
             note: 'once per job: the order verified in the shop',
           },
           {
-            ...f('  of which RunStep beyond the step itself', median(part('runStepPerStepMs'))),
+            ...f('  of which RunStep beyond the step itself', part('runStepPerStepMs')),
             note: 'reads, attach, precondition, checkpoint',
           },
         ]
       : []),
-    f('job wall time, submission to SUCCEEDED', median(samples.map((s) => s.wallMs))),
-    f("steps' own browser time (sum of 14)", median(samples.map((s) => s.browserMs))),
-    f('approval wait (answered at once)', median(samples.map((s) => s.approvalWaitMs))),
+    f(
+      'job wall time, submission to SUCCEEDED',
+      samples.map((s) => s.wallMs),
+    ),
+    f(
+      "steps' own browser time (sum of 14)",
+      samples.map((s) => s.browserMs),
+    ),
+    f(
+      'approval wait (answered at once)',
+      samples.map((s) => s.approvalWaitMs),
+    ),
   ];
 }
 

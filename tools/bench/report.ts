@@ -73,11 +73,14 @@ export function newReport(runs: number, browserRuns: number): BenchReport {
   };
 }
 
+function formatNumber(v: number): string {
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : Math.abs(v) >= 0.1 ? 2 : 4;
+  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
 function formatValue(f: Figure): string {
   if (f.value === null || !Number.isFinite(f.value)) return 'n/a';
-  const v = f.value;
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : Math.abs(v) >= 0.1 ? 2 : 4;
-  const text = v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const text = formatNumber(f.value);
   return f.unit === '$' ? `$${text}` : `${text} ${f.unit}`;
 }
 
@@ -86,7 +89,8 @@ function formatStatistic(f: Figure): string {
     f.statistic === 'max' ? 'samples' : f.statistic === 'p50' || f.statistic === 'p95' ? 'jobs' : 'runs';
   if (f.statistic === 'value') return f.runs > 1 ? `(over ${f.runs} ${over})` : '(1 run)';
   if (f.statistic === 'ratio') return `(of medians, ${f.runs} runs each)`;
-  return `(${f.statistic} of ${f.runs} ${over})`;
+  const range = f.range ? `, ${formatNumber(f.range[0])} to ${formatNumber(f.range[1])}` : '';
+  return `(${f.statistic} of ${f.runs} ${over}${range})`;
 }
 
 const fmtLoad = (l: LoadAverage): string => l.map((n) => n.toFixed(2)).join(' / ');

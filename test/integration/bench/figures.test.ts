@@ -23,6 +23,7 @@ import {
 } from '../../../tools/bench/figures.ts';
 import { overheadFigures, overheadSample } from '../../../tools/bench/overhead.ts';
 import { recoveryFigures } from '../../../tools/bench/recovery.ts';
+import { formatReport, newReport } from '../../../tools/bench/report.ts';
 
 const byLabel = (figures: { label: string; value: number | null }[], label: string): number | null => {
   const f = figures.find((x) => x.label === label);
@@ -146,7 +147,7 @@ describe('coordinator overhead', () => {
     expect(() => overheadPerStep({ wallMs: 1, browserMs: 0, approvalWaitMs: 0, steps: 0 })).toThrow();
   });
 
-  it('is the median of per-run overheads, judged against 100 ms warm and 600 ms cold', () => {
+  it('is the median of per-run overheads with their range, judged against 60 ms warm and 500 ms cold', () => {
     const sample = (overheadPerStepMs: number) => ({
       wallMs: 0,
       browserMs: 0,
@@ -170,6 +171,27 @@ describe('coordinator overhead', () => {
     expect(warm?.verdict).toEqual({ target: '< 60 ms', pass: true });
     expect(cold?.value).toBe(500);
     expect(cold?.verdict).toEqual({ target: '< 500 ms', pass: false });
+    // How much the runs differ is printed beside the median.
+    expect(warm?.range).toEqual([40, 150]);
+    expect(cold?.range).toEqual([400, 600]);
+    const text = formatReport({
+      ...newReport(3, 20),
+      sections: [
+        {
+          section: 'overhead',
+          title: 'Coordinator overhead',
+          figures: [warm, cold].filter((f) => f !== undefined),
+          violations: [],
+          notes: [],
+          loadAverage: { start: [0, 0, 0], end: [0, 0, 0] },
+          durationSeconds: 1,
+        },
+      ],
+    });
+    expect(text).toMatch(
+      /warm: coordinator overhead per step\s+50\.0 ms\s+\(median of 3 runs, 40\.0 to 150\)/,
+    );
+    expect(text).toMatch(/cold: coordinator overhead per step\s+500 ms\s+\(median of 2 runs, 400 to 600\)/);
     expect(byLabel(figures, 'reattach, fresh process (attach only)')).toBe(80);
     expect(byLabel(figures, 'reattach, warm process (cached connection)')).toBe(0.2);
     // Without the per-function split (older samples), no breakdown is made up.
