@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
-import { type BuildOptions, build, version as ESBUILD_VERSION } from 'esbuild';
+import { type BuildOptions, type BuildResult, build, version as ESBUILD_VERSION } from 'esbuild';
 import {
   BUNDLE_ALIASES,
   BUNDLE_NODE_PATHS,
@@ -127,7 +127,7 @@ async function buildIfStale(entry: string, buildOptions: typeof BUILD_OPTIONS): 
   // the map first, so a reader who finds the bundle finds its map.
   const tempDir = await mkdtemp(join(BUNDLE_DIR, `.build-${process.pid}-`));
   const temp = join(tempDir, basename(outfile));
-  let result: Awaited<ReturnType<typeof build<{ metafile: true }>>>;
+  let result: BuildResult<{ metafile: true }>;
   try {
     result = await build({
       ...buildOptions,

@@ -131,7 +131,7 @@ export async function startWriteGuard(
       hook.beforeOther = (request) => writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
       hooked = true;
     } catch {
-      hooked = false;
+      // The hook could not be installed: nothing is held, and the report says nothing was prevented.
     }
   }
   return {
