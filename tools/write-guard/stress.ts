@@ -64,7 +64,9 @@ async function main(): Promise<number> {
       console.log(USAGE);
       return 0;
     }
-    console.error(`${(err as Error).message}${err instanceof TypeError ? `\n${USAGE}` : ''}`);
+    // parseArgs's own errors (an unknown option, a missing value) do not name the usage.
+    const fromParser = String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+    console.error(`${(err as Error).message}${fromParser ? `\n${USAGE}` : ''}`);
     return 2;
   }
   const sites = await startSites({ dedupe: false });

@@ -241,9 +241,11 @@ async function openSocketCloser(
 ): Promise<{ flush(): Promise<boolean>; dispose(): Promise<void> } | undefined> {
   const context = page.context();
   let helper: Page;
+  let inBackground = true;
   try {
     helper = await openInBackground(browser, context, SOCKETS_PAGE);
   } catch {
+    inBackground = false;
     try {
       helper = await context.newPage();
     } finally {
@@ -252,7 +254,8 @@ async function openSocketCloser(
     }
   }
   try {
-    if (helper.url() === SOCKETS_PAGE) await helper.waitForLoadState('load', { timeout: HELPER_OPEN_MS });
+    // A background tab was created at the page itself: wait for it, never load it twice.
+    if (inBackground) await helper.waitForURL(SOCKETS_PAGE, { timeout: HELPER_OPEN_MS });
     else await helper.goto(SOCKETS_PAGE, { timeout: HELPER_OPEN_MS });
     const usable = await helper.evaluate(
       () => typeof (globalThis as { chrome?: { send?: unknown } }).chrome?.send === 'function',

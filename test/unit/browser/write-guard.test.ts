@@ -51,12 +51,12 @@ describe('Function: startWriteGuard', () => {
       async () => undefined,
       { prevent: true, detect: false },
     );
-    expect((await guard.finish()).prevented).toBe(false);
+    const report = await guard.finish();
     expect(browser.newBrowserCDPSession).toHaveBeenCalledTimes(1);
     expect(context.newPage).toHaveBeenCalledTimes(1);
     expect(page.bringToFront).toHaveBeenCalledTimes(1);
     // The helper tab could not be opened: nothing was prevented, and the report says so.
-    expect(await guard.finish()).toMatchObject({ prevented: false, observed: false });
+    expect(report).toMatchObject({ prevented: false, observed: false });
   });
 
   it('opens the helper in the background while the step begins; the first unsafe request waits for it and its flushes', async () => {
@@ -65,7 +65,7 @@ describe('Function: startWriteGuard', () => {
     const listeners = new Set<(p: unknown) => void>();
     const helper = {
       url: () => 'chrome://net-internals/#sockets',
-      waitForLoadState: vi.fn(async () => undefined),
+      waitForURL: vi.fn(async () => undefined),
       evaluate: vi.fn(async (fn: unknown) => {
         if (typeof fn === 'string') order.push('flush');
         return true;
@@ -120,5 +120,7 @@ describe('Function: startWriteGuard', () => {
     expect(page.bringToFront).not.toHaveBeenCalled();
     expect(context.newPage).not.toHaveBeenCalled();
     expect(helper.close).toHaveBeenCalledTimes(1);
+    // Created at the sockets page: waited for, not loaded a second time.
+    expect(helper.waitForURL).toHaveBeenCalledWith('chrome://net-internals/#sockets', expect.anything());
   });
 });
