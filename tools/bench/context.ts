@@ -4,9 +4,14 @@
  * recovery, overhead and cost sections), job ids, and progress lines on stderr.
  */
 import { rm } from 'node:fs/promises';
-import type { InvocationEndedEvent, InvocationStartedEvent } from '../../local/lambda/events.ts';
+import type {
+  FaultPointEvent,
+  InvocationEndedEvent,
+  InvocationStartedEvent,
+} from '../../local/lambda/events.ts';
 import { loadTestShopAccountId } from '../../local/seed.ts';
 import { type BelayRun, type BenchJob, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
+import { RunStepPhases, type RunStepPhaseTotals } from './phases.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
 
 /** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
@@ -19,6 +24,8 @@ export interface MeasuredRun extends BelayRun {
   lambdaMsByFunction: Record<string, number>;
   /** Of them, those that started a new process. */
   coldStarts: number;
+  /** RunStep's invocations split at the step's action (module load, before, the action, after). */
+  runStepPhases: RunStepPhaseTotals;
   /** Load average when the run started and ended. */
   load: { start: LoadAverage; end: LoadAverage };
   /** With a crash: what the recovery took, from the kill to the re-run of the step. */
@@ -130,12 +137,15 @@ export class BenchContext {
     let killedAt: number | undefined;
     let rerun: { requestId: string; startedAt: number; initMs: number } | undefined;
     let recovery: RecoveryTimeline | undefined;
+    const phases = new RunStepPhases();
     const onStarted = (e: InvocationStartedEvent): void => {
+      phases.started(e, performance.now());
       if (e.cold) cold++;
       if (killedAt !== undefined && !rerun && /run-step/.test(e.functionName))
         rerun = { requestId: e.requestId, startedAt: performance.now(), initMs: e.initMs ?? 0 };
     };
     const onEnded = (e: InvocationEndedEvent): void => {
+      phases.ended(e, performance.now());
       invocations++;
       lambdaMs += e.durationMs;
       const fn = e.functionName.replace(/^belay-/, '');
@@ -148,9 +158,11 @@ export class BenchContext {
     const onFault = (): void => {
       killedAt ??= performance.now();
     };
+    const onPoint = (e: FaultPointEvent): void => phases.point(e, performance.now());
     b.stack.lambdas.events.on('invocation-started', onStarted);
     b.stack.lambdas.events.on('invocation-ended', onEnded);
     b.stack.lambdas.events.on('fault-fired', onFault);
+    b.stack.lambdas.events.on('fault-point', onPoint);
     try {
       const run = await runBelayJob(b, {
         jobId: this.jobId(options.kind),
@@ -172,6 +184,7 @@ export class BenchContext {
         runnerLambdaMs: lambdaMs,
         lambdaMsByFunction: byFunction,
         coldStarts: cold,
+        runStepPhases: phases.totals(),
         load: { start: loadStart, end: loadAverage() },
         ...(recovery ? { recovery } : {}),
       };
@@ -179,6 +192,7 @@ export class BenchContext {
       b.stack.lambdas.events.off('invocation-started', onStarted);
       b.stack.lambdas.events.off('invocation-ended', onEnded);
       b.stack.lambdas.events.off('fault-fired', onFault);
+      b.stack.lambdas.events.off('fault-point', onPoint);
     }
   }
 

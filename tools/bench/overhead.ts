@@ -20,6 +20,10 @@ export interface OverheadSample {
   finishPerStepMs?: number;
   /** RunStep time beyond the steps' own browser time (reads, attach, precondition, checkpoint), per step. */
   runStepPerStepMs?: number;
+  /** RunStep split at the step's action (`phases.ts`), per step: before it, after it, and module load with the hand-off. */
+  runStepBeforeActionPerStepMs?: number;
+  runStepAfterActionPerStepMs?: number;
+  runStepInitPerStepMs?: number;
 }
 
 export function overheadSample(run: MeasuredRun): OverheadSample {
@@ -36,8 +40,23 @@ export function overheadSample(run: MeasuredRun): OverheadSample {
     startPerStepMs: (by.start ?? 0) / run.steps,
     finishPerStepMs: (by.finish ?? 0) / run.steps,
     runStepPerStepMs: Math.max(0, (by['run-step'] ?? 0) - run.browserMs) / run.steps,
+    ...(run.runStepPhases && run.runStepPhases.invocations > 0
+      ? {
+          runStepBeforeActionPerStepMs: run.runStepPhases.beforeActionMs / run.steps,
+          runStepAfterActionPerStepMs: run.runStepPhases.afterActionMs / run.steps,
+          runStepInitPerStepMs: run.runStepPhases.initMs / run.steps,
+        }
+      : {}),
   };
 }
+
+type PartKey =
+  | 'startPerStepMs'
+  | 'finishPerStepMs'
+  | 'runStepPerStepMs'
+  | 'runStepBeforeActionPerStepMs'
+  | 'runStepAfterActionPerStepMs'
+  | 'runStepInitPerStepMs';
 
 function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: number): Figure[] {
   const runs = samples.length;
@@ -56,9 +75,11 @@ function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: 
     'coordinator overhead per step',
     samples.map((s) => s.overheadPerStepMs),
   );
-  const part = (key: 'startPerStepMs' | 'finishPerStepMs' | 'runStepPerStepMs'): number[] =>
+  const part = (key: PartKey): number[] =>
     samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
   const parts = part('runStepPerStepMs').length > 0;
+  // Only when every run has the split: a median over some of the runs would not add up with the rest.
+  const split = part('runStepBeforeActionPerStepMs').length === samples.length;
   return [
     { ...perStep, verdict: below(perStep.value, limitMs, `< ${limitMs} ms`) },
     ...(parts
@@ -74,6 +95,26 @@ function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: 
           {
             ...f('  of which RunStep beyond the step itself', part('runStepPerStepMs')),
             note: 'reads, attach, precondition, checkpoint',
+          },
+        ]
+      : []),
+    ...(split
+      ? [
+          ...(mode === 'cold'
+            ? [
+                {
+                  ...f('    RunStep module load and hand-off', part('runStepInitPerStepMs')),
+                  note: 'a new process per invocation: Node, the bundle, the AWS SDK (playwright-core loads later, at the attach)',
+                },
+              ]
+            : []),
+          {
+            ...f("    RunStep before the step's action", part('runStepBeforeActionPerStepMs')),
+            note: "the job's read, the account, the attach, the precondition, a write's intent",
+          },
+          {
+            ...f("    RunStep after the step's verify", part('runStepAfterActionPerStepMs')),
+            note: "a screenshot when kept, the checkpoint, the action cache, the invocation's record",
           },
         ]
       : []),

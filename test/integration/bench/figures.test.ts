@@ -22,6 +22,7 @@ import {
   timeLost,
 } from '../../../tools/bench/figures.ts';
 import { overheadFigures, overheadSample } from '../../../tools/bench/overhead.ts';
+import { RunStepPhases } from '../../../tools/bench/phases.ts';
 import { recoveryFigures } from '../../../tools/bench/recovery.ts';
 import { formatReport, newReport } from '../../../tools/bench/report.ts';
 
@@ -217,6 +218,83 @@ describe('coordinator overhead', () => {
     expect(byLabel(figures, 'warm:   of which Start per step')).toBeCloseTo(25);
     expect(byLabel(figures, 'warm:   of which Finish per step')).toBeCloseTo(500 / 14);
     expect(byLabel(figures, 'warm:   of which RunStep beyond the step itself')).toBeCloseTo(50);
+    // Samples without the split at the action print no such lines.
+    expect(figures.some((f) => f.label.includes("before the step's action"))).toBe(false);
+  });
+
+  it("splits RunStep's invocations at the step's action, from the runner's events", () => {
+    const phases = new RunStepPhases();
+    const started = (requestId: string, functionName = 'belay-run-step') => ({
+      functionName,
+      requestId,
+      pid: 1,
+      cold: false,
+    });
+    const ended = (requestId: string, durationMs: number, functionName = 'belay-run-step') => ({
+      functionName,
+      requestId,
+      pid: 1,
+      durationMs,
+      outcome: 'success' as const,
+    });
+    const point = (requestId: string | undefined, p: 'before-action' | 'after-action' | 'mid-action') => ({
+      functionName: 'belay-run-step',
+      pid: 1,
+      requestId,
+      point: p,
+      info: {},
+    });
+    // A step: handed over at 100 (the call began at 70), its action from 130 to 330, ended at 370.
+    phases.started(started('a'), 100);
+    phases.point(point('a', 'before-action'), 130);
+    phases.point(point('a', 'mid-action'), 200);
+    phases.point(point('b', 'before-action'), 210); // not a RunStep invocation seen: ignored
+    phases.point(point(undefined, 'after-action'), 220); // no request id: ignored
+    phases.point(point('a', 'after-action'), 330);
+    phases.ended(ended('a', 300), 370);
+    // One that asks for approval: no action, all of it before.
+    phases.started(started('c'), 400);
+    phases.ended(ended('c', 20), 420);
+    // Another function's invocation is not RunStep's.
+    phases.started(started('d', 'belay-finish'), 500);
+    phases.ended(ended('d', 50, 'belay-finish'), 550);
+    expect(phases.totals()).toEqual({
+      initMs: 30,
+      beforeActionMs: 30 + 20,
+      actionMs: 200,
+      afterActionMs: 40,
+      invocations: 2,
+    });
+
+    const sample = (before: number, after: number, init: number) =>
+      overheadSample({
+        wallMs: 5_000,
+        browserMs: 3_500,
+        approvalWaitMs: 100,
+        steps: 14,
+        lambdaMsByFunction: { start: 350, finish: 500, 'run-step': 4_200 },
+        runStepPhases: {
+          initMs: init,
+          beforeActionMs: before,
+          actionMs: 3_500,
+          afterActionMs: after,
+          invocations: 15,
+        },
+      } as unknown as Parameters<typeof overheadSample>[0]);
+    const warm = [sample(280, 420, 0), sample(420, 560, 14), sample(140, 280, 28)];
+    const cold = [sample(2_800, 700, 7_000)];
+    const figures = overheadFigures(warm, cold);
+    expect(byLabel(figures, "warm:     RunStep before the step's action")).toBeCloseTo(20);
+    expect(byLabel(figures, "warm:     RunStep after the step's verify")).toBeCloseTo(30);
+    expect(figures.some((f) => f.label === 'warm:     RunStep module load and hand-off')).toBe(false);
+    expect(byLabel(figures, 'cold:     RunStep module load and hand-off')).toBeCloseTo(500);
+    expect(byLabel(figures, "cold:     RunStep before the step's action")).toBeCloseTo(200);
+    // A run without the split leaves the lines out rather than a median of the others.
+    const mixed = overheadFigures(
+      [...warm, { ...warm[0], runStepBeforeActionPerStepMs: undefined } as never],
+      [],
+    );
+    expect(mixed.some((f) => f.label.includes("before the step's action"))).toBe(false);
   });
 });
 
