@@ -383,6 +383,17 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       // Resolves once they are initialized (one that dies at init is replaced, not waited for).
       await Promise.all(started.map((w) => w.ready.catch(() => undefined)));
     },
+    async retireIdle(nameOrArn, keep = 0) {
+      const fn = functions.get(functionNameOf(nameOrArn));
+      if (!fn) throw new FunctionNotFoundError(nameOrArn);
+      if (!Number.isInteger(keep) || keep < 0) throw new RangeError('keep must be a whole number >= 0');
+      // `idle` ends with the most recently used; provisioned workers stay.
+      const ordinary = fn.idle.filter((w) => !fn.reserved.has(w));
+      const retired = ordinary.slice(0, Math.max(0, ordinary.length - keep));
+      fn.idle = fn.idle.filter((w) => !retired.includes(w));
+      await Promise.all(retired.map((w) => w.shutdown()));
+      return retired.length;
+    },
     arm(fault) {
       armed.push({ ...fault, left: fault.times ?? 1 });
     },

@@ -102,6 +102,12 @@ export interface LambdaRunner {
   workers(): WorkerInfo[];
   /** Sets a function's provisioned concurrency; resolves once the workers it started have loaded their module. */
   provision(nameOrArn: string, count: number): Promise<void>;
+  /**
+   * Ends a function's idle warm workers beyond the `keep` most recently used (provisioned ones
+   * are not touched), as Lambda reclaims idle environments; resolves once they have exited,
+   * with how many ended. A benchmark uses it to put the function back to one warm worker.
+   */
+  retireIdle(nameOrArn: string, keep?: number): Promise<number>;
   /** Kills every worker and waits until each has exited; later invokes reject. */
   stop(): Promise<void>;
 }

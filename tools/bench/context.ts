@@ -10,6 +10,7 @@ import type {
   InvocationStartedEvent,
 } from '../../local/lambda/events.ts';
 import { loadTestShopAccountId } from '../../local/seed.ts';
+import type { HistoryEvent } from '../../local/sfn/index.ts';
 import { type BelayRun, type BenchJob, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
 import { RunStepPhases, type RunStepPhaseTotals } from './phases.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
@@ -36,11 +37,28 @@ export interface MeasuredRun extends BelayRun {
 export interface RecoveryTimeline {
   /** Kill -> the next RunStep invocation handed to a worker (retry backoff + new process + module load), ms. */
   restartMs: number;
-  /** Of which: module load of the new worker, ms (0 when a live worker took it). */
+  /** Module load of the worker that took the retry, ms (a live worker's was at its own start). */
   initMs: number;
+  /** The retry started a new process (no idle worker was there to take it). */
+  newProcess?: boolean;
   /** The re-run RunStep invocation once handed to its worker (reattach, precondition, step 12 again, checkpoint), ms. */
   rerunMs: number;
+  /**
+   * Of `restartMs`: the Retry's backoff, from the execution history (the failed invocation's
+   * event to the next one scheduled): drawn by the state machine's `JitterStrategy: FULL`
+   * between 0 and the interval (1 s). Absent when the history showed no such pair.
+   */
+  backoffMs?: number;
 }
+
+/** History events of a Task's invocation that failed (the retry follows), and of one being scheduled. */
+const FAILED_EVENTS: ReadonlySet<string> = new Set([
+  'LambdaFunctionFailed',
+  'LambdaFunctionTimedOut',
+  'TaskFailed',
+  'TaskTimedOut',
+]);
+const SCHEDULED_EVENTS: ReadonlySet<string> = new Set(['LambdaFunctionScheduled', 'TaskScheduled']);
 
 /** Per-job timeout of the sequential runs. */
 export const JOB_TIMEOUT_MS = 10 * 60_000;
@@ -135,14 +153,19 @@ export class BenchContext {
     const byFunction: Record<string, number> = {};
     let cold = 0;
     let killedAt: number | undefined;
-    let rerun: { requestId: string; startedAt: number; initMs: number } | undefined;
+    let rerun: { requestId: string; startedAt: number; initMs: number; newProcess: boolean } | undefined;
     let recovery: RecoveryTimeline | undefined;
     const phases = new RunStepPhases();
     const onStarted = (e: InvocationStartedEvent): void => {
       phases.started(e, performance.now());
       if (e.cold) cold++;
       if (killedAt !== undefined && !rerun && /run-step/.test(e.functionName))
-        rerun = { requestId: e.requestId, startedAt: performance.now(), initMs: e.initMs ?? 0 };
+        rerun = {
+          requestId: e.requestId,
+          startedAt: performance.now(),
+          initMs: e.initMs ?? 0,
+          newProcess: e.cold,
+        };
     };
     const onEnded = (e: InvocationEndedEvent): void => {
       phases.ended(e, performance.now());
@@ -152,17 +175,32 @@ export class BenchContext {
       byFunction[fn] = (byFunction[fn] ?? 0) + e.durationMs;
       if (rerun && !recovery && e.requestId === rerun.requestId && killedAt !== undefined) {
         const rerunMs = performance.now() - rerun.startedAt;
-        recovery = { restartMs: rerun.startedAt - killedAt, initMs: rerun.initMs, rerunMs };
+        recovery = {
+          restartMs: rerun.startedAt - killedAt,
+          initMs: rerun.initMs,
+          newProcess: rerun.newProcess,
+          rerunMs,
+          ...(failedAt !== undefined && retriedAt !== undefined ? { backoffMs: retriedAt - failedAt } : {}),
+        };
       }
     };
     const onFault = (): void => {
       killedAt ??= performance.now();
     };
     const onPoint = (e: FaultPointEvent): void => phases.point(e, performance.now());
+    // The killed invocation's failure in the history, then the retry scheduled after its backoff.
+    let failedAt: number | undefined;
+    let retriedAt: number | undefined;
+    const onHistory = (e: HistoryEvent): void => {
+      if (killedAt === undefined || retriedAt !== undefined) return;
+      if (failedAt === undefined && FAILED_EVENTS.has(e.type)) failedAt = e.timestamp.getTime();
+      else if (failedAt !== undefined && SCHEDULED_EVENTS.has(e.type)) retriedAt = e.timestamp.getTime();
+    };
     b.stack.lambdas.events.on('invocation-started', onStarted);
     b.stack.lambdas.events.on('invocation-ended', onEnded);
     b.stack.lambdas.events.on('fault-fired', onFault);
     b.stack.lambdas.events.on('fault-point', onPoint);
+    b.events.on('history', onHistory);
     try {
       const run = await runBelayJob(b, {
         jobId: this.jobId(options.kind),
@@ -193,6 +231,7 @@ export class BenchContext {
       b.stack.lambdas.events.off('invocation-ended', onEnded);
       b.stack.lambdas.events.off('fault-fired', onFault);
       b.stack.lambdas.events.off('fault-point', onPoint);
+      b.events.off('history', onHistory);
     }
   }
 

@@ -101,6 +101,48 @@ describe('recovery', () => {
     expect(byLabel(figures, `ratio: naive time lost / ${p} kill -> verified again`)).toBe(5);
     expect(figures.every((f) => f.runs === 3)).toBe(true);
     expect(figures.some((f) => f.label.startsWith('Temporal recipe'))).toBe(false);
+    // Without the backoff samples (older JSON), nothing is made up about it.
+    expect(figures.some((f) => f.label.includes('less the retry backoff'))).toBe(false);
+    expect(figures.find((f) => f.label === 'Belay: kill -> next RunStep invocation starts')?.note).toMatch(
+      /^retry backoff \+ new worker/,
+    );
+  });
+
+  it('takes the backoff drawn in each run out of the direct time, beside the judged figure', () => {
+    const figures = recoveryFigures({
+      naiveCleanMs: [7_000, 8_000, 9_000],
+      naiveCrashedMs: [12_000, 13_000, 11_000],
+      naiveStepsExecutedWithCrash: [25, 25, 25],
+      naiveKillToVerifiedMs: [],
+      recipeCleanMs: [],
+      recipeCrashedMs: [],
+      recipeKillToVerifiedMs: [],
+      recipeStepsExecutedWithCrash: [],
+      belayCleanMs: [10_000, 10_400, 10_200],
+      belayCrashedMs: [10_700, 10_600, 10_800],
+      belayStep12Ms: [300, 250, 350],
+      belayRestartMs: [900, 1000, 1100],
+      belayInitMs: [400, 500, 600],
+      belayRerunMs: [350, 300, 400],
+      belayBackoffMs: [100, 600, 300],
+      belayRetryNewProcess: [1, 0, 1],
+      provisionedCrashedMs: [10_500, 10_600, 10_400],
+      provisionedRestartMs: [500, 950, 600],
+      provisionedInitMs: [700, 700, 700],
+      provisionedRerunMs: [300, 300, 300],
+      provisionedBackoffMs: [450, 900, 500],
+    });
+    // Per run: 900 - 100 + 350 = 1,150; 1,000 - 600 + 300 = 700; 1,100 - 300 + 400 = 1,200.
+    expect(byLabel(figures, 'Belay: kill -> verified again, less the retry backoff')).toBe(1_150);
+    // 500 - 450 + 300 = 350; 950 - 900 + 300 = 350; 600 - 500 + 300 = 400.
+    const p = 'Belay, 2 provisioned RunSteps';
+    expect(byLabel(figures, `${p}: kill -> verified again, less the retry backoff`)).toBe(350);
+    // The judged figure keeps the backoff: 800, 1,250, 900.
+    expect(byLabel(figures, `${p}: kill -> step 12 verified again (direct)`)).toBe(900);
+    expect(figures.find((f) => f.label.includes('less the retry backoff'))?.verdict).toBeUndefined();
+    expect(figures.find((f) => f.label === 'Belay: kill -> next RunStep invocation starts')?.note).toBe(
+      'retry backoff 300 ms (drawn: 100 to 600; FULL jitter, 0 to 1 s) + new worker process in 2 of 3 runs (an idle warm worker took the others); module load 500 ms',
+    );
   });
 
   it('prints the Temporal recipe first: its time lost by wall times and direct, against naive and Belay', () => {

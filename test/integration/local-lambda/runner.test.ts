@@ -261,6 +261,26 @@ describe('Function: createLambdaRunner', () => {
       await expect
         .poll(() => runner.workers().filter((w) => w.provisioned).length, { timeout: 5000 })
         .toBe(0);
+
+      // They go on as ordinary warm workers until retired: all but the most recently used one.
+      const before = runner.workers().map((w) => w.pid);
+      expect(before).toHaveLength(2);
+      expect(await runner.retireIdle('behaviors', 1)).toBe(1);
+      const kept = runner.workers().map((w) => w.pid);
+      expect(kept).toHaveLength(1);
+      for (const pid of before.filter((p) => !kept.includes(p))) expect(alive(pid)).toBe(false);
+      // The one kept serves the next invocation; once it is retired too, the next starts a process.
+      const c = (await runner.invoke('behaviors', {}, opts())) as Answer & { pid: number };
+      expect(c.pid).toBe(kept[0]);
+      expect(await runner.retireIdle('behaviors')).toBe(1);
+      expect(runner.workers()).toEqual([]);
+      const d = (await runner.invoke('behaviors', {}, opts())) as Answer & { initialization: string };
+      expect(d.initialization).toBe('on-demand');
+      expect(pids.size).toBe(4);
+      await expect(runner.retireIdle('behaviors', -1)).rejects.toThrow(RangeError);
+      await expect(runner.retireIdle('nope')).rejects.toMatchObject({
+        name: 'Lambda.ResourceNotFoundException',
+      });
     } finally {
       await runner.stop();
     }
