@@ -79,7 +79,7 @@ function modeFigures(mode: 'warm' | 'cold', samples: OverheadSample[], limitMs: 
     samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number');
   const parts = part('runStepPerStepMs').length > 0;
   // Only when every run has the split: a median over some of the runs would not add up with the rest.
-  const split = part('runStepBeforeActionPerStepMs').length === samples.length;
+  const split = samples.length > 0 && part('runStepBeforeActionPerStepMs').length === samples.length;
   return [
     { ...perStep, verdict: below(perStep.value, limitMs, `< ${limitMs} ms`) },
     ...(parts

@@ -23,7 +23,7 @@ import {
 } from '../../../tools/bench/figures.ts';
 import { overheadFigures, overheadSample } from '../../../tools/bench/overhead.ts';
 import { RunStepPhases } from '../../../tools/bench/phases.ts';
-import { recoveryFigures } from '../../../tools/bench/recovery.ts';
+import { type RecoverySamples, recoveryFigures } from '../../../tools/bench/recovery.ts';
 import { formatReport, newReport } from '../../../tools/bench/report.ts';
 
 const byLabel = (figures: { label: string; value: number | null }[], label: string): number | null => {
@@ -51,6 +51,29 @@ describe('statistics', () => {
   });
 });
 
+/** The recovery section's samples of three rounds, with `over` in place of some. */
+const recoverySamples = (over: Partial<RecoverySamples> = {}): RecoverySamples => ({
+  naiveCleanMs: [7_000, 8_000, 9_000],
+  naiveCrashedMs: [12_000, 13_000, 11_000],
+  naiveStepsExecutedWithCrash: [25, 25, 25],
+  naiveKillToVerifiedMs: [],
+  recipeCleanMs: [],
+  recipeCrashedMs: [],
+  recipeKillToVerifiedMs: [],
+  recipeStepsExecutedWithCrash: [],
+  belayCleanMs: [10_000, 10_400, 10_200],
+  belayCrashedMs: [10_700, 10_600, 10_800],
+  belayStep12Ms: [300, 250, 350],
+  belayRestartMs: [900, 1000, 1100],
+  belayInitMs: [400, 500, 600],
+  belayRerunMs: [350, 300, 400],
+  provisionedCrashedMs: [10_500, 10_600, 10_400],
+  provisionedRestartMs: [500, 400, 600],
+  provisionedInitMs: [700, 700, 700],
+  provisionedRerunMs: [300, 300, 300],
+  ...over,
+});
+
 describe('recovery', () => {
   it('time lost is the difference of medians; the ratio is naive over Belay', () => {
     expect(timeLost([10_000, 11_000, 12_000], [20_000, 19_000, 30_000])).toBe(9_000);
@@ -60,26 +83,7 @@ describe('recovery', () => {
   });
 
   it('judges Belay against step 12 + 1 s and the naive baseline against 10x', () => {
-    const figures = recoveryFigures({
-      naiveCleanMs: [7_000, 8_000, 9_000],
-      naiveCrashedMs: [12_000, 13_000, 11_000],
-      naiveStepsExecutedWithCrash: [25, 25, 25],
-      naiveKillToVerifiedMs: [],
-      recipeCleanMs: [],
-      recipeCrashedMs: [],
-      recipeKillToVerifiedMs: [],
-      recipeStepsExecutedWithCrash: [],
-      belayCleanMs: [10_000, 10_400, 10_200],
-      belayCrashedMs: [10_700, 10_600, 10_800],
-      belayStep12Ms: [300, 250, 350],
-      belayRestartMs: [900, 1000, 1100],
-      belayInitMs: [400, 500, 600],
-      belayRerunMs: [350, 300, 400],
-      provisionedCrashedMs: [10_500, 10_600, 10_400],
-      provisionedRestartMs: [500, 400, 600],
-      provisionedInitMs: [700, 700, 700],
-      provisionedRerunMs: [300, 300, 300],
-    });
+    const figures = recoveryFigures(recoverySamples());
     expect(byLabel(figures, 'naive: time lost to the crash')).toBe(4_000);
     // Difference of medians: 10,700 - 10,200.
     expect(byLabel(figures, 'Belay: time lost to the crash (wall times)')).toBe(500);
@@ -109,29 +113,14 @@ describe('recovery', () => {
   });
 
   it('takes the backoff drawn in each run out of the direct time, beside the judged figure', () => {
-    const figures = recoveryFigures({
-      naiveCleanMs: [7_000, 8_000, 9_000],
-      naiveCrashedMs: [12_000, 13_000, 11_000],
-      naiveStepsExecutedWithCrash: [25, 25, 25],
-      naiveKillToVerifiedMs: [],
-      recipeCleanMs: [],
-      recipeCrashedMs: [],
-      recipeKillToVerifiedMs: [],
-      recipeStepsExecutedWithCrash: [],
-      belayCleanMs: [10_000, 10_400, 10_200],
-      belayCrashedMs: [10_700, 10_600, 10_800],
-      belayStep12Ms: [300, 250, 350],
-      belayRestartMs: [900, 1000, 1100],
-      belayInitMs: [400, 500, 600],
-      belayRerunMs: [350, 300, 400],
-      belayBackoffMs: [100, 600, 300],
-      belayRetryNewProcess: [1, 0, 1],
-      provisionedCrashedMs: [10_500, 10_600, 10_400],
-      provisionedRestartMs: [500, 950, 600],
-      provisionedInitMs: [700, 700, 700],
-      provisionedRerunMs: [300, 300, 300],
-      provisionedBackoffMs: [450, 900, 500],
-    });
+    const figures = recoveryFigures(
+      recoverySamples({
+        belayBackoffMs: [100, 600, 300],
+        belayRetryNewProcess: [1, 0, 1],
+        provisionedRestartMs: [500, 950, 600],
+        provisionedBackoffMs: [450, 900, 500],
+      }),
+    );
     // Per run: 900 - 100 + 350 = 1,150; 1,000 - 600 + 300 = 700; 1,100 - 300 + 400 = 1,200.
     expect(byLabel(figures, 'Belay: kill -> verified again, less the retry backoff')).toBe(1_150);
     // 500 - 450 + 300 = 350; 950 - 900 + 300 = 350; 600 - 500 + 300 = 400.
@@ -146,26 +135,20 @@ describe('recovery', () => {
   });
 
   it('prints the Temporal recipe first: its time lost by wall times and direct, against naive and Belay', () => {
-    const figures = recoveryFigures({
-      naiveCleanMs: [7_000, 8_000, 9_000],
-      naiveCrashedMs: [12_000, 13_000, 11_000],
-      naiveStepsExecutedWithCrash: [26, 26, 26],
-      naiveKillToVerifiedMs: [4_500, 4_000, 5_000],
-      recipeCleanMs: [8_000, 8_200, 7_900],
-      recipeCrashedMs: [10_000, 9_500, 9_000],
-      recipeKillToVerifiedMs: [1_600, 1_400, 1_500],
-      recipeStepsExecutedWithCrash: [14, 14, 14],
-      belayCleanMs: [10_000, 10_400, 10_200],
-      belayCrashedMs: [10_700, 10_600, 10_800],
-      belayStep12Ms: [300, 250, 350],
-      belayRestartMs: [900, 1000, 1100],
-      belayInitMs: [400, 500, 600],
-      belayRerunMs: [350, 300, 400],
-      provisionedCrashedMs: [],
-      provisionedRestartMs: [],
-      provisionedInitMs: [],
-      provisionedRerunMs: [],
-    });
+    const figures = recoveryFigures(
+      recoverySamples({
+        naiveStepsExecutedWithCrash: [26, 26, 26],
+        naiveKillToVerifiedMs: [4_500, 4_000, 5_000],
+        recipeCleanMs: [8_000, 8_200, 7_900],
+        recipeCrashedMs: [10_000, 9_500, 9_000],
+        recipeKillToVerifiedMs: [1_600, 1_400, 1_500],
+        recipeStepsExecutedWithCrash: [14, 14, 14],
+        provisionedCrashedMs: [],
+        provisionedRestartMs: [],
+        provisionedInitMs: [],
+        provisionedRerunMs: [],
+      }),
+    );
     expect(figures[0]?.label).toBe('Temporal recipe: wall time, clean run');
     // 9,500 - 8,000.
     expect(byLabel(figures, 'Temporal recipe: time lost to the crash (wall times)')).toBe(1_500);
