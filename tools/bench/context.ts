@@ -12,7 +12,7 @@ import type {
 import { loadTestShopAccountId } from '../../local/seed.ts';
 import type { HistoryEvent } from '../../local/sfn/index.ts';
 import { type BelayRun, type BenchJob, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
-import { RunStepPhases, type RunStepPhaseTotals } from './phases.ts';
+import { RUN_STEP, RunStepPhases, type RunStepPhaseTotals } from './phases.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
 
 /** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
@@ -159,7 +159,7 @@ export class BenchContext {
     const onStarted = (e: InvocationStartedEvent): void => {
       phases.started(e, performance.now());
       if (e.cold) cold++;
-      if (killedAt !== undefined && !rerun && /run-step/.test(e.functionName))
+      if (killedAt !== undefined && !rerun && RUN_STEP.test(e.functionName))
         rerun = {
           requestId: e.requestId,
           startedAt: performance.now(),

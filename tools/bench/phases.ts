@@ -32,7 +32,8 @@ interface Open {
   afterAt?: number;
 }
 
-const RUN_STEP = /run-step/;
+/** RunStep's function name, as the local runner names it (`belay-run-step`). */
+export const RUN_STEP = /run-step/;
 
 /** Collects {@link RunStepPhaseTotals} from the runner's events, each given with the instant it was seen. */
 export class RunStepPhases {

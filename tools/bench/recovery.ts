@@ -10,7 +10,7 @@ import { describeLatency, type LatencyProfile } from '../../demo/sites/http/late
 import { localFunctionArn } from '../../local/stack.ts';
 import type { BenchStack } from './belay.ts';
 import type { BenchContext, MeasuredRun } from './context.ts';
-import { atLeast, atMost, type Figure, lossRatio, median, timeLost } from './figures.ts';
+import { atLeast, atMost, type Figure, lossRatio, median, spread, timeLost } from './figures.ts';
 import { type NaiveRun, runNaive } from './naive-runner.ts';
 import { loadAverage, type SectionResult } from './report.ts';
 
@@ -172,7 +172,7 @@ function directFigures(
   step12: number,
   target: string,
 ): Figure[] {
-  const perRun = restartMs.map((r, i) => r + (rerunMs[i] ?? Number.NaN)).filter(Number.isFinite);
+  const perRun = killToVerified(restartMs, rerunMs);
   const lost = median(perRun);
   return [
     {
@@ -187,9 +187,20 @@ function directFigures(
   ];
 }
 
+/** Kill -> step 12 verified again per crashed run (restart + re-run, less its backoff when given); runs missing a part are left out. */
+function killToVerified(
+  restartMs: readonly number[],
+  rerunMs: readonly number[],
+  backoffMs?: readonly number[],
+): number[] {
+  return restartMs
+    .map((r, i) => r + (rerunMs[i] ?? Number.NaN) - (backoffMs ? (backoffMs[i] ?? Number.NaN) : 0))
+    .filter(Number.isFinite);
+}
+
 /** The Temporal recipe's time lost over Belay's (direct): what Belay saves against the baseline users pick. */
 function recipeRatio(recipeLost: number, restartMs: readonly number[], rerunMs: readonly number[]): Figure {
-  const perRun = restartMs.map((r, i) => r + (rerunMs[i] ?? Number.NaN)).filter(Number.isFinite);
+  const perRun = killToVerified(restartMs, rerunMs);
   const ratio = lossRatio(recipeLost, median(perRun));
   return {
     label: 'ratio: Temporal recipe time lost / Belay kill -> verified again',
@@ -240,8 +251,7 @@ function provisionedFigures(s: RecoverySamples, naiveLost: number, step12: numbe
 }
 
 /** The restart's note: whether the retry needed a new worker process, in how many of the runs when known. */
-function newProcessNote(newProcess: readonly number[] | undefined): string {
-  if (!newProcess || newProcess.length === 0) return 'new worker process';
+function newProcessNote(newProcess: readonly number[] = []): string {
   const n = newProcess.filter((v) => v === 1).length;
   return n === newProcess.length
     ? 'new worker process'
@@ -252,9 +262,9 @@ function newProcessNote(newProcess: readonly number[] | undefined): string {
 function backoffNote(backoffMs: readonly number[] | undefined): string {
   const drawn = (backoffMs ?? []).filter(Number.isFinite);
   if (drawn.length === 0) return 'retry backoff';
-  const low = Math.round(Math.min(...drawn));
-  const high = Math.round(Math.max(...drawn));
-  return `retry backoff ${Math.round(median(drawn))} ms (drawn: ${low} to ${high}; FULL jitter, 0 to 1 s)`;
+  const range = spread(drawn);
+  const draws = range ? `drawn: ${Math.round(range[0])} to ${Math.round(range[1])}; ` : '';
+  return `retry backoff ${Math.round(median(drawn))} ms (${draws}FULL jitter, 0 to 1 s)`;
 }
 
 /**
@@ -270,9 +280,7 @@ function withoutBackoff(
   backoffMs: readonly number[] | undefined,
 ): Figure[] {
   if (!backoffMs) return [];
-  const perRun = restartMs
-    .map((r, i) => r - (backoffMs[i] ?? Number.NaN) + (rerunMs[i] ?? Number.NaN))
-    .filter(Number.isFinite);
+  const perRun = killToVerified(restartMs, rerunMs, backoffMs);
   if (perRun.length === 0) return [];
   return [
     {
