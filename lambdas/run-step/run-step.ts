@@ -4,6 +4,8 @@ import { HealAfterWriteError } from '../lib/agent/errors.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
+import { classifyRequests } from '../lib/commits.ts';
+import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
   afterCheckpoint,
@@ -39,6 +41,7 @@ import type {
   Step,
   StepContext,
 } from '../lib/playbooks/contract.ts';
+import { effectOf, unprovenReason } from '../lib/playbooks/effects.ts';
 import { PersonAskedError, StepConfigurationError, TakeoverRequestedError } from '../lib/playbooks/errors.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
 
@@ -49,9 +52,11 @@ import { ensureRunning, leaseLost } from './job-state.ts';
  * 2. reattach to the job's session for the step's application (cached connection when warm);
  * 3. a write with an intent and no completion: probe the application before anything else;
  * 4. precondition (wrong page -> restore; signed out -> sign in here, a person's one-time code ->
- *    mfa_required; changed layout -> layout_changed);
+ *    mfa_required; changed layout -> layout_changed); for a write, what its verify already reads
+ *    before the action (a write that sets a value already set is done without acting);
  * 5. for a write, write the intent (with its idempotency key) before acting; then act;
- * 6. verify, then ONE transaction: completion entry + advance the pointer + cost.
+ * 6. verify (a write that creates must show evidence that was not there before the action),
+ *    then ONE transaction: completion entry + advance the pointer + cost.
  * It returns what the state machine should do next, so the happy path costs two transitions.
  */
 export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
@@ -88,6 +93,10 @@ class StepAttempt {
   #cache!: StepCacheSession;
   /** The attempt's cache was kept in its `step-unconfirmed` entry, to be settled with the write. */
   #cachePending = false;
+  /** When the write's committing action began (its last action, or the step's run): what the page sent before is its own. */
+  #commitFrom: string | undefined;
+  /** A write's verify as read just before its action (null: it did not hold); undefined for reads. */
+  #before: Evidence | null | undefined;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
   readonly #written: CountedEntry[] = [];
 
@@ -160,6 +169,7 @@ class StepAttempt {
         ? await this.#settleThenStop(this.#stopAfterSettling)
         : ((await this.#resolveOpenIntent()) ??
           (await this.#checkPrecondition()) ??
+          (await this.#checkBeforeAction()) ??
           (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
       outcome = await this.#classifyFailure(err);
@@ -366,6 +376,21 @@ class StepAttempt {
   }
 
   /**
+   * 4, end. A write's verify, read-only, on the page as the step is about to act: what already
+   * holds proves nothing about this job's write. A write that sets state and already holds is done
+   * without acting (`alreadySatisfied`: no write of this job); one that creates keeps what it saw,
+   * so that evidence already there cannot complete it (point 6).
+   */
+  async #checkBeforeAction(): Promise<StepOutcome | undefined> {
+    if (this.step.kind !== 'write') return undefined;
+    this.#before = await evidenceBeforeAction(this.step, this.#page, this.#ctx);
+    this.#ctx.beforeAction = { evidence: this.#before };
+    if (this.#before === null || effectOf(this.step) !== 'sets') return undefined;
+    this.deps.log.info('the write is already satisfied: done without acting', { step: this.step.id });
+    return await this.#checkpoint(this.#before, undefined, { alreadySatisfied: true });
+  }
+
+  /**
    * 5. For a write, the intent first (with the idempotency key, fenced by the job's version so
    * a stale worker cannot act); then the step's action and its verify, a write under the
    * browser's write guard (its requests on fresh connections; the browser's own resends seen).
@@ -382,7 +407,8 @@ class StepAttempt {
           ...this.#common,
           attempt: nextAttempt(this.entries, step.id),
           idempotencyKey: this.#ctx.idempotencyKey,
-          detail: { attemptId: owner.attemptId },
+          // Whether its verify already held: evidence that was there cannot complete a write that creates.
+          detail: { attemptId: owner.attemptId, heldBefore: this.#before !== null },
           cost: { dynamoWrites: 2 },
         },
       });
@@ -394,6 +420,13 @@ class StepAttempt {
       step.kind === 'write' ? await this.#attached.guardWrites(deps.settings.writeGuard) : undefined;
     let evidence: Evidence | null;
     let guarded: WriteGuardReport | undefined;
+    this.#commitFrom = new Date(deps.clock().getTime()).toISOString();
+    const faultPoint = this.#ctx.faultPoint;
+    // The step's last action (after `mid-action`) is the one that commits: the page's requests before it are its own.
+    this.#ctx.faultPoint = (point, at) => {
+      if (point === 'mid-action') this.#commitFrom = new Date(deps.clock().getTime()).toISOString();
+      return faultPoint(point, at);
+    };
     try {
       await step.run(this.#page, this.#ctx);
       evidence = await step.verify(this.#page, this.#ctx);
@@ -428,6 +461,23 @@ class StepAttempt {
       if (await this.#isSignedOut()) return await this.#signedOut('signed out during the step');
       return await this.#retryLater('the step did not verify');
     }
+    // Evidence that was already there before the action (an earlier job's record) proves nothing
+    // about this write: it is unconfirmed, and its probe looks for this job's own record by its key.
+    const unproven = unprovenReason(step, this.#before, acted.evidence);
+    if (unproven !== undefined) {
+      await this.#recordUnconfirmed(unproven, acted.guarded);
+      return { outcome: 'uncertain', step: step.id, detail: unproven };
+    }
+    return await this.#checkpoint(acted.evidence, acted.actionMs, this.#completionDetail(acted.guarded));
+  }
+
+  /** The step's checkpoint with `evidence` (one transaction), then where the job goes next. */
+  async #checkpoint(
+    evidence: Evidence,
+    actionMs: number | undefined,
+    detail: Record<string, unknown> | undefined,
+  ): Promise<StepOutcome> {
+    const { deps, step } = this;
     const next = this.playbook.steps[this.stepIndex + 1];
     const screenshot = await this.#screenshot(
       reasonAfterStep(step.kind, next !== undefined && needsApproval(this.#current, next)),
@@ -444,16 +494,40 @@ class StepAttempt {
         identityId: this.#common.identityId,
         screenshot,
       },
-      acted.evidence,
-      checkpointCost(elapsedMs, acted.actionMs, this.#owned?.beats),
-      this.#completionDetail(acted.guarded),
+      evidence,
+      checkpointCost(elapsedMs, actionMs, this.#owned?.beats),
+      detail ? { detail } : {},
     );
     this.#checkpointed = true;
     return afterCheckpoint(deps, this.playbook, done, this.stepIndex);
   }
 
+  /**
+   * The write guard's report as the ledger records it: the requests that committed the write
+   * (method, origin and path, status, time) apart from the page's own (counted as background).
+   */
+  #guardSummary(report: WriteGuardReport): Record<string, unknown> {
+    const { commits, background } = classifyRequests(report.requests, {
+      commits: this.step.commits,
+      commitFrom: this.#commitFrom,
+    });
+    return {
+      prevented: report.prevented,
+      observed: report.observed,
+      unsafeRequests: report.unsafeRequests,
+      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => ({
+        method: r.method,
+        url: r.url,
+        at: r.at,
+        ...(r.status === undefined ? {} : { status: r.status }),
+      })),
+      ...(background.length > 0 ? { background: background.length } : {}),
+      ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
+    };
+  }
+
   /** What the completion entry adds: the write guard's report, and an agent step's counters (model calls, cache). */
-  #completionDetail(guarded: WriteGuardReport | undefined): { detail?: Record<string, unknown> } {
+  #completionDetail(guarded: WriteGuardReport | undefined): Record<string, unknown> | undefined {
     // An agent step (its definition carries `agent`): the counters, from all its entries so far.
     const agent =
       'agent' in this.step
@@ -464,10 +538,11 @@ class StepAttempt {
           ])[this.step.id]
         : undefined;
     const detail = {
-      ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+      ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
       ...(agent ? { agent } : {}),
+      ...(this.#before !== undefined && this.#before !== null ? { heldBefore: true } : {}),
     };
-    return Object.keys(detail).length > 0 ? { detail } : {};
+    return Object.keys(detail).length > 0 ? detail : undefined;
   }
 
   /**
@@ -498,7 +573,7 @@ class StepAttempt {
         attempt: nextAttempt(this.entries, this.step.id),
         detail: {
           reason,
-          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+          ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
           ...(cache ? { cache } : {}),
         },
         cost: { dynamoWrites: 2 },
@@ -604,7 +679,7 @@ class StepAttempt {
         detail: {
           reason: detail,
           retriesUsed: used,
-          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+          ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
         },
         cost: { dynamoWrites: 2 },
         ...(screenshot ? { screenshot } : {}),
@@ -627,16 +702,6 @@ interface Acted {
   guarded: WriteGuardReport | undefined;
 }
 
-/** The write guard's report as the checkpoint records it. */
-function guardSummary(report: WriteGuardReport): Record<string, unknown> {
-  return {
-    prevented: report.prevented,
-    observed: report.observed,
-    unsafeRequests: report.unsafeRequests,
-    ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
-  };
-}
-
 /** The step's precondition, after bringing the page back to where the step starts when it is elsewhere. */
 async function precondition(step: Step, page: Page, ctx: StepContext): Promise<PreconditionResult> {
   const pre = await step.precondition(page, ctx);
@@ -654,6 +719,9 @@ function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
   }
   return false;
 }
+
+/** Committing requests a ledger entry lists (a step that commits more shows the count in `unsafeRequests`). */
+const MAX_COMMITS_RECORDED = 5;
 
 const SIGN_IN_DOES_NOT_HOLD = `signed out again after ${MAX_SIGN_INS_PER_STEP} sign-ins for this step`;
 

@@ -34,6 +34,7 @@ export function fakeBrowser(
         observed: options.resent !== undefined,
         unsafeRequests: 1,
         resent: options.resent ?? [],
+        requests: [],
       }),
     }),
   });

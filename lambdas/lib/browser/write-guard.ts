@@ -34,10 +34,10 @@
  * pages, or tracing while it traces itself); the report says which ran, and the probes that
  * count what the application holds remain the last line (Finish checks every write).
  */
-import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from 'playwright-core';
+import { type SentRequest as GuardedRequest, originAndPath, UNSAFE_METHODS } from '../commits.ts';
 
-/** Methods that change something on the server: the requests the guard holds and counts. */
-export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export { UNSAFE_METHODS } from '../commits.ts';
 
 /** An unsafe request the browser sent more than once by itself. */
 export interface ResentRequest {
@@ -60,6 +60,8 @@ export interface WriteGuardReport {
   unsafeRequests: number;
   /** Of those, the ones the browser sent again by itself. */
   resent: ResentRequest[];
+  /** Each unsafe request the page sent, in order (the step's write and the page's own, see `classifyRequests`). */
+  requests: GuardedRequest[];
 }
 
 /** Which parts of the guard run: both by default (`BELAY_WRITE_GUARD`). */
@@ -91,6 +93,8 @@ const EARLIER_WRITES_WAIT_MS = 2_000;
 const BESIDE_WRITE_WAIT_MS = 5_000;
 /** The pause between the two flushes before an unsafe request goes. */
 const SECOND_FLUSH_AFTER_MS = 100;
+/** How long the end of a write step waits for the answers to its unsafe requests still in flight. */
+const SETTLE_MS = 10_000;
 /** How long the flush may take to be confirmed before the request goes unprotected. */
 const FLUSH_CONFIRM_MS = 2_000;
 
@@ -108,6 +112,7 @@ export async function startWriteGuard(
     ? openSocketCloser(browser, page).catch(() => undefined)
     : Promise.resolve(undefined);
   const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
+  const sent = new SentRequests(context);
   let unsafeRequests = 0;
   let hooked = false;
   let flushesConfirmed = true;
@@ -139,17 +144,85 @@ export async function startWriteGuard(
       hook.beforeUnsafe = undefined;
       hook.beforeOther = undefined;
       writes?.dispose();
+      const requests = await sent.stop(SETTLE_MS);
       const closer = await opening;
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
         prevented: hooked && closer !== undefined && flushesConfirmed,
         observed: seen !== undefined,
-        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0),
+        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0, requests.length),
         resent: seen?.resent ?? [],
+        requests,
       };
     },
   };
+}
+
+/**
+ * Every unsafe request the context's pages send while the guard runs, with the status of its
+ * answer. At the end of the step it waits (bounded) for the answers of those still in flight:
+ * a save the page sent in the background and that is still on its way when the step's verify
+ * returned may yet commit, and whoever looks for the write next (the probe) must see it.
+ */
+class SentRequests {
+  readonly #requests = new Map<Request, GuardedRequest>();
+  readonly #waiters = new Set<() => void>();
+  readonly #sent = (request: Request): void => {
+    if (!UNSAFE_METHODS.has(request.method())) return;
+    this.#requests.set(request, {
+      method: request.method(),
+      url: originAndPath(request.url()),
+      at: new Date().toISOString(),
+      navigation: request.isNavigationRequest(),
+    });
+  };
+  readonly #answered = (response: Response): void => {
+    const seen = this.#requests.get(response.request());
+    if (!seen) return;
+    seen.status = response.status();
+    this.#wake();
+  };
+  readonly #failed = (request: Request): void => {
+    const seen = this.#requests.get(request);
+    if (!seen || seen.status !== undefined) return;
+    seen.failed = true;
+    this.#wake();
+  };
+
+  constructor(private readonly context: BrowserContext) {
+    context.on('request', this.#sent);
+    context.on('response', this.#answered);
+    context.on('requestfailed', this.#failed);
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters) wake();
+  }
+
+  #pending(): number {
+    return [...this.#requests.values()].filter((r) => r.status === undefined && !r.failed).length;
+  }
+
+  /** Stops listening once the requests sent so far have an answer (or failed), or after `settleMs`. */
+  async stop(settleMs: number): Promise<GuardedRequest[]> {
+    this.context.off('request', this.#sent);
+    const deadline = Date.now() + settleMs;
+    while (this.#pending() > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, deadline - Date.now());
+        this.#waiters.add(wake);
+      });
+    }
+    this.context.off('response', this.#answered);
+    this.context.off('requestfailed', this.#failed);
+    return [...this.#requests.values()];
+  }
 }
 
 /**
@@ -436,14 +509,5 @@ function hostOf(url: string): string {
     return new URL(url).origin;
   } catch {
     return url;
-  }
-}
-
-function originAndPath(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '<invalid url>';
   }
 }

@@ -35,11 +35,67 @@ describe('Function: startWriteGuard', () => {
       observed: false,
       unsafeRequests: 0,
       resent: [],
+      requests: [],
     });
     expect(context.newPage).not.toHaveBeenCalled();
     expect(browser.newBrowserCDPSession).not.toHaveBeenCalled();
     expect(installHook).not.toHaveBeenCalled();
     expect(page.bringToFront).not.toHaveBeenCalled();
+  });
+
+  it("lists the page's unsafe requests with their answers (a navigation apart), and no other request", async () => {
+    const listeners = new Map<string, Set<(x: unknown) => void>>();
+    const context = {
+      newPage: vi.fn(),
+      on: (event: string, l: (x: unknown) => void) => {
+        listeners.set(event, (listeners.get(event) ?? new Set()).add(l));
+      },
+      off: (event: string, l: (x: unknown) => void) => listeners.get(event)?.delete(l),
+    };
+    const emit = (event: string, x: unknown): void => {
+      for (const l of listeners.get(event) ?? []) l(x);
+    };
+    const request = (method: string, url: string, navigation = false) => ({
+      method: () => method,
+      url: () => url,
+      isNavigationRequest: () => navigation,
+    });
+    const page = { context: () => context };
+    const guard = await startWriteGuard({} as Browser, page as unknown as Page, {}, async () => undefined, {
+      prevent: false,
+      detect: false,
+    });
+    const save = request('POST', 'http://127.0.0.1:9/save?token=secret', true);
+    const beat = request('POST', 'http://127.0.0.1:9/heartbeat');
+    emit('request', request('GET', 'http://127.0.0.1:9/list'));
+    emit('request', beat);
+    emit('request', save);
+    emit('requestfailed', beat);
+    // The save is still on its way as the step ends: the report waits for its answer.
+    const finished = guard.finish();
+    await new Promise((r) => setTimeout(r, 50));
+    emit('request', request('POST', 'http://127.0.0.1:9/later'));
+    emit('response', { request: () => save, status: () => 303 });
+    const report = await finished;
+    expect(report.requests).toEqual([
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:9/heartbeat',
+        at: expect.any(String),
+        navigation: false,
+        failed: true,
+      },
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:9/save',
+        at: expect.any(String),
+        navigation: true,
+        status: 303,
+      },
+    ]);
+    expect(report.unsafeRequests).toBe(2);
+    // Stopped: what the page sends afterwards is no part of the step.
+    expect(listeners.get('request')?.size ?? 0).toBe(0);
   });
 
   it('without a background tab (CDP refused), opens the helper as a new page and brings the step’s page back to the front', async () => {
@@ -74,7 +130,7 @@ describe('Function: startWriteGuard', () => {
     };
     const context = {
       newPage: vi.fn(),
-      on: (_: string, l: (p: unknown) => void) => listeners.add(l),
+      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
       off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
       newCDPSession: async () => ({
         send: async () => ({ targetInfo: { targetId: 'helper-1' } }),

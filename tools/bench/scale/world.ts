@@ -70,7 +70,13 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
         blockedRequests: () => [],
         // A scripted page sends no request: the guard has nothing to hold or to see.
         guardWrites: async () => ({
-          finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+          finish: async () => ({
+            prevented: false,
+            observed: false,
+            unsafeRequests: 0,
+            resent: [],
+            requests: [],
+          }),
         }),
       };
     },

@@ -46,15 +46,26 @@ const ReadSchema = z.union([
       target: TargetSchema.optional().describe(
         "The element to read; in a probe's evidence, default: the record itself",
       ),
-      attr: z.string().min(1).optional().describe('Read this attribute (data-version)'),
+      attr: z.string().min(1).optional().describe('Read this attribute (href, data-version)'),
       text: z.literal(true).optional().describe('Read the text (the default)'),
       value: z.literal(true).optional().describe("Read a form field's value"),
       count: z.literal(true).optional().describe('Count the elements the target finds'),
+      match: Pattern.optional().describe(
+        'Keep only part of the text, attribute or value read: a regular expression whose first group (or whole match) is the value; no match means the value is not there. E.g. attr: href, match: "[?&]post=(\\d+)"',
+      ),
     })
     .strict(),
   z
     .object({
-      url: Pattern.describe("A regular expression on the page's path: its first group, or the whole match"),
+      url: Pattern.describe(
+        "A regular expression on the page's path (no query string unless query: true): its first group, or the whole match",
+      ),
+      query: z
+        .literal(true)
+        .optional()
+        .describe(
+          'Match the path with its query string (/post.php?post=7&action=edit) instead of the path alone',
+        ),
     })
     .strict(),
   z.object({ const: z.union([z.string(), z.number(), z.boolean(), z.null()]) }).strict(),
@@ -76,6 +87,9 @@ const EvidenceFieldSchema = z.intersection(
 
 /** Evidence fields by name, each read off the page (or the record a probe found). */
 const EvidenceFields = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema);
+
+/** How long a declarative step's `expect` waits for the page to show it, unless it says (`timeoutMs`). */
+export const EXPECT_TIMEOUT_MS = 10_000;
 
 const CheckSchema = z.intersection(
   ReadSchema,
@@ -106,6 +120,15 @@ const ExpectSchema = z
     evidence: EvidenceFields.optional().describe(
       'The evidence recorded when the step is verified; at least one check, url, visible or field',
     ),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(120_000)
+      .optional()
+      .describe(
+        'How long the page has to show all of this after the step acted: it is looked at again until it does (default 10000); a visible error ends the wait at once',
+      ),
   })
   .strict();
 
@@ -136,7 +159,12 @@ export const ActionSchema = z.union([
   z
     .object({
       click: TargetOrOptions({
-        wait: z.enum(['load', 'none']).optional().describe('Wait for the next page to load (default load)'),
+        wait: z
+          .enum(['load', 'response', 'none'])
+          .optional()
+          .describe(
+            "After the click: load (the default) waits for the page to finish loading; response waits for the answer to the request the click sends (a form that saves in the background, with no new page: the step's commits, else the first POST, PUT, PATCH or DELETE); none goes on at once",
+          ),
       }),
     })
     .strict(),
@@ -288,6 +316,36 @@ export const AgentProbeSchema = z
   })
   .strict();
 
+/** An evidence field's name. */
+const FieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/);
+
+/** What a write says about itself: what it does to the application, and the request that commits it. */
+const WriteFacts = {
+  effect: z
+    .enum(['creates', 'sets'])
+    .optional()
+    .describe(
+      'Writes: creates (the default) makes something new (a record, an order): evidence that was already on the page before the action cannot complete it (see newEvidence); sets puts state to a value: when expect already holds before the action, the step is done without acting (already satisfied)',
+    ),
+  newEvidence: z
+    .array(FieldName)
+    .min(1)
+    .optional()
+    .describe(
+      'Writes that create: evidence fields that name the new record (its id): when expect already held before the action, the step completes only if each of these changed; else its probe decides',
+    ),
+  commits: z
+    .object({
+      method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default: any of them'),
+      path: Pattern.describe("A regular expression on the request's path, e.g. ^/wp-admin/post\\.php$"),
+    })
+    .strict()
+    .optional()
+    .describe(
+      'Writes: the request that commits the write, when the page sends others of its own (a heartbeat, autosave) or the action sends several: it is the one waited for (click wait: response), counted and watched; the others are background',
+    ),
+};
+
 const StepCommon = {
   id: Name,
   title: z.string().min(1).optional().describe('One line for people (required except for signIn steps)'),
@@ -317,6 +375,7 @@ export const ScriptedStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    ...WriteFacts,
   })
   .strict();
 
@@ -345,6 +404,7 @@ export const AgentStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    ...WriteFacts,
   })
   .strict();
 

@@ -72,7 +72,13 @@ export function createFakeWorld(): FakeWorld {
         blockedRequests: () => [],
         // No network here: nothing is held, nothing is seen.
         guardWrites: async () => ({
-          finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+          finish: async () => ({
+            prevented: false,
+            observed: false,
+            unsafeRequests: 0,
+            resent: [],
+            requests: [],
+          }),
         }),
       };
     },
