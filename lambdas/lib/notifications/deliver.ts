@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { redact } from '../redact.ts';
+import { redact, redactText } from '../redact.ts';
 import { SIGNATURE_HEADER, signPayload, webhookSecret } from './signing.ts';
 import type { Delivery, DeliveryAttempt, Webhook, WebhookStore } from './store.ts';
 
@@ -54,7 +54,9 @@ export function waitPayload(
   const base = apiBaseUrl.replace(/\/+$/, '');
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
   const liveView = httpUrl(notice.liveViewUrl);
-  const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
+  // From the ledger, which keeps numbers exact: masked for people here, in the text as in `job`.
+  const question =
+    typeof notice.question === 'string' ? redactText(notice.question.slice(0, 500)) : undefined;
   return {
     type: 'job.waiting',
     id: deliveryId,
