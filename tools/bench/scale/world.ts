@@ -76,6 +76,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
             unsafeRequests: 0,
             resent: [],
             requests: [],
+            refused: [],
           }),
         }),
       };

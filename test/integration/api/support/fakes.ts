@@ -78,6 +78,7 @@ export function createFakeWorld(): FakeWorld {
             unsafeRequests: 0,
             resent: [],
             requests: [],
+            refused: [],
           }),
         }),
       };
