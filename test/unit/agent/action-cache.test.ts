@@ -214,6 +214,28 @@ describe('Function: offerFrom, a job with array inputs', () => {
     });
     expect(next).toMatchObject({ value: 'B-2222' });
   });
+
+  it('stores an entry that holds none of the array values once the step verified', async () => {
+    const inputs = { items: [{ sku: 'SKU-4471' }, { sku: 'SKU-9902' }] };
+    const actions: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'First item' }, value: 'SKU-4471' },
+      { name: 'fill', target: { role: 'textbox', name: 'Second item' }, value: 'SKU-9902' },
+      { name: 'done', summary: 'added SKU-4471 and SKU-9902' },
+    ];
+    const offer = offerFrom(
+      actions.map((action) => ({ type: 'action-chosen', action, source: 'model' as const })),
+      { key: KEY, goalTemplate: 't', values: valuesOf(inputs, {}), secrets: {}, served: undefined },
+    );
+    if ('skipped' in offer) throw new Error(offer.skipped);
+    const store = memoryActionCacheStore();
+    const session = stepCacheSession(store, { tenantId: 't1', playbookId: 'p@1' }, 'job-1');
+    session.port.offer(offer);
+    expect(await session.settle(true, 'verified')).toBe('written');
+    const stored = JSON.stringify([...store.items.values()]);
+    expect(stored).not.toContain('SKU-4471');
+    expect(stored).not.toContain('SKU-9902');
+    expect(stored).toContain('{{inputs.items.1.sku}}');
+  });
 });
 
 describe('Function: stepCacheSession', () => {
