@@ -1,4 +1,12 @@
-import { APICallError, generateText, type LanguageModel, type ToolSet, tool } from 'ai';
+import {
+  APICallError,
+  generateText,
+  type LanguageModel,
+  ToolChoiceViolationError,
+  type ToolSet,
+  tool,
+  wrapLanguageModel,
+} from 'ai';
 import { z } from 'zod';
 import { parseAction, TARGET_ROLES } from './actions.ts';
 import { ModelCallError, NoActionChosenError, NoProbeAnswerError } from './errors.ts';
@@ -177,9 +185,12 @@ export class ModelPolicy implements Policy {
     meta: { why: string; usage: ModelCall };
   }> {
     let result: Awaited<ReturnType<typeof generateText<T>>>;
+    // Every answer the provider sent for this call, with its usage: the SDK drops the usage of an
+    // answer it then refuses (no tool call although one is required), and those tokens are billed.
+    const answered: { input: number; output: number }[] = [];
     try {
       result = await generateText({
-        model: this.model,
+        model: countingAnswers(this.model, answered),
         system,
         prompt,
         tools,
@@ -190,7 +201,22 @@ export class ModelPolicy implements Policy {
         ...(this.options.providerOptions ? { providerOptions: this.options.providerOptions } : {}),
       });
     } catch (err) {
-      throw modelError(this.spec, err);
+      // An answer with no tool call although one was required (text, a refusal): the model chose
+      // nothing, and its tokens were billed.
+      if (ToolChoiceViolationError.isInstance(err)) {
+        return {
+          call: undefined,
+          meta: {
+            why: `no tool call (finish reason ${err.finishReason ?? 'unknown'})`,
+            usage: {
+              model: this.spec,
+              ...(err.modelId ? { providerModelId: err.modelId } : {}),
+              tokens: sumTokens(answered),
+            },
+          },
+        };
+      }
+      throw modelError(this.spec, err, answered);
     }
     const providerModelId = result.response.modelId;
     return {
@@ -208,21 +234,14 @@ export class ModelPolicy implements Policy {
 }
 
 /** A provider's failure as Belay's error: its status and whether trying again may help, never the request body. */
-function modelError(spec: string, err: unknown): ModelCallError {
-  // Some of the SDK's errors come after an answer whose usage they keep (an output that does not
-  // parse): those tokens were billed, and travel with the error to the ledger.
-  const counted = (err as { usage?: { inputTokens?: unknown; outputTokens?: unknown } })?.usage;
-  const usage =
-    typeof counted?.inputTokens === 'number' || typeof counted?.outputTokens === 'number'
-      ? {
-          model: spec,
-          tokens: {
-            input: typeof counted.inputTokens === 'number' ? counted.inputTokens : 0,
-            output: typeof counted.outputTokens === 'number' ? counted.outputTokens : 0,
-          },
-        }
-      : undefined;
-  const paid = usage ? { usage } : {};
+function modelError(
+  spec: string,
+  err: unknown,
+  answered: readonly { input: number; output: number }[],
+): ModelCallError {
+  // Answers the provider sent before the SDK gave up (a refusal, no tool call, an output that does
+  // not parse): their tokens were billed, and travel with the error to the ledger.
+  const paid = answered.length > 0 ? { usage: { model: spec, tokens: sumTokens(answered) } } : {};
   // The SDK's errors are recognised by their marker (isInstance), which holds across its package copies.
   const last = (err as { lastError?: unknown })?.lastError ?? err;
   if (APICallError.isInstance(last)) {
@@ -233,4 +252,39 @@ function modelError(spec: string, err: unknown): ModelCallError {
   }
   const name = err instanceof Error ? err.name : 'error';
   return new ModelCallError(spec, name, undefined, true, { cause: err, ...paid });
+}
+
+/**
+ * The model, counting the usage of each answer the provider sends (`wrapLanguageModel` with a
+ * `wrapGenerate` middleware): the SDK's own usage is lost when it throws after an answer.
+ */
+function countingAnswers(model: LanguageModel, answered: { input: number; output: number }[]): LanguageModel {
+  if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: 'v3',
+      wrapGenerate: async ({ doGenerate }) => {
+        const answer = await doGenerate();
+        answered.push({
+          input: answer.usage.inputTokens.total ?? 0,
+          output: answer.usage.outputTokens.total ?? 0,
+        });
+        return answer;
+      },
+    },
+  });
+}
+
+function sumTokens(answered: readonly { input: number; output: number }[]): {
+  input: number;
+  output: number;
+} {
+  let input = 0;
+  let output = 0;
+  for (const a of answered) {
+    input += a.input;
+    output += a.output;
+  }
+  return { input, output };
 }
