@@ -15,6 +15,7 @@ import {
   writeCheckpoint,
 } from '../lib/engine/checkpoint.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
+import { approvesEffect, effectApproval, effectChanges, sealEffect } from '../lib/engine/effect-approval.ts';
 import {
   DeadlineExceededError,
   isStateMachineError,
@@ -95,6 +96,8 @@ class StepAttempt {
   #cachePending = false;
   /** When the write's committing action began (its last action, or the step's run): what the page sent before is its own. */
   #commitFrom: string | undefined;
+  /** A write approved on its effect was prepared, and its effect is the one approved: only its commit is left. */
+  #prepared = false;
   /** A write's verify as read just before its action (null: it did not hold); undefined for reads. */
   #before: Evidence | null | undefined;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
@@ -170,6 +173,7 @@ class StepAttempt {
         : ((await this.#resolveOpenIntent()) ??
           (await this.#checkPrecondition()) ??
           (await this.#checkBeforeAction()) ??
+          (await this.#approveEffect()) ??
           (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
       outcome = await this.#classifyFailure(err);
@@ -391,6 +395,52 @@ class StepAttempt {
   }
 
   /**
+   * 4, end (a write approved on its effect). Prepare it up to its commit and read what the page
+   * would submit: the effect a person approved goes on to the commit; none approved yet, the
+   * effect is recorded (masked, hashed, with a screenshot) and a person is asked; a different one
+   * (the page's values changed, or the inputs, or the plan) is not committed: the changes are
+   * recorded and the person is asked again.
+   */
+  async #approveEffect(): Promise<StepOutcome | undefined> {
+    const { deps, step } = this;
+    if (!approvesEffect(step) || !step.prepare || !step.effectOf) return undefined;
+    await step.prepare(this.#page, this.#ctx);
+    const sealed = sealEffect(await step.effectOf(this.#page, this.#ctx));
+    const approval = effectApproval(this.entries, step.id);
+    if (approval.state === 'approved' && approval.hash === sealed.hash) {
+      this.#prepared = true;
+      return undefined;
+    }
+    const changes =
+      approval.state === 'approved' ? effectChanges(approval.prepared.effect, sealed.effect) : undefined;
+    const screenshot = await this.#screenshot('before-approval');
+    this.#current = await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+      expectedVersion: this.#current.version,
+      entry: {
+        type: changes ? 'effect-changed' : 'effect-prepared',
+        ...this.#common,
+        attempt: nextAttempt(this.entries, step.id),
+        detail: {
+          hash: sealed.hash,
+          effect: sealed.effect,
+          ...(changes && approval.state === 'approved'
+            ? { approvedHash: approval.hash, approvedBy: approval.by, changes }
+            : {}),
+        },
+        cost: { dynamoWrites: 2 },
+        ...(screenshot ? { screenshot } : {}),
+      },
+    });
+    const reason = changes ? 'effect_changed' : 'approve_effect';
+    return {
+      outcome: 'needs_approval',
+      step: step.id,
+      stepIndex: this.stepIndex,
+      wait: waitRequest(this.#current, 'approval', step.id, reason, deps.settings.parkAfterSeconds),
+    };
+  }
+
+  /**
    * 5. For a write, the intent first (with the idempotency key, fenced by the job's version so
    * a stale worker cannot act); then the step's action and its verify, a write under the
    * browser's write guard (its requests on fresh connections; the browser's own resends seen).
@@ -428,7 +478,9 @@ class StepAttempt {
       return faultPoint(point, at);
     };
     try {
-      await step.run(this.#page, this.#ctx);
+      // A write approved on its effect was prepared (and checked) above: only its commit is left.
+      if (this.#prepared && step.commit) await step.commit(this.#page, this.#ctx);
+      else await step.run(this.#page, this.#ctx);
       evidence = await step.verify(this.#page, this.#ctx);
     } finally {
       guarded = await guard?.finish();

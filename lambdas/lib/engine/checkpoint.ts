@@ -1,5 +1,6 @@
 import type { Cost, Evidence, Job, ScreenshotRef } from '../ledger/types.ts';
 import type { Playbook, Step } from '../playbooks/contract.ts';
+import { approvesEffect } from './effect-approval.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
@@ -71,8 +72,13 @@ export async function writeCheckpoint(
   return done;
 }
 
-/** The step waits for a person's approval before it runs (its own flag, or the job's approvals policy). */
+/**
+ * The step waits for a person's approval before it runs (its own flag, or the job's approvals
+ * policy). Not a step approved on its effect: RunStep asks once it has prepared what the write
+ * would submit (`effect-approval.ts`).
+ */
 export function needsApproval(job: Job, step: Step): boolean {
+  if (approvesEffect(step)) return false;
   return step.needsApproval === true || job.approvals.includes(step.id);
 }
 

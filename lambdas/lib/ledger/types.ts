@@ -226,6 +226,17 @@ export const LEDGER_ENTRY_TYPES = [
    * the question, what the model saw, model, tokens, cost. Appended, fencing nothing.
    */
   'probe-answered',
+  /**
+   * A write approved on its effect (`approve: 'effect'`) was prepared up to its commit: what it
+   * would submit (fields and values as the page holds them, secrets masked), its hash and a
+   * screenshot. The approval that follows is recorded against that hash.
+   */
+  'effect-prepared',
+  /**
+   * At execution the effect differed from the one approved (the page's values, the inputs, the
+   * model's plan): nothing was submitted, the changes are listed, and a person is asked again.
+   */
+  'effect-changed',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

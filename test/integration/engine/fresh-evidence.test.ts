@@ -10,7 +10,7 @@
  *   the new note's id at once, with the committing request recorded apart from the heartbeat;
  * - a write that sets a value already set is done without acting: no request reaches the site.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../../../lambdas/lib/api/accounts/manage.ts';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';

@@ -9,7 +9,7 @@ import { completeMfa } from './mfa.ts';
 import { ListJobsQuerySchema } from './schemas.ts';
 import { submitJob } from './submit.ts';
 import { completeTakeover } from './takeover.ts';
-import { agentView, jobLinks, toEntryView, toJobView } from './views.ts';
+import { agentView, effectView, jobLinks, toEntryView, toJobView } from './views.ts';
 
 /** The jobs routes: submit, list, read, the ledger, decisions, MFA, takeover, cancel. */
 
@@ -67,6 +67,12 @@ export const JOB_ROUTES: readonly Route[] = [
     async handle(req) {
       const job = await req.deps.engine.ledger.getJob(req.principal.tenantId, jobParam(req));
       const view = toJobView(job, findPlaybook(req.deps, job.playbook));
+      // Waiting for approval: a write approved on its effect shows what it would submit.
+      if (view.wait?.kind === 'approval') {
+        const { entries } = await req.deps.engine.ledger.readJob(req.principal.tenantId, job.jobId);
+        const effect = effectView(entries, view.wait.step);
+        if (effect) view.wait.effect = effect;
+      }
       const { capacity } = req.deps.engine;
       if (job.status === 'QUEUED' && capacity.queuePosition) {
         view.queue = {

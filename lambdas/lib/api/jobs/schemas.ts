@@ -51,6 +51,35 @@ export const SubmitJobBodySchema = z
   .meta({ id: 'SubmitJobRequest' });
 export type SubmitJobBody = z.infer<typeof SubmitJobBodySchema>;
 
+const EffectFieldSchema = z.object({
+  name: z.string(),
+  value: z.string().meta({ description: 'As the page holds it (a secret shows as [secret]).' }),
+  secret: z.literal(true).optional(),
+});
+
+/** What a write approved on its effect would submit, as the approver is shown it. */
+export const EffectViewSchema = z
+  .object({
+    hash: z
+      .string()
+      .meta({ description: 'sha256 of the effect: send it back as effectHash when you approve.' }),
+    fields: z.array(EffectFieldSchema),
+    changes: z
+      .array(z.object({ name: z.string(), before: z.string().optional(), after: z.string().optional() }))
+      .optional()
+      .meta({
+        description:
+          'Asked again: what differs from the effect approved before (nothing was submitted). A field with no before is new; with no after, gone.',
+      }),
+    approvedBy: z.string().optional().meta({ description: 'Asked again: who approved the earlier effect.' }),
+    screenshot: z
+      .string()
+      .optional()
+      .meta({ description: 'The page as prepared, up to the commit (a path of this API).' }),
+  })
+  .meta({ id: 'Effect' });
+export type EffectView = z.infer<typeof EffectViewSchema>;
+
 export const DecisionBodySchema = z
   .object({
     step: z.string().min(1).max(100).meta({ description: 'Id of the step the job is waiting at.' }),
@@ -60,6 +89,14 @@ export const DecisionBodySchema = z
       description:
         'Reviews of an uncertain write: "done" = you saw the effect in the application, "absent" = it did not happen (the step runs again).',
     }),
+    effectHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'the hash of the effect you were shown (64 hex digits)')
+      .optional()
+      .meta({
+        description:
+          "A write approved on its effect: the hash of the effect you were shown (the job's wait.effect.hash). Approving records the decision against it; if the job has since prepared another effect, the request is refused (409 effect_changed) so you look again. Without it, the effect the job shows now is the one approved.",
+      }),
   })
   .strict()
   .meta({ id: 'DecisionRequest' });
@@ -121,6 +158,7 @@ export const JobViewSchema = z
         reason: z.string().optional(),
         requestedAt: z.string(),
         expiresAt: z.string(),
+        effect: EffectViewSchema.optional(),
       })
       .nullable()
       .meta({ description: 'What a person must do for the job to go on.' }),

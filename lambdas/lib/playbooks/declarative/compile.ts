@@ -5,12 +5,13 @@
  * module calls this at cold start with the JSON it carries, so a handler builds exactly what
  * start-up checked.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { agentProbe } from '../../agent/agent-probe.ts';
 import { agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
 import { definePlaybook } from '../define.ts';
+import { formEffect } from '../effect-capture.ts';
 import { provable, proves } from '../effects.ts';
 import { AmbiguousTargetError, PlaybookFileError } from '../errors.ts';
 import { type FormSignInApplication, formSignIn } from '../form-sign-in.ts';
@@ -26,9 +27,9 @@ import {
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
-import { locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { locate, locateAll, targetVisible, visibleTarget } from '../target.ts';
 import { render } from '../template.ts';
-import { runActions, urlFor } from './actions.ts';
+import { commitAction, commitTarget, prepareActions, runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
 import { checksHold, checksVerdict, readEvidence } from './reads.ts';
@@ -284,6 +285,29 @@ function writeFacts(step: ScriptedStep | AgentStepSpec): Pick<Step, 'effect' | '
   };
 }
 
+/**
+ * `approve: effect`: the step prepared by its actions but the last, committed by the last, and
+ * its effect read off the form the last action's element belongs to, with the texts it `shows`.
+ */
+function effectApproval(step: ScriptedStep): Pick<Step, 'approve' | 'prepare' | 'commit' | 'effectOf'> {
+  if (step.kind !== 'write' || step.approve === undefined) return {};
+  const shows = typeof step.approve === 'object' ? (step.approve.shows ?? {}) : {};
+  return {
+    approve: 'effect',
+    prepare: (page, ctx) => prepareActions(page, step, ctx),
+    commit: (page, ctx) => commitAction(page, step, ctx),
+    effectOf: async (page, ctx) => {
+      const r = (t: string): string => render(t, ctx);
+      const shown: Record<string, Locator> = {};
+      for (const [name, target] of Object.entries(shows)) {
+        const el = await locate(page, target, r);
+        if (el) shown[name] = el;
+      }
+      return formEffect(await commitTarget(page, step, ctx), shown);
+    },
+  };
+}
+
 function scripted(step: ScriptedStep, apps: Apps): Step {
   const application = apps[step.app] as FormSignInApplication;
   const out: Step = {
@@ -298,6 +322,7 @@ function scripted(step: ScriptedStep, apps: Apps): Step {
     verify: (page, ctx) => verifyOf(step, page, ctx),
     check: (page, ctx) => checkOf(step, page, ctx),
     ...writeFacts(step),
+    ...effectApproval(step),
   };
   if (step.kind === 'write' && step.probe) {
     const probe = step.probe;
