@@ -52,6 +52,13 @@ export const CONTEXT_KEYS = {
    */
   agentModels: 'belay:agentModels',
   /**
+   * Scheduled drift checks, per playbook: `{ "<name@version>": { "schedule": "rate(1 day)",
+   * "tenant": "<tenant>", "accounts": { "<app>": "<accountId>" }, "inputs"?: {...} } }`. Each runs
+   * the playbook read-only against the live site on its schedule (an EventBridge rule). Default
+   * none: no schedule and no function.
+   */
+  checks: 'belay:checks',
+  /**
    * `true` starts every function with `NODE_OPTIONS=--enable-source-maps`: stack traces name
    * the TypeScript files, at a cost on every cold start and every stack trace (RunStep's browser
    * library takes one per call). Default false: traces name the bundle's lines, and the source
@@ -85,6 +92,8 @@ export interface BelayConfig {
   readonly playbookDirs: readonly string[];
   /** Model specs agent steps may use besides `local` (`BELAY_AGENT_MODELS`). */
   readonly agentModels: readonly string[];
+  /** Scheduled drift checks (`belay:checks`); none by default. */
+  readonly checks: readonly ScheduledCheckConfig[];
   /** Whether the functions run with `--enable-source-maps`. */
   readonly sourceMaps: boolean;
 }
@@ -100,6 +109,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   provisionedRunSteps: 0,
   playbookDirs: Object.freeze([]),
   agentModels: Object.freeze([]),
+  checks: Object.freeze([]),
   sourceMaps: false,
 });
 
@@ -125,6 +135,7 @@ export function readConfig(scope: IConstruct): BelayConfig {
     provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
     playbookDirs: parsePlaybookDirs(CONTEXT_KEYS.playbooks, context(CONTEXT_KEYS.playbooks)),
     agentModels: parseAgentModels(context(CONTEXT_KEYS.agentModels)),
+    checks: parseChecks(context(CONTEXT_KEYS.checks)),
     sourceMaps: parseBoolean(
       CONTEXT_KEYS.sourceMaps,
       context(CONTEXT_KEYS.sourceMaps),
@@ -217,6 +228,65 @@ export function parseProvisionedRunSteps(value: unknown): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 1000) return n;
   throw new ConfigError(CONTEXT_KEYS.provisionedRunSteps, value, 'a whole number from 0 to 1000');
+}
+
+/** One scheduled drift check (see `belay:checks`). */
+export interface ScheduledCheckConfig {
+  playbook: string;
+  /** An EventBridge schedule expression: `rate(...)` or `cron(...)`. */
+  schedule: string;
+  tenant: string;
+  accounts: Record<string, string>;
+  inputs?: Record<string, unknown>;
+}
+
+/** Parses `belay:checks` (an object in cdk.json, JSON with `--context`), default none. */
+export function parseChecks(value: unknown): readonly ScheduledCheckConfig[] {
+  if (value === undefined || value === '') return DEFAULT_CONFIG.checks;
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new ConfigError(
+        CONTEXT_KEYS.checks,
+        value,
+        'a JSON object: { "<name@version>": { schedule, tenant, accounts } }',
+      );
+    }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError(
+      CONTEXT_KEYS.checks,
+      value,
+      'an object: { "<name@version>": { schedule, tenant, accounts } }',
+    );
+  return Object.entries(parsed as Record<string, unknown>).map(([playbook, spec]) => {
+    const s = (spec ?? {}) as Record<string, unknown>;
+    const ok =
+      /@\d+$/.test(playbook) &&
+      typeof s.schedule === 'string' &&
+      /^(rate|cron)\(.+\)$/.test(s.schedule) &&
+      typeof s.tenant === 'string' &&
+      s.tenant !== '' &&
+      !!s.accounts &&
+      typeof s.accounts === 'object' &&
+      Object.values(s.accounts).every((a) => typeof a === 'string') &&
+      (s.inputs === undefined || (typeof s.inputs === 'object' && s.inputs !== null));
+    if (!ok)
+      throw new ConfigError(
+        `${CONTEXT_KEYS.checks}.${playbook}`,
+        spec,
+        '{ "schedule": "rate(...)" or "cron(...)", "tenant": "<tenant>", "accounts": { "<app>": "<accountId>" }, "inputs"?: {...} } under a name@version',
+      );
+    return {
+      playbook,
+      schedule: s.schedule as string,
+      tenant: s.tenant as string,
+      accounts: s.accounts as Record<string, string>,
+      ...(s.inputs ? { inputs: s.inputs as Record<string, unknown> } : {}),
+    };
+  });
 }
 
 /** Parses `belay:agentModels`: model specs (a list or a comma-separated string), default none. */

@@ -125,8 +125,8 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     description: 'Records why a job failed, ends its sessions and releases its leases.',
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    putsEvents: false,
-    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+    putsEvents: true,
+    why: "getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). A drift check that turned red: the check's entries and the tenant's earlier checks (Query on the table and gsi2), and the event on the bus (events:PutEvents).",
   },
 });
 

@@ -6,7 +6,7 @@
  */
 import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -240,6 +240,8 @@ export class BelayStack extends Stack {
       keyRemovalPolicy: config.removalPolicy,
     });
 
+    this.addScheduledChecks(config, shared);
+
     this.recoverJobs = this.addRecovery(shared, browserEnv);
     this.recovery = new JobRecovery(this, 'Recovery', {
       handler: this.recoverJobs,
@@ -292,7 +294,8 @@ export class BelayStack extends Stack {
     // (Lambda retries it twice), so a receiver's failure or slowness never touches the job.
     this.notifier = this.addFunction('Notifier', {
       entry: handlerEntry('notify'),
-      description: "Sends 'Belay Job Waiting' events to tenants' webhooks (signed, retried, logged).",
+      description:
+        "Sends 'Belay Job Waiting' and 'Belay Check Failed' events to tenants' webhooks (signed, retried, logged).",
       timeout: Duration.seconds(90),
       memorySize: PLAIN_MEMORY_MB,
       environment: { BELAY_SECRETS: 'none', [BROWSER_ACCESS_VARIABLE]: 'none' },
@@ -308,8 +311,8 @@ export class BelayStack extends Stack {
     });
     new Rule(this, 'WaitEventsToWebhooks', {
       eventBus: this.waitEvents,
-      description: "A job waits for a person: tell the tenant's webhooks.",
-      eventPattern: { source: ['belay'], detailType: ['Belay Job Waiting'] },
+      description: "A job waits for a person, or a drift check turned red: tell the tenant's webhooks.",
+      eventPattern: { source: ['belay'], detailType: ['Belay Job Waiting', 'Belay Check Failed'] },
       targets: [new LambdaTarget(this.notifier, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
     });
 
@@ -394,6 +397,37 @@ export class BelayStack extends Stack {
    * of unfinished jobs (Query on gsi3), lists running executions (states:ListExecutions) and
    * looks one up (states:DescribeExecution). It never signs in: no credentials.
    */
+  /**
+   * Scheduled drift checks (`belay:checks`, none by default): one rule per playbook on its
+   * schedule, each sending its check to one small function that submits it as the API would.
+   * Without any, neither the function nor a rule exists.
+   */
+  private addScheduledChecks(config: BelayConfig, shared: Record<string, string>): void {
+    if (config.checks.length === 0) return;
+    const startCheck = this.addFunction('StartCheck', {
+      entry: handlerEntry('start-check'),
+      description: 'Submits a scheduled drift check of a playbook (belay:checks).',
+      timeout: Duration.seconds(30),
+      memorySize: PLAIN_MEMORY_MB,
+      environment: { ...shared, BELAY_SECRETS: 'none', [BROWSER_ACCESS_VARIABLE]: 'none' },
+    });
+    // Submitting a job: the tenant's accounts and the playbook's checks read, the job written, its execution started.
+    bindTable(startCheck, this.ledger, { env: 'TABLE_NAME', actions: LEDGER_WRITE });
+    bindStateMachine(startCheck, this.jobs.stateMachine, {
+      env: 'STATE_MACHINE_ARN',
+      actions: STATE_MACHINE_START,
+    });
+    for (const [i, check] of config.checks.entries()) {
+      new Rule(this, `Check${i + 1}`, {
+        description: `Drift check of ${check.playbook} for tenant ${check.tenant} (${check.schedule})`,
+        schedule: Schedule.expression(check.schedule),
+        targets: [
+          new LambdaTarget(startCheck, { event: RuleTargetInput.fromObject(check), retryAttempts: 2 }),
+        ],
+      });
+    }
+  }
+
   private addRecovery(shared: Record<string, string>, browserEnv: Record<string, string>): BelayFunction {
     const fn = this.addFunction('RecoverJobs', {
       entry: handlerEntry('recover'),

@@ -18,6 +18,7 @@ import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/c
 import { approvesEffect, effectApproval, effectChanges, sealEffect } from '../lib/engine/effect-approval.ts';
 import {
   DeadlineExceededError,
+  DriftFoundError,
   isStateMachineError,
   JobConfigurationError,
   RetryBudgetExhaustedError,
@@ -170,11 +171,13 @@ class StepAttempt {
     try {
       outcome = this.#stopAfterSettling
         ? await this.#settleThenStop(this.#stopAfterSettling)
-        : ((await this.#resolveOpenIntent()) ??
-          (await this.#checkPrecondition()) ??
-          (await this.#checkBeforeAction()) ??
-          (await this.#approveEffect()) ??
-          (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
+        : this.job.mode === 'check'
+          ? await this.#check()
+          : ((await this.#resolveOpenIntent()) ??
+            (await this.#checkPrecondition()) ??
+            (await this.#checkBeforeAction()) ??
+            (await this.#approveEffect()) ??
+            (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
       outcome = await this.#classifyFailure(err);
     } finally {
@@ -392,6 +395,94 @@ class StepAttempt {
     if (this.#before === null || effectOf(this.step) !== 'sets') return undefined;
     this.deps.log.info('the write is already satisfied: done without acting', { step: this.step.id });
     return await this.#checkpoint(this.#before, undefined, { alreadySatisfied: true });
+  }
+
+  /**
+   * A drift check's step: its precondition (signing in as a job would), then a read is run and
+   * verified, and a write is checked up to its commit (its verify read before the action,
+   * prepared, the commit's element there) with every unsafe request refused, never committed. A step as expected is checkpointed with what was checked; one that is not is
+   * recorded (`step-checked`, a screenshot) and ends the check (DriftFoundError). A step that
+   * reads the evidence of a write the check did not make is skipped.
+   */
+  async #check(): Promise<StepOutcome> {
+    const { deps, step } = this;
+    const started = deps.clock().getTime();
+    let finding: { result: string; detail: string } | undefined;
+    let evidence: Evidence = {};
+    const skipped = (step.readsEvidenceOf ?? []).find(
+      (id) => this.playbook.steps.find((s) => s.id === id)?.kind === 'write',
+    );
+    let refused: string[] = [];
+    if (skipped) {
+      finding = {
+        result: 'skipped',
+        detail: `it reads the evidence of ${skipped}, a write a check does not make`,
+      };
+    } else {
+      const pre = await this.#checkPrecondition();
+      if (pre?.outcome === 'session_lost' || pre?.outcome === 'retry') return pre;
+      if (pre)
+        finding = {
+          result: pre.outcome === 'layout_changed' ? 'layout-changed' : 'signed-out',
+          detail: 'detail' in pre && pre.detail ? pre.detail : pre.outcome,
+        };
+      else {
+        // A write's own action is what must send nothing; a read (a cart, a search form) may post as it always does.
+        const refusing = step.kind === 'write' ? await this.#attached.refuseWrites() : undefined;
+        try {
+          if (step.kind === 'read') {
+            await step.run(this.#page, this.#ctx);
+            const verified = await step.verify(this.#page, this.#ctx);
+            if (verified) evidence = verified;
+            else
+              finding = {
+                result: 'not-verified',
+                detail:
+                  'the page does not show what the step expects after its action (its layout may have changed)',
+              };
+          } else {
+            const before = await evidenceBeforeAction(step, this.#page, this.#ctx);
+            if (step.prepare) await step.prepare(this.#page, this.#ctx);
+            const missing =
+              step.prepare && step.commitMissing ? await step.commitMissing(this.#page, this.#ctx) : null;
+            if (missing) finding = { result: 'layout-changed', detail: missing };
+            evidence = {
+              checked: step.prepare ? 'up-to-commit' : 'up-to-start',
+              ...(before ? { heldBefore: true } : {}),
+            };
+          }
+        } catch (err) {
+          if (browserLost(this.#attached, err)) return this.#sessionLost(describe(err));
+          finding = { result: 'failed', detail: describe(err) };
+        } finally {
+          refused = refusing?.end() ?? [];
+        }
+      }
+    }
+    // Refused requests are kept with the step: the page's own (a heartbeat) or its action's, none went.
+    const ms = deps.clock().getTime() - started;
+    if (finding && finding.result !== 'skipped') {
+      const screenshot = await this.#screenshot('on-failure');
+      await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+        expectedVersion: this.#current.version,
+        entry: {
+          type: 'step-checked',
+          ...this.#common,
+          detail: { ...finding, ms, ...(refused.length > 0 ? { refused } : {}) },
+          cost: { dynamoWrites: 2 },
+          ...(screenshot ? { screenshot } : {}),
+        },
+      });
+      throw new DriftFoundError(step.id, finding.result, finding.detail);
+    }
+    return await this.#checkpoint(finding ? { skipped: true } : evidence, ms, {
+      check: {
+        result: finding?.result ?? 'ok',
+        ms,
+        ...(finding ? { detail: finding.detail } : {}),
+        ...(refused.length > 0 ? { refused } : {}),
+      },
+    });
   }
 
   /**

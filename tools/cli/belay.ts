@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './belay/admin.ts';
+import { registerChecks } from './belay/checks.ts';
 import { createClient } from './belay/client.ts';
 import { forgetCredentials, requireKey, resolveTarget, saveCredentials } from './belay/config.ts';
 import { CliError, EXIT } from './belay/errors.ts';
@@ -89,6 +90,7 @@ export async function runBelay(
   registerAnswers(program, ctx);
   registerAdmin(program, ctx);
   registerWebhooks(program, ctx);
+  registerChecks(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

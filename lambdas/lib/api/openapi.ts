@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
 import { registerCatalogPaths } from './catalog/openapi.ts';
+import { registerCheckPaths } from './checks/openapi.ts';
 import { registerConsolePaths } from './console/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
@@ -23,6 +24,7 @@ function registry(): OpenAPIRegistry {
   registerEvidencePaths(r, kit);
   registerAccountPaths(r, kit);
   registerCatalogPaths(r, kit);
+  registerCheckPaths(r, kit);
   registerReportPaths(r, kit);
   registerKeyPaths(r, kit);
   registerNotificationPaths(r, kit);

@@ -1,5 +1,6 @@
 import { ACCOUNT_ROUTES } from './accounts/routes.ts';
 import { CATALOG_ROUTES } from './catalog/routes.ts';
+import { CHECK_ROUTES } from './checks/routes.ts';
 import { CONSOLE_ROUTES } from './console/routes.ts';
 import { EVIDENCE_ROUTES } from './evidence/routes.ts';
 import { JOB_ROUTES } from './jobs/routes.ts';
@@ -23,6 +24,7 @@ export const ROUTES: readonly Route[] = [
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
   ...CATALOG_ROUTES,
+  ...CHECK_ROUTES,
   ...REPORT_ROUTES,
   ...KEY_ROUTES,
   ...NOTIFICATION_ROUTES,

@@ -11,7 +11,7 @@
 import type AnchorbrowserClient from 'anchorbrowser';
 import { NotFoundError } from 'anchorbrowser/core/error';
 import type { Browser } from 'playwright-core';
-import { type AllowlistState, applyAllowlist, installRequestPolicy } from './allowlist.ts';
+import { type AllowlistState, applyAllowlist, installRequestPolicy, refuseWrites } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
 import { liveViewLinkFor } from './live-view-token.ts';
 import { loadPlaywright } from './load-playwright.ts';
@@ -213,6 +213,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
           blockedRequests: () => [...blocked],
           guardWrites: (guard) =>
             startWriteGuard(browser, page, allowlist, () => installRequestPolicy(context, allowlist), guard),
+          refuseWrites: () => refuseWrites(context, allowlist),
         };
       } catch (err) {
         await drop(sessionId);

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { RefusedWrites } from './allowlist.ts';
 import type { VolumeApi } from './volumes.ts';
 import type { WriteGuard, WriteGuardOptions } from './write-guard.ts';
 
@@ -45,6 +46,8 @@ export interface Attached {
    * connection, and the browser's own resends are reported (`write-guard.ts`).
    */
   guardWrites(options: WriteGuardOptions): Promise<WriteGuard>;
+  /** Refuses every unsafe request the page sends until `end` (a drift check: nothing is committed). */
+  refuseWrites(): Promise<RefusedWrites>;
 }
 
 /** What the provider reports a session used, where it reports it (zero when it does not). */

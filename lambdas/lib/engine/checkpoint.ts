@@ -75,10 +75,11 @@ export async function writeCheckpoint(
 /**
  * The step waits for a person's approval before it runs (its own flag, or the job's approvals
  * policy). Not a step approved on its effect: RunStep asks once it has prepared what the write
- * would submit (`effect-approval.ts`).
+ * would submit (`effect-approval.ts`); nor any step of a drift check.
  */
 export function needsApproval(job: Job, step: Step): boolean {
-  if (approvesEffect(step)) return false;
+  // A drift check commits nothing: there is nothing to approve.
+  if (approvesEffect(step) || job.mode === 'check') return false;
   return step.needsApproval === true || job.approvals.includes(step.id);
 }
 

@@ -41,6 +41,7 @@ function assertRequest(request: JobRequest, stepCount: number): void {
     fail('deadline', 'must be an ISO time');
   if (request.model !== undefined && (typeof request.model !== 'string' || request.model.length > 200))
     fail('model', 'must be a model name');
+  if (request.mode !== undefined && request.mode !== 'check') fail('mode', 'must be check');
   if (!Number.isInteger(stepCount) || stepCount < 0) fail('stepCount', 'must be an integer >= 0');
   const bytes = Buffer.byteLength(canonicalJson(requestFields(request)), 'utf8');
   if (bytes > MAX_REQUEST_BYTES)

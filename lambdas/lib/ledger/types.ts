@@ -119,6 +119,13 @@ export interface JobRequest {
    * `local`), over each step's own; one the deployment does not offer fails the step.
    */
   model?: string;
+  /**
+   * `check`: a drift check, not a job that acts. It runs the playbook read-only against the live
+   * site: every read, and each write up to (not including) its commit, with every unsafe request
+   * of a write step refused; nobody is asked anything. It ends SUCCEEDED when every step
+   * was as the playbook expects, FAILED (`drift-found`) at the first that was not.
+   */
+  mode?: 'check';
 }
 
 export interface Job extends JobRequest {
@@ -237,6 +244,13 @@ export const LEDGER_ENTRY_TYPES = [
    * model's plan): nothing was submitted, the changes are listed, and a person is asked again.
    */
   'effect-changed',
+  /**
+   * A drift check found a step not as the playbook expects: `layout-changed` (which target no
+   * longer resolves), `not-verified`, `signed-out` (the sign-in failed or needs a person),
+   * `failed`; with the step's time, the writes it refused, and a screenshot. (A step as expected
+   * is a `step-completed` entry whose detail says what was checked.)
+   */
+  'step-checked',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 

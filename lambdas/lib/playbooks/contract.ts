@@ -342,6 +342,17 @@ export interface Step<I = Record<string, unknown>> {
   commit?(page: Page, ctx: StepContext<I>): Promise<void>;
   /** `approve: 'effect'`: what the page would submit now (fields and values; secrets marked). */
   effectOf?(page: Page, ctx: StepContext<I>): Promise<Effect>;
+  /**
+   * Writes, for a drift check: what of the commit is missing on the page as `prepare` left it
+   * (the commit button's target, described), or null when the commit could go. A check never
+   * commits; without this it checks the write up to its start.
+   */
+  commitMissing?(page: Page, ctx: StepContext<I>): Promise<string | null>;
+  /**
+   * The earlier steps whose evidence this step reads (its pages, values or checks name it). A
+   * drift check skips a step that reads the evidence of a write it did not make.
+   */
+  readsEvidenceOf?: readonly string[];
   /** Writes only: look in the application's own state for the effect of this step's idempotency key. */
   probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
   /**

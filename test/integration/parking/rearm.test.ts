@@ -50,7 +50,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
     secrets: { getCredentials: unused },
     capacity: createLeaseCapacity({ doc: ddb.doc(), tableName: ddb.tableName(), leaseTtlSeconds: 60 }),
     applications: {},
-    notifier: { waiting: async () => undefined },
+    notifier: { waiting: async () => undefined, checkFailed: async () => undefined },
     screenshots: createNoScreenshotStore(),
     actionCache: NO_ACTION_CACHE,
     clock: () => new Date(),

@@ -30,6 +30,7 @@ describe('Function: readConfig', () => {
       provisionedRunSteps: 0,
       playbookDirs: [],
       agentModels: [],
+      checks: [],
       sourceMaps: false,
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);

@@ -169,6 +169,8 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
         async waiting(event) {
           options.onWaiting(event);
         },
+        // The load simulation runs no drift check.
+        checkFailed: async () => undefined,
       },
       clock: () => new Date(),
       log,

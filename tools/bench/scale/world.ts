@@ -69,6 +69,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
         reused: true,
         blockedRequests: () => [],
         // A scripted page sends no request: the guard has nothing to hold or to see.
+        refuseWrites: async () => ({ end: () => [] }),
         guardWrites: async () => ({
           finish: async () => ({
             prevented: false,

@@ -7,6 +7,7 @@ import { readScreenshot, screenshotHeaders } from '../evidence/screenshots.ts';
 import { rawResponse } from '../route.ts';
 import { ACCOUNTS_PAGE } from './accounts.ts';
 import { type ConsolePageSpec, htmlPage } from './handle.ts';
+import { HEALTH_PAGE } from './health.ts';
 import { inboxBody, jobBody, jobsBody } from './pages.ts';
 import { type Question, questionOf } from './questions.ts';
 
@@ -136,4 +137,5 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
     },
   },
   ACCOUNTS_PAGE,
+  HEALTH_PAGE,
 ];

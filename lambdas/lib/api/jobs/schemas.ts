@@ -46,6 +46,10 @@ export const SubmitJobBodySchema = z
         description:
           "The model the playbook's agent steps use, over each step's own (one the deployment offers: BELAY_AGENT_MODELS).",
       }),
+    mode: z.literal('check').optional().meta({
+      description:
+        "check: a drift check instead of a job that acts. The playbook runs read-only against the live site (every read, and each write up to, not including, its commit; a write step's unsafe requests are refused) and reports per step whether the site is still as the playbook expects. Nobody is asked anything; approvals do not apply.",
+    }),
   })
   .strict()
   .meta({ id: 'SubmitJobRequest' });
@@ -188,6 +192,7 @@ export const JobViewSchema = z
       .string()
       .optional()
       .meta({ description: "The model the job's agent steps use, when it chose one." }),
+    mode: z.literal('check').optional().meta({ description: 'check: a drift check (it commits nothing).' }),
     sessions: z.record(
       z.string(),
       z.object({

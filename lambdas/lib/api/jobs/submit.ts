@@ -91,6 +91,7 @@ export async function submitJob(
     retryBudget: request.retryBudget ?? DEFAULT_RETRY_BUDGET,
     ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
     ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.mode === undefined ? {} : { mode: request.mode }),
   };
   let result: { job: Job; created: boolean };
   try {

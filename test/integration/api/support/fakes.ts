@@ -71,6 +71,7 @@ export function createFakeWorld(): FakeWorld {
         reused: false,
         blockedRequests: () => [],
         // No network here: nothing is held, nothing is seen.
+        refuseWrites: async () => ({ end: () => [] }),
         guardWrites: async () => ({
           finish: async () => ({
             prevented: false,
