@@ -74,6 +74,7 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
   if (job.deadline) view.deadline = job.deadline;
   if (job.model) view.model = job.model;
   if (job.failure) view.failure = { reason: job.failure.reason, message: redactText(job.failure.message) };
+  if (job.submittedBy) view.submittedBy = job.submittedBy;
   if (job.startedAt) view.startedAt = job.startedAt;
   if (job.finishedAt) view.finishedAt = job.finishedAt;
   return view;
