@@ -6,6 +6,7 @@ import { forgetCredentials, requireKey, resolveTarget, saveCredentials } from '.
 import { CliError, EXIT } from './belay/errors.ts';
 import { type Io, processIo } from './belay/io.ts';
 import { type CommandContext, registerAnswers, registerJobs } from './belay/jobs.ts';
+import { registerMcp } from './belay/mcp.ts';
 import { registerWebhooks } from './belay/webhooks.ts';
 
 /**
@@ -89,6 +90,13 @@ export async function runBelay(
   registerAnswers(program, ctx);
   registerAdmin(program, ctx);
   registerWebhooks(program, ctx);
+  registerMcp(program, {
+    io,
+    async target() {
+      const target = await resolveTarget(opts(), env);
+      return { url: target.url, key: requireKey(target) };
+    },
+  });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

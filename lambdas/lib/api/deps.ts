@@ -5,10 +5,10 @@ import type { ConnectionStore } from '../accounts/connections.ts';
 import type { AccountRegistry } from '../accounts/directory.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
+import { ConfigError, getOptionalStringFromEnv } from '../config.ts';
 import type { EngineDeps } from '../engine/types.ts';
 import type { WebhookStore } from '../notifications/store.ts';
 import type { Playbook } from '../playbooks/contract.ts';
-import { ConfigError, getOptionalStringFromEnv } from '../config.ts';
 import { UnknownPlaybookError } from '../playbooks/errors.ts';
 import type { ConsoleSessionStore } from './console/sessions.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -77,7 +77,10 @@ export function getTenantListFromEnv(name: string, env: NodeJS.ProcessEnv): Read
     .filter(Boolean);
   for (const tenant of tenants) {
     if (!ID_PATTERN.test(tenant)) {
-      throw new ConfigError(name, `${JSON.stringify(tenant)} is not a tenant id (1-64 of A-Z, a-z, 0-9, _, -)`);
+      throw new ConfigError(
+        name,
+        `${JSON.stringify(tenant)} is not a tenant id (1-64 of A-Z, a-z, 0-9, _, -)`,
+      );
     }
   }
   return new Set(tenants);

@@ -42,10 +42,7 @@ export const PERSON_ANSWER: AnswerCheck = () => undefined;
  * for tenants the deployment lists (`BELAY_MCP_ANSWER_TENANTS`), and never with the key that
  * submitted the job. The route has already required the approver role.
  */
-export function agentAnswerCheck(
-  deps: Pick<ApiDeps, 'mcpAnswerTenants'>,
-  principal: Principal,
-): AnswerCheck {
+export function agentAnswerCheck(deps: Pick<ApiDeps, 'mcpAnswerTenants'>, principal: Principal): AnswerCheck {
   return (job) => {
     if (!deps.mcpAnswerTenants.has(principal.tenantId)) {
       throw new AnswerRefusedError(

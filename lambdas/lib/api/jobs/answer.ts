@@ -31,9 +31,13 @@ export async function answerQuestion(
 ): Promise<AnswerResult> {
   const parsed = AnswerBodySchema.safeParse(body);
   if (!parsed.success) {
-    throw new BadRequestError('invalid_request', 'the answer is not valid: see details for the fields to fix', {
-      details: fieldIssues(parsed.error),
-    });
+    throw new BadRequestError(
+      'invalid_request',
+      'the answer is not valid: see details for the fields to fix',
+      {
+        details: fieldIssues(parsed.error),
+      },
+    );
   }
   const { step, answer } = parsed.data;
   const decided = await decide(

@@ -107,7 +107,7 @@ export const registerJobPaths: RegisterPaths = (r, { security, json, error, body
       200: json(DecisionResponseSchema, 'The decision is recorded and the job resumed.'),
       400: error('Malformed decision.'),
       403: error(
-        "The key lacks the approver role; or, with Belay-Channel: mcp, agents may not answer for this tenant (agent_answers_off) or the key submitted the job (own_job).",
+        'The key lacks the approver role; or, with Belay-Channel: mcp, agents may not answer for this tenant (agent_answers_off) or the key submitted the job (own_job).',
       ),
       409: error('That step is not waiting for a decision, or was decided otherwise.'),
       422: error('A resolution on an approval.'),
