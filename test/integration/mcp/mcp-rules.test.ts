@@ -233,7 +233,11 @@ describe.each(TRANSPORTS)('MCP over %s', (transport) => {
     // Another submitter key of the tenant did not submit this job: not its question to answer.
     const otherSubmitter = await mcp(transport, 'aSubmitter');
     const notMine = toolError(
-      await tool(otherSubmitter, 'answer_question', { jobId: id('question'), step: 'open-cart', answer: 'grey' }),
+      await tool(otherSubmitter, 'answer_question', {
+        jobId: id('question'),
+        step: 'open-cart',
+        answer: 'grey',
+      }),
     );
     expect(notMine).toMatchObject({ status: 403, code: 'not_submitter' });
     const answered = structured(
