@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TOOL_NAMES } from '../../../lambdas/lib/api/mcp/names.ts';
 import { call, order, waitForJob } from '../api/support/http.ts';
@@ -262,5 +265,42 @@ describe.each(TRANSPORTS)('MCP over %s', (transport) => {
     expect(approval).toMatchObject({ status: 409, code: 'not_a_question' });
     expect((await ledger().getJob(TENANT_A, id('question'))).status).toBe('WAITING_APPROVAL');
     structured(await tool(agent, 'cancel_job', { jobId: id('question') }));
+  });
+});
+
+/**
+ * The MCP Inspector's command line (`@modelcontextprotocol/inspector-cli`), a client nobody here
+ * wrote, lists the same tools over both transports. It reads its own package.json relative to
+ * the working directory, so it runs from its build folder.
+ */
+describe('The MCP Inspector CLI', () => {
+  const inspector = resolve('node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
+  const run = async (
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ tools: { name: string }[] }> => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [inspector, ...args, '--method', 'tools/list'],
+      {
+        cwd: dirname(inspector),
+        env: { PATH: process.env.PATH ?? '', ...env },
+        timeout: 60_000,
+      },
+    );
+    return JSON.parse(stdout) as { tools: { name: string }[] };
+  };
+
+  it('lists the tools over Streamable HTTP, with the key as a header', async () => {
+    const listed = await run([`${stack.url()}/mcp`, '--header', `Authorization: Bearer ${stack.key('a')}`]);
+    expect(listed.tools.map((t) => t.name)).toEqual([...TOOL_NAMES]);
+  });
+
+  it('lists the tools over stdio, starting belay mcp itself', async () => {
+    const listed = await run([process.execPath, resolve('tools/cli/bin/belay.js'), 'mcp'], {
+      BELAY_URL: stack.url(),
+      BELAY_KEY: stack.key('a'),
+    });
+    expect(listed.tools.map((t) => t.name)).toEqual([...TOOL_NAMES]);
   });
 });
