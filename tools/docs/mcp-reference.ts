@@ -24,7 +24,8 @@ export async function listedByServer(): Promise<{
   const server = createMcpServer({
     // Listing resources lists the tenant's latest jobs: none here.
     api: async ({ path }) => {
-      if (path.startsWith('/jobs?')) return { status: 200, contentType: 'application/json', json: { jobs: [] } };
+      if (path.startsWith('/jobs?'))
+        return { status: 200, contentType: 'application/json', json: { jobs: [] } };
       throw new Error(`listing calls no other route (${path})`);
     },
     wait: { now: Date.now, sleep: async () => undefined, pollMs: 1, maxWaitSeconds: 1 },
@@ -94,7 +95,9 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   if (updated !== page) await writeFile(MCP_GUIDE, updated);
-  process.stderr.write(updated === page ? 'docs/guides/mcp.md is up to date\n' : 'docs/guides/mcp.md updated\n');
+  process.stderr.write(
+    updated === page ? 'docs/guides/mcp.md is up to date\n' : 'docs/guides/mcp.md updated\n',
+  );
   return 0;
 }
 
