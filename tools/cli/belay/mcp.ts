@@ -1,8 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
-import { WAIT_POLL_MS } from '../../../lambdas/lib/api/mcp/limits.ts';
+import { MAX_WAIT_SECONDS, WAIT_POLL_MS } from '../../../lambdas/lib/api/mcp/limits.ts';
 import { abortableSleep, createMcpServer } from '../../../lambdas/lib/api/mcp/server.ts';
-import { MAX_WAIT_SECONDS } from '../../../lambdas/lib/api/mcp/tools.ts';
 import type { Target } from './config.ts';
 import type { Io } from './io.ts';
 import { httpApi } from './mcp-api.ts';

@@ -8,3 +8,6 @@ export const HTTP_MAX_WAIT_SECONDS = 20;
 
 /** Between two looks at a job while `wait_for_job` waits. */
 export const WAIT_POLL_MS = 1000;
+
+/** The longest `wait_for_job` a caller may ask for (`belay mcp` waits that long; `/mcp` less). */
+export const MAX_WAIT_SECONDS = 3600;

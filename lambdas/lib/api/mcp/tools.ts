@@ -1,21 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PlaybookView } from '../catalog/views.ts';
 import {
-  AnswerBodySchema,
-  DecisionBodySchema,
   type JobListSchema,
   type JobResponseSchema,
   type LedgerResponseSchema,
-  ListJobsQuerySchema,
-  MfaBodySchema,
   SubmitJobBodySchema,
 } from '../jobs/schemas.ts';
-import { Id } from '../schemas.ts';
 import { type BelayApi, expectJson, seg } from './api.ts';
-import { ApiCallError, type ApiFailure, ApiUnreachableError } from './errors.ts';
+import { AnswerWaitInput, JobIdInput, ListJobsInput, QuestionInput, WaitInput } from './inputs.ts';
+import { type ToolBody, toolRunner } from './results.ts';
 import { jobBrief, jobSummary, playbookBrief, playbookDetail } from './views.ts';
 import { type WaitDeps, waitForJob } from './wait.ts';
 
@@ -28,8 +22,6 @@ import { type WaitDeps, waitForJob } from './wait.ts';
 
 type JobResponse = z.infer<typeof JobResponseSchema>;
 type LedgerResponse = z.infer<typeof LedgerResponseSchema>;
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /** What the tools need: the API (as the caller's key) and how `wait_for_job` waits. */
 export interface ToolDeps {
   api: BelayApi;
@@ -38,81 +30,12 @@ export interface ToolDeps {
   onUnexpectedError(err: unknown): void;
 }
 
-const JobIdInput = { jobId: Id.meta({ description: 'The job id (submit_job returns it).' }) };
-
-/** Longest `wait_for_job` a caller may ask for (a transport may wait less per call). */
-export const MAX_WAIT_SECONDS = 3600;
-
-const WaitInput = z.strictObject({
-  ...JobIdInput,
-  timeoutSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_WAIT_SECONDS)
-    .meta({ description: 'Return after this long even if the job is still running (the job goes on).' }),
-});
-
-const AnswerWaitInput = z
-  .strictObject({
-    ...JobIdInput,
-    step: DecisionBodySchema.shape.step.optional(),
-    decision: DecisionBodySchema.shape.decision.optional(),
-    comment: DecisionBodySchema.shape.comment,
-    resolution: DecisionBodySchema.shape.resolution,
-    code: MfaBodySchema.shape.code,
-  })
-  .refine((a) => (a.decision === undefined) !== (a.code === undefined), {
-    message: 'send decision (with step) for an approval or a review, or code for a sign-in',
-    path: ['decision'],
-  })
-  .refine((a) => a.decision === undefined || a.step !== undefined, {
-    message: 'name the step the job waits at',
-    path: ['step'],
-  });
-
-function ok(result: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-}
-
-/** A refusal as an MCP tool error: the API's message, the fields at fault, its code and status. */
-export function toolError(failure: ApiFailure): CallToolResult {
-  const fields = Array.isArray(failure.details)
-    ? (failure.details as { field?: unknown; message?: unknown }[])
-        .filter((d) => typeof d?.field === 'string')
-        .map((d) => `${String(d.field)}: ${String(d.message)}`)
-    : [];
-  const text = [`${failure.message} (${failure.code}, HTTP ${failure.status})`, ...fields].join('\n');
-  return { isError: true, content: [{ type: 'text', text }], structuredContent: { error: failure } };
-}
-
-function run<A>(
-  deps: ToolDeps,
-  body: (args: A, extra: Extra) => Promise<Record<string, unknown>>,
-): (args: A, extra: Extra) => Promise<CallToolResult> {
-  return async (args, extra) => {
-    try {
-      return ok(await body(args, extra));
-    } catch (err) {
-      if (err instanceof ApiCallError) return toolError(err.failure);
-      if (err instanceof ApiUnreachableError) {
-        return toolError({ status: 503, code: 'unreachable', message: err.message });
-      }
-      deps.onUnexpectedError(err);
-      return toolError({
-        status: 500,
-        code: 'internal_error',
-        message: 'the tool failed on our side; retry later',
-      });
-    }
-  };
-}
-
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
 /** Registers every tool of `TOOL_NAMES` (`names.ts`) on `server`. */
 export function registerTools(server: McpServer, deps: ToolDeps): void {
   const { api } = deps;
+  const run = <A>(body: ToolBody<A>) => toolRunner(deps.onUnexpectedError, body);
   const getJob = async (jobId: string): Promise<JobResponse['job']> =>
     expectJson<JobResponse>(await api({ method: 'GET', path: `/jobs/${seg(jobId)}` })).job;
   const getLedger = async (jobId: string): Promise<LedgerResponse['entries']> =>
@@ -127,7 +50,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject({}),
       annotations: READ,
     },
-    run(deps, async () => {
+    run(async () => {
       const { playbooks } = expectJson<{ playbooks: PlaybookView[] }>(
         await api({ method: 'GET', path: '/playbooks' }),
       );
@@ -144,7 +67,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject({ playbook: SubmitJobBodySchema.shape.playbook }),
       annotations: READ,
     },
-    run(deps, async ({ playbook }: { playbook: string }) => {
+    run(async ({ playbook }: { playbook: string }) => {
       const found = expectJson<{ playbook: PlaybookView }>(
         await api({ method: 'GET', path: `/playbooks/${seg(playbook)}` }),
       );
@@ -161,7 +84,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject(SubmitJobBodySchema.shape),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    run(deps, async (args: z.infer<typeof SubmitJobBodySchema>) => {
+    run(async (args: z.infer<typeof SubmitJobBodySchema>) => {
       const reply = await api({ method: 'POST', path: '/jobs', body: args });
       const { job } = expectJson<JobResponse>(reply);
       return { created: reply.status === 202, job: jobSummary(job) };
@@ -177,7 +100,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject(JobIdInput),
       annotations: READ,
     },
-    run(deps, async ({ jobId }: { jobId: string }) => {
+    run(async ({ jobId }: { jobId: string }) => {
       const job = await getJob(jobId);
       return jobSummary(job, await getLedger(jobId));
     }),
@@ -192,7 +115,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: WaitInput,
       annotations: READ,
     },
-    run(deps, async ({ jobId, timeoutSeconds }: z.infer<typeof WaitInput>, extra) => {
+    run(async ({ jobId, timeoutSeconds }: z.infer<typeof WaitInput>, extra) => {
       const token = extra._meta?.progressToken;
       const waited = await waitForJob(
         { ...deps.wait, api },
@@ -217,27 +140,16 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     }),
   );
 
-  const ListInput = z.strictObject({
-    status: ListJobsQuerySchema.shape.status,
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'At most this many (default 25).' }),
-    cursor: ListJobsQuerySchema.shape.cursor.meta({ description: 'nextCursor of the previous page.' }),
-  });
   server.registerTool(
     'list_jobs',
     {
       title: 'List jobs',
       description:
         "The tenant's jobs, newest first, optionally of one status: id, playbook, status, steps done, what each waits for.",
-      inputSchema: ListInput,
+      inputSchema: ListJobsInput,
       annotations: READ,
     },
-    run(deps, async (args: z.infer<typeof ListInput>) => {
+    run(async (args: z.infer<typeof ListJobsInput>) => {
       const query = new URLSearchParams();
       if (args.status) query.set('status', args.status);
       if (args.limit !== undefined) query.set('limit', String(args.limit));
@@ -259,7 +171,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject(JobIdInput),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
-    run(deps, async ({ jobId }: { jobId: string }) => {
+    run(async ({ jobId }: { jobId: string }) => {
       const out = expectJson<JobResponse & { cancelled: boolean; settling?: boolean }>(
         await api({ method: 'POST', path: `/jobs/${seg(jobId)}/cancel` }),
       );
@@ -271,7 +183,6 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     }),
   );
 
-  const QuestionInput = z.strictObject({ ...JobIdInput, ...AnswerBodySchema.shape });
   server.registerTool(
     'answer_question',
     {
@@ -286,7 +197,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
         openWorldHint: false,
       },
     },
-    run(deps, async ({ jobId, ...answer }: z.infer<typeof QuestionInput>) =>
+    run(async ({ jobId, ...answer }: z.infer<typeof QuestionInput>) =>
       expectJson<Record<string, unknown>>(
         await api({ method: 'POST', path: `/jobs/${seg(jobId)}/answers`, body: answer }),
       ),
@@ -302,7 +213,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: AnswerWaitInput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
-    run(deps, async ({ jobId, code, ...decision }: z.infer<typeof AnswerWaitInput>) => {
+    run(async ({ jobId, code, ...decision }: z.infer<typeof AnswerWaitInput>) => {
       if (code !== undefined) {
         return expectJson<Record<string, unknown>>(
           await api({ method: 'POST', path: `/jobs/${seg(jobId)}/mfa`, body: { code } }),
