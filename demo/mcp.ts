@@ -65,6 +65,13 @@ async function agentClient(transport: McpTransport, apiUrl: string, key: string)
   return client;
 }
 
+function indent(text: string, by: string): string {
+  return text
+    .split('\n')
+    .map((line) => by + line)
+    .join('\n');
+}
+
 function result(out: unknown): Record<string, unknown> {
   const r = out as CallToolResult;
   if (r.isError)
@@ -166,6 +173,9 @@ export async function runMcpDemo(options: {
     };
     say(
       `[${clock()}] ${String(waiting.outcome)}: ${job.status}, ${job.wait?.kind} at ${job.wait?.step}; answered by ${job.wait?.answeredBy?.by}`,
+    );
+    say(
+      `  what the agent sees (wait_for_job's job):\n${indent(JSON.stringify(waiting.job, null, 2), '    ')}`,
     );
     if (job.status === 'WAITING_APPROVAL' && job.wait) {
       say(
