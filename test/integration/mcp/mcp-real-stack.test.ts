@@ -24,7 +24,8 @@ const checkout = JSON.parse(
 interface Followed {
   outcome: string;
   job: Record<string, unknown>;
-  progress: number[];
+  /** The progress values each call reported (a call starts again from where the job is). */
+  progress: number[][];
   calls: number;
   /** What the last call said of the transport's limit per call. */
   cappedAtSeconds: unknown;
@@ -32,9 +33,11 @@ interface Followed {
 
 /** wait_for_job until it returns for a reason other than its timeout, as an agent loops. */
 async function follow(c: McpConnection, jobId: string, deadlineMs: number): Promise<Followed> {
-  const progress: number[] = [];
+  const progress: number[][] = [];
   const end = Date.now() + deadlineMs;
   for (let calls = 1; ; calls++) {
+    const seen: number[] = [];
+    progress.push(seen);
     const out = structured(
       await c.client.callTool(
         { name: 'wait_for_job', arguments: { jobId, timeoutSeconds: 120 } },
@@ -42,7 +45,7 @@ async function follow(c: McpConnection, jobId: string, deadlineMs: number): Prom
         {
           timeout: 180_000,
           resetTimeoutOnProgress: true,
-          onprogress: (p) => progress.push(p.progress),
+          onprogress: (p) => seen.push(p.progress),
         },
       ),
     );
@@ -86,12 +89,15 @@ describe('MCP on the real local stack', () => {
             wait: { kind: 'approval', step: 'place-order' },
             stepsCompleted: 13,
           });
-          // One notification per step completed, in order, up to the approval.
-          expect(first.progress.length, transport).toBeGreaterThanOrEqual(3);
-          expect(first.progress.at(-1)).toBe(13);
-          for (let i = 1; i < first.progress.length; i++) {
-            expect(first.progress[i]).toBeGreaterThan(first.progress[i - 1] as number);
+          // A notification per step completed, up to the approval: growing within each call (MCP
+          // asks it), never going back from one call to the next.
+          const all = first.progress.flat();
+          expect(new Set(all).size, transport).toBeGreaterThanOrEqual(3);
+          expect(all.at(-1)).toBe(13);
+          for (const call of first.progress) {
+            for (let i = 1; i < call.length; i++) expect(call[i]).toBeGreaterThan(call[i - 1] as number);
           }
+          for (let i = 1; i < all.length; i++) expect(all[i]).toBeGreaterThanOrEqual(all[i - 1] as number);
           // Over HTTP one call waits at most 20 s (API Gateway's limit), whatever the agent asked for.
           expect(first.cappedAtSeconds).toBe(transport === 'http' ? 20 : undefined);
 
