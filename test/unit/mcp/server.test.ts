@@ -9,6 +9,7 @@ import type { ApiReply, ApiRequest, BelayApi } from '../../../lambdas/lib/api/mc
 import { ApiUnreachableError } from '../../../lambdas/lib/api/mcp/errors.ts';
 import { TOOL_NAMES } from '../../../lambdas/lib/api/mcp/names.ts';
 import { createMcpServer, MCP_SERVER_INFO } from '../../../lambdas/lib/api/mcp/server.ts';
+import { ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 import {
   listedByServer,
   MCP_GUIDE,
@@ -23,17 +24,7 @@ import {
  * in the integration tests (`test/integration/mcp`).
  */
 
-const ZERO = {
-  browserSeconds: 0,
-  lambdaInvocations: 0,
-  lambdaMs: 0,
-  stateTransitions: 0,
-  dynamoWrites: 0,
-  proxyBytes: 0,
-  modelTokens: 0,
-  modelUsd: 0,
-  humanInterventions: 0,
-};
+const ZERO = ZERO_COST;
 
 function jobView(over: Partial<JobView> = {}): JobView {
   const stepsCompleted = over.stepsCompleted ?? 0;

@@ -9,6 +9,7 @@ import { MAX_WAIT_SECONDS } from './limits.ts';
  * takes in its path. `submit_job` and `describe_playbook` take the API's schemas directly.
  */
 
+/** The job a tool is about (the route's path parameter). */
 export const JobIdInput = { jobId: Id.meta({ description: 'The job id (submit_job returns it).' }) };
 
 export const WaitInput = z.strictObject({

@@ -22,6 +22,7 @@ import { type WaitDeps, waitForJob } from './wait.ts';
 
 type JobResponse = z.infer<typeof JobResponseSchema>;
 type LedgerResponse = z.infer<typeof LedgerResponseSchema>;
+
 /** What the tools need: the API (as the caller's key) and how `wait_for_job` waits. */
 export interface ToolDeps {
   api: BelayApi;
