@@ -26,7 +26,7 @@ export async function runBelay(
   let exitCode: number = EXIT.ok;
   const program = new Command('belay')
     .description(
-      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks.\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
+      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks, serve agent runtimes over MCP (belay mcp).\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
     )
     .option(
       '--url <url>',
