@@ -195,7 +195,7 @@ export async function runMcpDemo(options: {
       status: string;
       evidence?: Record<string, unknown>;
       screenshots?: { uri: string }[];
-      cost: { usd: number; browserSeconds: number };
+      cost: { usd: number; usdOfPeople: number; browserSeconds: number };
     };
     say(`[${clock()}] ${String(done.outcome)}: ${final.status}`);
     say(`  evidence of place-order: ${JSON.stringify(final.evidence?.['place-order'])}`);
@@ -205,7 +205,9 @@ export async function runMcpDemo(options: {
       const blob = (image.contents[0] as { blob?: string }).blob ?? '';
       say(`  screenshot ${shot.uri}: ${Buffer.from(blob, 'base64').byteLength} bytes of image/jpeg`);
     }
-    say(`  cost: $${final.cost.usd.toFixed(4)} (browser ${final.cost.browserSeconds} s)`);
+    say(
+      `  cost: $${final.cost.usd.toFixed(4)}, of which $${final.cost.usdOfPeople.toFixed(2)} is the estimate of people's time (browser ${final.cost.browserSeconds} s)`,
+    );
     await client.close();
 
     const writes = await siteAdmin(stack.sites.shop.baseUrl, stack.sites.adminToken).writes();

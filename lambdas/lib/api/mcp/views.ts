@@ -13,6 +13,8 @@ import type { JobView, LedgerEntryViewSchema } from '../jobs/schemas.ts';
 
 export type LedgerEntryView = z.infer<typeof LedgerEntryViewSchema>;
 
+const round = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
 /** Resource URIs of a job. */
 export function jobUris(jobId: string): { timeline: string } {
   return { timeline: `belay://jobs/${encodeURIComponent(jobId)}/timeline` };
@@ -203,7 +205,9 @@ export function jobSummary(job: JobView, entries?: readonly LedgerEntryView[]): 
     ...(job.queue ? { queue: job.queue } : {}),
     ...(entries ? { evidence: evidenceSoFar(entries), screenshots: latestScreenshots(entries) } : {}),
     cost: {
-      usd: Math.round(priced.total * 1e6) / 1e6,
+      // Priced as the cost report prices it; people's part is an internal estimate, shown apart.
+      usd: round(priced.total),
+      usdOfPeople: round(priced.humanInterventions),
       ratesAsOf: RATES_AS_OF,
       browserSeconds: job.cost.browserSeconds,
       modelTokens: job.cost.modelTokens,
