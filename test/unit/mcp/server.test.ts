@@ -330,7 +330,8 @@ describe('MCP server: wait_for_job', () => {
   const ledger = json(200, { jobId: 'j1', status: 'WAITING_APPROVAL', entries: [] });
 
   it('reports each step completed as progress, never going back, and returns when a person is needed', async () => {
-    const seen = [0, 0, 1, 1];
+    // Twice at step 1, then two steps further and waiting: a notification for each of the two.
+    const seen = [0, 0];
     const h = await harness((req, n) => {
       if (req.path.endsWith('/ledger')) return ledger;
       const done = seen[n - 1];
@@ -359,8 +360,9 @@ describe('MCP server: wait_for_job', () => {
     });
     expect(progress.map((p) => p.progress)).toEqual([0, 1, 2]);
     expect(progress[0]).toEqual({ progress: 0, total: 3, message: 'step 1/3 Step 1 (RUNNING)' });
+    expect(progress[1]).toEqual({ progress: 1, total: 3, message: '1/3 steps completed' });
     expect(progress[2]?.message).toBe('step 3/3 Step 3 (WAITING_APPROVAL, waiting for approval at s3)');
-    expect(h.slept()).toBe(4000);
+    expect(h.slept()).toBe(2000);
   });
 
   it('gives up at the caller’s timeout (the job goes on), and at the transport’s limit when that is shorter', async () => {

@@ -47,8 +47,8 @@ export function progressMessage(job: JobView): string {
 
 /**
  * Follows a job until it ends or waits for a person, for at most `timeoutSeconds` (and at most
- * the transport's `maxWaitSeconds`), reporting each step it completes through `progress`
- * (steps completed of N, never going back). Reads the job through the API, as `get_job` does;
+ * the transport's `maxWaitSeconds`), reporting where it is and then each step it completes
+ * through `progress` (steps completed of N, never going back). Reads the job through the API, as `get_job` does;
  * the caller's cancellation (`signal`) stops it at once.
  */
 export async function waitForJob(
@@ -70,8 +70,16 @@ export async function waitForJob(
   });
   for (;;) {
     const { job } = expectJson<JobResponse>(await deps.api({ method: 'GET', path: `/jobs/${seg(jobId)}` }));
-    // Progress only goes up (MCP): one notification per step completed, the first as the wait begins.
+    // Progress only goes up (MCP): where the job is as the wait begins, then one notification per
+    // step completed (steps completed between two looks each get theirs, the last with the news).
     if (job.stepsCompleted > reported) {
+      for (let done = reported + 1; reported >= 0 && done < job.stepsCompleted; done++) {
+        await progress({
+          progress: done,
+          total: job.stepCount,
+          message: `${done}/${job.stepCount} steps completed`,
+        });
+      }
       reported = job.stepsCompleted;
       await progress({ progress: job.stepsCompleted, total: job.stepCount, message: progressMessage(job) });
     }
