@@ -65,6 +65,12 @@ export const CONTEXT_KEYS = {
    * map shipped beside each bundle (`index.mjs.map`) maps them back.
    */
   sourceMaps: 'belay:sourceMaps',
+  /**
+   * Tenants whose agents may answer approvals, one-time codes and reviews through MCP (with an
+   * approver key that did not submit the job): a list or a comma-separated string of tenant
+   * ids. Default: none, and people answer them all.
+   */
+  mcpAnswerTenants: 'belay:mcpAnswerTenants',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -96,6 +102,8 @@ export interface BelayConfig {
   readonly checks: readonly ScheduledCheckConfig[];
   /** Whether the functions run with `--enable-source-maps`. */
   readonly sourceMaps: boolean;
+  /** Tenants whose agents may answer people's waits through MCP (`BELAY_MCP_ANSWER_TENANTS` of the API). */
+  readonly mcpAnswerTenants: readonly string[];
 }
 
 /** What the app uses when a key is not set. */
@@ -111,6 +119,7 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   agentModels: Object.freeze([]),
   checks: Object.freeze([]),
   sourceMaps: false,
+  mcpAnswerTenants: Object.freeze([]),
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -141,6 +150,7 @@ export function readConfig(scope: IConstruct): BelayConfig {
       context(CONTEXT_KEYS.sourceMaps),
       DEFAULT_CONFIG.sourceMaps,
     ),
+    mcpAnswerTenants: parseMcpAnswerTenants(context(CONTEXT_KEYS.mcpAnswerTenants)),
   };
 }
 
@@ -299,6 +309,19 @@ export function parseAgentModels(value: unknown): readonly string[] {
     CONTEXT_KEYS.agentModels,
     value,
     'model specs such as bedrock:<model id>, comma-separated',
+  );
+}
+
+/** Parses `belay:mcpAnswerTenants`: tenant ids (a list or a comma-separated string), default none. */
+export function parseMcpAnswerTenants(value: unknown): readonly string[] {
+  if (value === undefined || value === '') return DEFAULT_CONFIG.mcpAnswerTenants;
+  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
+  if (Array.isArray(list) && list.every((s) => typeof s === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(s)))
+    return Object.freeze([...new Set(list as string[])]);
+  throw new ConfigError(
+    CONTEXT_KEYS.mcpAnswerTenants,
+    value,
+    'tenant ids (1-64 of A-Z, a-z, 0-9, _, -), comma-separated',
   );
 }
 

@@ -255,7 +255,14 @@ export class BelayStack extends Stack {
       timeout: Duration.seconds(29),
       memorySize: BROWSER_MEMORY_MB,
       runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
-      environment: { ...shared, ...browserEnv },
+      environment: {
+        ...shared,
+        ...browserEnv,
+        // Where agents (MCP) may answer people's waits; unset, people answer them all.
+        ...(config.mcpAnswerTenants.length > 0
+          ? { BELAY_MCP_ANSWER_TENANTS: config.mcpAnswerTenants.join(',') }
+          : {}),
+      },
     });
     bindTable(this.apiHandler, this.ledger, { env: 'TABLE_NAME', actions: LEDGER_WRITE });
     bindTable(this.apiHandler, this.ledger, {

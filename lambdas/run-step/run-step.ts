@@ -30,7 +30,12 @@ import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib
 import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
-import { takeoverWaitRequest, takeoverWaitSeconds, waitRequest } from '../lib/engine/waits.ts';
+import {
+  AGENT_QUESTION_REASON,
+  takeoverWaitRequest,
+  takeoverWaitSeconds,
+  waitRequest,
+} from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
 import { reasonAfterStep } from '../lib/evidence/policy.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
@@ -745,7 +750,7 @@ class StepAttempt {
           this.job,
           'review',
           this.step.id,
-          'agent-question',
+          AGENT_QUESTION_REASON,
           this.deps.settings.parkAfterSeconds,
         ),
       };

@@ -7,6 +7,7 @@ import { forgetCredentials, requireKey, resolveTarget, saveCredentials } from '.
 import { CliError, EXIT } from './belay/errors.ts';
 import { type Io, processIo } from './belay/io.ts';
 import { type CommandContext, registerAnswers, registerJobs } from './belay/jobs.ts';
+import { registerMcp } from './belay/mcp.ts';
 import { registerWebhooks } from './belay/webhooks.ts';
 
 /**
@@ -26,7 +27,7 @@ export async function runBelay(
   let exitCode: number = EXIT.ok;
   const program = new Command('belay')
     .description(
-      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks.\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
+      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks, serve agent runtimes over MCP (belay mcp).\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
     )
     .option(
       '--url <url>',
@@ -91,6 +92,13 @@ export async function runBelay(
   registerAdmin(program, ctx);
   registerWebhooks(program, ctx);
   registerChecks(program, ctx);
+  registerMcp(program, {
+    io,
+    async target() {
+      const target = await resolveTarget(opts(), env);
+      return { url: target.url, key: requireKey(target) };
+    },
+  });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

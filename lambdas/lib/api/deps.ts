@@ -5,12 +5,14 @@ import type { ConnectionStore } from '../accounts/connections.ts';
 import type { AccountRegistry } from '../accounts/directory.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
+import { ConfigError, getOptionalStringFromEnv } from '../config.ts';
 import type { EngineDeps } from '../engine/types.ts';
 import type { WebhookStore } from '../notifications/store.ts';
 import type { Playbook } from '../playbooks/contract.ts';
 import { UnknownPlaybookError } from '../playbooks/errors.ts';
 import type { ConsoleSessionStore } from './console/sessions.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { ID_PATTERN } from './schemas.ts';
 
 /** Checking Anchor's webhooks: the shared signing secrets and how fresh a delivery must be. */
 export interface WebhookSettings {
@@ -57,6 +59,31 @@ export interface ApiDeps {
   baseUrl: string;
   /** Largest request body accepted (bytes). */
   maxBodyBytes: number;
+  /**
+   * Tenants whose agents may answer approvals, one-time codes and reviews through MCP (with an
+   * approver key that did not submit the job); for every other tenant only people answer them.
+   */
+  mcpAnswerTenants: ReadonlySet<string>;
+}
+
+/**
+ * A comma-separated list of tenant ids from the environment variable `name`, as a set; unset
+ * or empty = none. An entry that is not a tenant id fails the cold start with the variable's name.
+ */
+export function getTenantListFromEnv(name: string, env: NodeJS.ProcessEnv): ReadonlySet<string> {
+  const tenants = (getOptionalStringFromEnv(name, env) ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const tenant of tenants) {
+    if (!ID_PATTERN.test(tenant)) {
+      throw new ConfigError(
+        name,
+        `${JSON.stringify(tenant)} is not a tenant id (1-64 of A-Z, a-z, 0-9, _, -)`,
+      );
+    }
+  }
+  return new Set(tenants);
 }
 
 /** 256 KiB: the largest body the API accepts (and Step Functions' payload limit). */

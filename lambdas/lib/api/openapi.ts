@@ -7,6 +7,7 @@ import { registerConsolePaths } from './console/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
 import { registerKeyPaths } from './keys/openapi.ts';
+import { registerMcpPaths } from './mcp/openapi.ts';
 import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
 import { registerReportPaths } from './reports/openapi.ts';
@@ -30,6 +31,7 @@ function registry(): OpenAPIRegistry {
   registerNotificationPaths(r, kit);
   registerConsolePaths(r, kit);
   registerWebhookPaths(r, kit);
+  registerMcpPaths(r, kit);
   r.registerPath({
     method: 'get',
     path: '/openapi.json',

@@ -5,6 +5,7 @@ import { CONSOLE_ROUTES } from './console/routes.ts';
 import { EVIDENCE_ROUTES } from './evidence/routes.ts';
 import { JOB_ROUTES } from './jobs/routes.ts';
 import { KEY_ROUTES } from './keys/routes.ts';
+import { MCP_ROUTES } from './mcp/routes.ts';
 import { NOTIFICATION_ROUTES } from './notifications/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { REPORT_ROUTES } from './reports/routes.ts';
@@ -29,6 +30,7 @@ export const ROUTES: readonly Route[] = [
   ...KEY_ROUTES,
   ...NOTIFICATION_ROUTES,
   ...CONSOLE_ROUTES,
+  ...MCP_ROUTES,
   {
     method: 'GET',
     path: '/openapi.json',

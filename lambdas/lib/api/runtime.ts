@@ -9,7 +9,7 @@ import { createWebhookStore } from '../notifications/store.ts';
 import { bundledPlaybooks } from '../playbooks/bundled.ts';
 import type { PlaybookRegistry } from '../playbooks/registry.ts';
 import { createConsoleSessionStore } from './console/sessions.ts';
-import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
+import { type ApiDeps, getTenantListFromEnv, MAX_BODY_BYTES } from './deps.ts';
 import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-limit.ts';
 
 /**
@@ -28,6 +28,8 @@ import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-lim
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
  * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
  *   per source address, for requests with no valid key;
+ * - `BELAY_MCP_ANSWER_TENANTS`: tenants (comma-separated) whose agents may answer approvals,
+ *   one-time codes and reviews through MCP; default none (people answer them);
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  *
  * @param playbooks the bundle's (`bundledPlaybooks`), or `loadPlaybooks`' for an API run from its sources
@@ -83,6 +85,7 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: Playbook
     },
     baseUrl: getOptionalStringFromEnv('BELAY_API_URL', env) ?? '',
     maxBodyBytes: MAX_BODY_BYTES,
+    mcpAnswerTenants: getTenantListFromEnv('BELAY_MCP_ANSWER_TENANTS', env),
   };
 }
 

@@ -15,7 +15,7 @@ import {
 import { assertId, epochSeconds, isExpired, jobKey, jobPk } from './keys.ts';
 import { addEntryCost, getLiveJob, type LedgerContext, transact } from './store.ts';
 import { translateError } from './translate.ts';
-import { type Job, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
+import { type Job, type JobOrigin, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
 
 /** Creating a job, reading it with its ledger, and appending entries. */
 
@@ -63,10 +63,14 @@ export async function createJob(
   jobId: string,
   request: JobRequest,
   stepCount: number,
+  origin: JobOrigin = {},
 ): Promise<{ job: Job; created: boolean }> {
   assertId('tenantId', tenantId);
   assertId('jobId', jobId);
   assertRequest(request, stepCount);
+  if (origin.submittedBy !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(origin.submittedBy)) {
+    throw new InvalidInputError('submittedBy', 'must be an API key id');
+  }
   const now = ctx.now();
   const hash = requestHash(request);
   const job: Job = {
@@ -85,9 +89,11 @@ export async function createJob(
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     queuedSince: now.toISOString(),
+    ...(origin.submittedBy === undefined ? {} : { submittedBy: origin.submittedBy }),
   };
   const entry = await prepareEntry(ctx, tenantId, jobId, {
     type: 'job-created',
+    ...(origin.submittedBy === undefined ? {} : { actor: origin.submittedBy }),
     detail: { playbook: request.playbook, stepCount, requestHash: hash },
     cost: { dynamoWrites: CREATE_WRITES },
   });

@@ -17,7 +17,7 @@ import {
   type TransitionOptions,
   transition,
 } from './transitions.ts';
-import type { Evidence, Job, JobRequest, JobStatus, LedgerEntry, PendingWait } from './types.ts';
+import type { Evidence, Job, JobOrigin, JobRequest, JobStatus, LedgerEntry, PendingWait } from './types.ts';
 import { touchWriteOwner } from './write-owner.ts';
 
 export interface LedgerDeps {
@@ -40,12 +40,16 @@ export interface LedgerDeps {
  * jobs past their TTL are treated as missing even before DynamoDB deletes them.
  */
 export interface Ledger {
-  /** Creates a QUEUED job with its `job-created` entry; idempotent per (job id, request). */
+  /**
+   * Creates a QUEUED job with its `job-created` entry; idempotent per (job id, request).
+   * `origin` (who submitted it) is kept on the job and the entry, outside the request.
+   */
   createJob(
     tenantId: string,
     jobId: string,
     request: JobRequest,
     stepCount: number,
+    origin?: JobOrigin,
   ): Promise<{ job: Job; created: boolean }>;
   /** The job and its entries in append order: one consistent Query, all pages. */
   readJob(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
@@ -123,7 +127,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
     nextEntryId: createEntryIdFactory(clock),
   };
   return {
-    createJob: (tenantId, jobId, request, stepCount) => createJob(ctx, tenantId, jobId, request, stepCount),
+    createJob: (tenantId, jobId, request, stepCount, origin) =>
+      createJob(ctx, tenantId, jobId, request, stepCount, origin),
     readJob: (tenantId, jobId) => readJob(ctx, tenantId, jobId),
     getJob: async (tenantId, jobId) => {
       assertId('tenantId', tenantId);

@@ -128,7 +128,16 @@ export interface JobRequest {
   mode?: 'check';
 }
 
-export interface Job extends JobRequest {
+/**
+ * Who submitted a job: kept on the job, outside its request (a repeat of the submission by
+ * another key of the tenant is the same job, and the job keeps its first submitter).
+ */
+export interface JobOrigin {
+  /** Id of the API key that submitted the job (`blk_...`, not the key itself). */
+  submittedBy?: string;
+}
+
+export interface Job extends JobRequest, JobOrigin {
   tenantId: string;
   jobId: string;
   requestHash: string;

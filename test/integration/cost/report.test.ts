@@ -185,6 +185,7 @@ describe('Route: GET /reports/cost', () => {
       tableName,
       baseUrl: '',
       maxBodyBytes: 256 * 1024,
+      mcpAnswerTenants: new Set(),
       webhooks: { secrets: [], toleranceSeconds: 300 },
       stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:none',
     } as unknown as ApiDeps;

@@ -51,6 +51,7 @@ function depsWith(getJob: () => Promise<never>): ApiDeps {
     rateLimiter: unlimited,
     anonymousRateLimiter: unlimited,
     maxBodyBytes: 1024,
+    mcpAnswerTenants: new Set(),
     baseUrl: '',
     logged: lines,
   } as unknown as ApiDeps;

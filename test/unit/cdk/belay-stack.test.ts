@@ -176,6 +176,8 @@ describe('Stack: BelayStack', () => {
       BELAY_SECRETS: 'secretsmanager:belay',
     });
     expect(JSON.stringify(vars.BELAY_API_URL)).toContain(logicalId(stack, stack.api.httpApi));
+    // People answer every approval, code and review unless belay:mcpAnswerTenants names a tenant.
+    expect(vars.BELAY_MCP_ANSWER_TENANTS).toBeUndefined();
     const authorizerVars =
       template.findResources('AWS::Lambda::Function')[fnId('ApiAuthorizer')]?.Properties.Environment
         .Variables;
@@ -392,6 +394,7 @@ describe('Stack: BelayStack configuration', () => {
       'belay:defaultPlan': 'growth',
       'belay:logRetentionDays': '7',
       'belay:removalPolicy': 'destroy',
+      'belay:mcpAnswerTenants': 'acme, globex',
     });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
@@ -404,6 +407,8 @@ describe('Stack: BelayStack configuration', () => {
       BELAY_DEFAULT_PLAN: 'growth',
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
+    expect(vars('ApiHandler').BELAY_MCP_ANSWER_TENANTS).toBe('acme,globex');
+    expect(vars('RunStep').BELAY_MCP_ANSWER_TENANTS).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(logGroups).toHaveLength(15); // 13 functions, the machine, the API's access logs
     for (const group of logGroups) {

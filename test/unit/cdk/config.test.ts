@@ -32,6 +32,7 @@ describe('Function: readConfig', () => {
       agentModels: [],
       checks: [],
       sourceMaps: false,
+      mcpAnswerTenants: [],
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });
@@ -60,6 +61,8 @@ describe('Function: readConfig', () => {
       { anchorBaseUrl: 'https://api.anchor.example' },
     ],
     [CONTEXT_KEYS.defaultPlan, 'starter', { defaultPlan: 'starter' }],
+    [CONTEXT_KEYS.mcpAnswerTenants, 'acme, globex,acme', { mcpAnswerTenants: ['acme', 'globex'] }],
+    [CONTEXT_KEYS.mcpAnswerTenants, ['acme'], { mcpAnswerTenants: ['acme'] }],
   ])('reads %s = %j', (key, value, expected) => {
     expect(readConfig(apps.app({ [key]: value }))).toMatchObject(expected);
   });
@@ -88,6 +91,8 @@ describe('Function: readConfig', () => {
       'platinum',
       /'belay:defaultPlan' must be 'free', 'starter', 'growth' or 'enterprise'/,
     ],
+    [CONTEXT_KEYS.mcpAnswerTenants, 'acme;globex', /'belay:mcpAnswerTenants' must be tenant ids/],
+    [CONTEXT_KEYS.mcpAnswerTenants, [42], /'belay:mcpAnswerTenants' must be tenant ids/],
   ])('refuses %s = %j with a message naming the key and the accepted values', (key, value, message) => {
     const read = (): unknown => readConfig(apps.app({ [key]: value }));
     expect(read).toThrow(ConfigError);

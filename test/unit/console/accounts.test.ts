@@ -80,6 +80,7 @@ function consoleDeps() {
     rateLimiter: unlimited,
     anonymousRateLimiter: unlimited,
     maxBodyBytes: 64 * 1024,
+    mcpAnswerTenants: new Set(),
     baseUrl: 'https://api.example',
   } as unknown as ApiDeps;
   return { deps, anchor, connections, asked };

@@ -263,6 +263,7 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
       webhooks: { secrets: ['whsec_scale'], toleranceSeconds: 300 },
       baseUrl: '',
       maxBodyBytes: MAX_BODY_BYTES,
+      mcpAnswerTenants: new Set(),
     };
     const api = await startLocalApi({ port: 0, deps });
     cleanups.push(() => api.stop());

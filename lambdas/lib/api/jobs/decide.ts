@@ -8,6 +8,7 @@ import type { ApiDeps } from '../deps.ts';
 import { BadRequestError, ConflictError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
 import { sendTaskFailure, sendTaskSuccess } from '../step-functions.ts';
+import { type AnswerCheck, PERSON_ANSWER } from './answer-rules.ts';
 import { type DecisionBody, DecisionBodySchema } from './schemas.ts';
 
 export { REJECTED_ERROR };
@@ -39,12 +40,17 @@ const ATTEMPTS = 3;
  * A retry after a crash between 1 and 2 finds the recorded decision and the wait still
  * there, and finishes the resume; a repeat after 3 answers 200 and resumes nothing. A
  * different decision on a step already decided is a 409.
+ *
+ * `check` refuses what the caller may not answer (an agent's answer where the deployment
+ * does not allow it, a question's answer from another key: `answer-rules.ts`); it sees the
+ * job as each attempt reads it, so it holds for the state the decision is recorded against.
  */
 export async function decide(
   deps: ApiDeps,
   principal: Principal,
   jobId: string,
   body: unknown,
+  check: AnswerCheck = PERSON_ANSWER,
 ): Promise<DecisionResult> {
   const parsed = DecisionBodySchema.safeParse(body);
   if (!parsed.success) {
@@ -60,6 +66,7 @@ export async function decide(
   const { ledger } = deps.engine;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const { job, entries } = await ledger.readJob(principal.tenantId, jobId);
+    check(job, entries, input.step);
     const wait = job.wait;
     const waiting =
       wait !== undefined && wait.step === input.step && (wait.kind === 'approval' || wait.kind === 'review');

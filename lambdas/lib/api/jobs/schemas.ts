@@ -106,6 +106,30 @@ export const DecisionBodySchema = z
   .meta({ id: 'DecisionRequest' });
 export type DecisionBody = z.infer<typeof DecisionBodySchema>;
 
+export const AnswerBodySchema = z
+  .object({
+    step: z.string().min(1).max(100).meta({ description: 'Id of the agent step that asked.' }),
+    answer: z
+      .string()
+      .trim()
+      .min(1, 'give the answer as text')
+      .max(2000)
+      .meta({ description: "The answer the step's model reads when the step runs again." }),
+  })
+  .strict()
+  .meta({ id: 'AnswerRequest' });
+export type AnswerBody = z.infer<typeof AnswerBodySchema>;
+
+export const AnswerResponseSchema = z
+  .object({
+    jobId: z.string(),
+    step: z.string(),
+    answeredBy: z.string().meta({ description: 'Key id of whoever answered.' }),
+    replayed: z.boolean().meta({ description: 'True when this answer had already been recorded.' }),
+    resumed: z.boolean().meta({ description: 'True when this request resumed the job.' }),
+  })
+  .meta({ id: 'AnswerResult' });
+
 export const MfaBodySchema = z
   .object({
     code: z
@@ -207,6 +231,10 @@ export const JobViewSchema = z
     ),
     cost: CostSchema,
     failure: z.object({ reason: z.string(), message: z.string() }).optional(),
+    submittedBy: z
+      .string()
+      .optional()
+      .meta({ description: 'Id of the API key that submitted the job (answer_question needs that key).' }),
     createdAt: z.string(),
     updatedAt: z.string(),
     startedAt: z

@@ -95,7 +95,15 @@ export async function submitJob(
   };
   let result: { job: Job; created: boolean };
   try {
-    result = await deps.engine.ledger.createJob(principal.tenantId, jobId, jobRequest, playbook.steps.length);
+    result = await deps.engine.ledger.createJob(
+      principal.tenantId,
+      jobId,
+      jobRequest,
+      playbook.steps.length,
+      {
+        submittedBy: principal.keyId,
+      },
+    );
   } catch (err) {
     if (err instanceof JobConflictError) {
       throw new ConflictError(

@@ -76,6 +76,7 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
   if (job.model) view.model = job.model;
   if (job.mode) view.mode = job.mode;
   if (job.failure) view.failure = { reason: job.failure.reason, message: redactText(job.failure.message) };
+  if (job.submittedBy) view.submittedBy = job.submittedBy;
   if (job.startedAt) view.startedAt = job.startedAt;
   if (job.finishedAt) view.finishedAt = job.finishedAt;
   return view;

@@ -98,6 +98,8 @@ export interface ApiStackOptions {
   settings?: Partial<EngineSettings>;
   /** Limits per source address of requests with no valid key (default: generous, like the per-key ones). */
   anonymousLimits?: RateLimitOptions;
+  /** Tenants whose agents may answer people's waits through MCP (`BELAY_MCP_ANSWER_TENANTS`); default none. */
+  mcpAnswerTenants?: string[];
 }
 
 /** Registers beforeAll/afterAll hooks that start (and stop, by their own handles) the whole stack. */
@@ -212,6 +214,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
       },
       baseUrl: '',
       maxBodyBytes: MAX_BODY_BYTES,
+      mcpAnswerTenants: new Set(options.mcpAnswerTenants ?? []),
     };
     api = await startLocalApi({ port: 0, deps, iam: apiIam });
 
