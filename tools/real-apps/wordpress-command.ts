@@ -101,10 +101,14 @@ Ctrl-C stops it (the database, the web server and its workers) and removes its f
   return new Promise<number>((resolve) => {
     // The servers run detached and unreferenced: this timer keeps the command alive until a signal.
     const keepAlive = setInterval(() => undefined, 60_000);
+    let stopping = false;
+    // Ctrl-C reaches this process twice under tsx (from the terminal, and relayed by tsx's own
+    // process): the listeners stay until everything is stopped, so a second signal cannot end
+    // the process half-way.
     const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) return;
+      stopping = true;
       clearInterval(keepAlive);
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
       console.log(`\n${signal}: stopping WordPress`);
       stopAll().then(
         () => {
