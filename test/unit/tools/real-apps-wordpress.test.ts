@@ -2,8 +2,11 @@
  * The WordPress harness's pure parts, without WordPress: its `wp-config.php`, the two request
  * logs it reads, the SQL of its post counts, and the application it hands the local stack.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../lambdas/lib/config.ts';
+import { loadPlaybooks } from '../../../lambdas/lib/playbooks/discovery/load.ts';
+import { REPO_ROOT } from '../../../lambdas/lib/playbooks/discovery/repo.ts';
 import { formSignIn } from '../../../lambdas/lib/playbooks/form-sign-in.ts';
 import { parseHandledRequests, parseServerLog } from '../../../tools/real-apps/request-logs.ts';
 import {
@@ -139,5 +142,20 @@ describe('Function: wordpressApplications', () => {
 
   it("describes WordPress's sign-in as formSignIn accepts it", () => {
     expect(() => formSignIn({ name: 'wordpress', ...WORDPRESS_FORM_SIGN_IN })).not.toThrow();
+  });
+});
+
+describe('Example: examples/wordpress', () => {
+  it('loads as the local stack loads a playbook folder, signing in as the harness describes', async () => {
+    const { playbooks } = await loadPlaybooks([join(REPO_ROOT, 'examples', 'wordpress')]);
+    expect(playbooks.map((p) => p.playbook.id)).toEqual(['wordpress-quick-draft@1']);
+    const loaded = playbooks[0];
+    if (loaded?.kind !== 'declarative') throw new Error('expected the declarative example');
+    expect(loaded.spec.applications.wordpress?.formSignIn).toEqual(WORDPRESS_FORM_SIGN_IN);
+    expect(loaded.playbook.steps.map((s) => [s.id, s.kind, s.needsApproval === true])).toEqual([
+      ['wp-sign-in', 'read', false],
+      ['create-draft', 'write', true],
+      ['read-draft-id', 'read', false],
+    ]);
   });
 });
