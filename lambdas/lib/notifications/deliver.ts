@@ -14,8 +14,6 @@ export interface WaitNotice {
   expiresAt?: string;
   /** A takeover: what the step asks the person to do in the browser. */
   question?: string;
-  /** A takeover: the session's interactive live view (on the local service a signed link valid 15 minutes). */
-  liveViewUrl?: string;
 }
 
 export interface DeliverDeps {
@@ -53,7 +51,6 @@ export function waitPayload(
 ): Record<string, unknown> {
   const base = apiBaseUrl.replace(/\/+$/, '');
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
-  const liveView = httpUrl(notice.liveViewUrl);
   const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
   return {
     type: 'job.waiting',
@@ -61,7 +58,7 @@ export function waitPayload(
     createdAt: now.toISOString(),
     text:
       notice.kind === 'takeover'
-        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}.${liveView ? ` Live view: ${liveView}` : ''} Press Done on the job's page when finished: ${page}`
+        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}. An approver opens its live view and presses Done on the job's page: ${page}`
         : `Belay: job ${notice.jobId} waits for ${WORDS[notice.kind] ?? notice.kind} at step ${notice.step}. Decide here: ${page}`,
     job: redact({
       tenantId: notice.tenantId,
@@ -74,16 +71,10 @@ export function waitPayload(
     }),
     links: {
       console: page,
-      ...(liveView ? { liveView } : {}),
       inbox: `${base}/console/inbox`,
       api: `${base}/jobs/${encodeURIComponent(notice.jobId)}`,
     },
   };
-}
-
-/** Only an http(s) URL goes into a message a person clicks. */
-function httpUrl(value: unknown): string | undefined {
-  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : undefined;
 }
 
 async function attempt(

@@ -226,9 +226,27 @@ describe('Console: a person takes over the live browser', () => {
     const base = `${stack.anchor.baseUrl}/_local/sessions/${sessionId}/live`;
     const soon = Math.floor(Date.now() / 1000) + 600;
     const refused = [
-      signLiveViewToken(stack.anchor.apiKey, { sessionId, tenantId: 'another-tenant', expiresAt: soon }),
-      signLiveViewToken(stack.anchor.apiKey, { sessionId, tenantId: TENANT, expiresAt: soon - 601 }),
-      signLiveViewToken('a-guessed-key', { sessionId, tenantId: TENANT, expiresAt: soon }),
+      signLiveViewToken(stack.anchor.apiKey, {
+        sessionId,
+        tenantId: 'another-tenant',
+        expiresAt: soon,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
+      signLiveViewToken(stack.anchor.apiKey, {
+        sessionId,
+        tenantId: TENANT,
+        expiresAt: soon - 601,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
+      signLiveViewToken('a-guessed-key', {
+        sessionId,
+        tenantId: TENANT,
+        expiresAt: soon,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
     ];
     for (const token of refused) {
       expect((await fetch(`${base}?token=${encodeURIComponent(token)}`)).status).toBe(403);
