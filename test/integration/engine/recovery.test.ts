@@ -88,12 +88,15 @@ describe('Engine: recovery of dead executions', () => {
     );
     await stopRunningExecution(jobId);
 
-    const { job } = await waitForJob(e, jobId, statusIs('FAILED'), {
-      timeoutMs: 60_000,
-      what: 'FAILED',
-    }).catch((err: Error) => {
-      throw err;
-    });
+    // The failure is written first (on the version the recovery decided on), then what the dead
+    // execution held is released by the call that wrote it.
+    const { job } = await waitForJob(
+      e,
+      jobId,
+      (read) =>
+        statusIs('FAILED')(read) && Object.values(read.job.sessions).every((s) => s.endedAt !== undefined),
+      { timeoutMs: 60_000, what: 'FAILED with its sessions ended' },
+    );
     expect(job.failure?.reason).toBe('execution-lost');
     expect(job.failure?.message).toContain('ABORTED');
     expect(job.failure?.message).toContain('after 1 recoveries');
