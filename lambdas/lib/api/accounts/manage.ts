@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { IdentityOfAnotherTenantError } from '../../accounts/errors.ts';
-import { namedIdentityRefusal } from '../../accounts/identity-binding.ts';
+import { type AnchorIdentity, namedIdentityRefusal } from '../../accounts/identity-binding.ts';
 import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
+import { ConfigError } from '../../config.ts';
 import { IllegalTransitionError } from '../../ledger/errors.ts';
 import type { JobStatus } from '../../ledger/types.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -85,8 +86,18 @@ async function checkNamedIdentity(
 ): Promise<void> {
   const endpoint = deps.engine.applications[application];
   if (!endpoint) return;
-  const applicationId = await deps.anchor.applicationFor({ name: application, baseUrl: endpoint.baseUrl });
-  const identity = await deps.anchor.findIdentity(applicationId, identityId);
+  let identity: AnchorIdentity | undefined;
+  try {
+    const applicationId = await deps.anchor.applicationFor({ name: application, baseUrl: endpoint.baseUrl });
+    identity = await deps.anchor.findIdentity(applicationId, identityId);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new UnprocessableError(
+      'anchor_not_configured',
+      'this deployment has no Anchor account: connect the account with credentials instead',
+      { details: [{ field: 'anchorIdentityId', message: 'Anchor identities need an Anchor account' }] },
+    );
+  }
   const refused = namedIdentityRefusal(identity, principal.tenantId);
   if (refused === 'unknown') {
     throw new UnprocessableError(
