@@ -38,7 +38,7 @@ import {
 } from './dynamodb.ts';
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
-import { onRefused, type StackPolicies } from './iam/index.ts';
+import { invokeAsStateMachine, onRefused, type StackPolicies } from './iam/index.ts';
 import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
@@ -345,7 +345,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // Execution names stay taken for 90 days and old task tokens stay dead, across restarts.
       stateFile: join(dataDir, 'sfn', 'state.jsonl'),
       substitutions,
-      invoke: lambdas.invoke,
+      // Step Functions invokes each task as the state machine's role: held to its policy too.
+      invoke: wiring.policies.stateMachine
+        ? invokeAsStateMachine(wiring.policies.stateMachine, lambdas.invoke)
+        : lambdas.invoke,
       // As Step Functions reports them to EventBridge's default bus.
       onStatusChange: (d) => putStatusChange(events, d),
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),

@@ -173,7 +173,17 @@ export class BelayStack extends Stack {
         runtimeModules: spec.browser ? PLAYWRIGHT_RUNTIME_MODULES : [],
         environment: { ...shared, ...(spec.browser ? browserEnv : { [BROWSER_ACCESS_VARIABLE]: 'none' }) },
       });
-      bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });
+      if (spec.writePartitions) {
+        const isRead = (a: string): boolean => a === 'dynamodb:GetItem' || a === 'dynamodb:Query';
+        bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table.filter(isRead) });
+        bindTable(fn, this.ledger, {
+          env: 'TABLE_NAME',
+          actions: spec.table.filter((a) => !isRead(a)),
+          leadingKeys: spec.writePartitions,
+        });
+      } else {
+        bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });
+      }
       if (spec.releasesLeases) {
         bindTable(fn, this.ledger, {
           env: 'TABLE_NAME',

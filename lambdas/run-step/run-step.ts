@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import { HealAfterWriteError } from '../lib/agent/errors.ts';
+import { pageDownloads } from '../lib/browser/downloads.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
@@ -286,7 +287,9 @@ class StepAttempt {
       this.#cache.port,
       probeAnswerAppender(deps.ledger, job, step, this.stepIndex),
     );
-    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
+    // A download is the one this step's click starts in this page, saved in this session's folder.
+    const downloads = { sessionId: attach.attached.sessionId, capture: pageDownloads(attach.attached.page) };
+    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions, downloads);
     this.#common = {
       step: step.id,
       stepIndex: this.stepIndex,

@@ -10,6 +10,8 @@
  * wrapped once per process; the wrapper adds a middleware to each client's stack the first
  * time it sends. The middleware sits innermost in the deserialize step, where the request is
  * built but not yet sent: it answers a refused call itself, so nothing reaches the service.
+ * AWS calls sent with `fetch` (the AI SDK's Bedrock provider signs its own) are held by a wrapper
+ * of the process's `fetch` (`fetch.ts`) to the same policy.
  *
  * Whose policy applies to a call: the process's (a Lambda worker runs one function), or the
  * one a client was bound to, or the one of the `runAs` scope the call runs in (an in-process
@@ -21,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluate, type IamRequest } from './evaluate.ts';
+import { enforcedFetch } from './fetch.ts';
 import type { EnforcementSpec } from './policies.ts';
 import { refusalMessage, refusalResponse } from './refusal.ts';
 import { iamRequests } from './requests.ts';
@@ -132,6 +135,27 @@ export function installIamEnforcement(): number {
       return original.apply(this, args);
     };
   }
+  // The AI SDK's Bedrock provider signs and sends its own requests with fetch: held here too.
+  const originalFetch = globalThis.fetch;
+  globalThis.fetch = enforcedFetch(
+    () => scope.getStore() ?? processSpec,
+    originalFetch,
+    (refusal) => {
+      for (const listener of listeners) {
+        try {
+          listener({
+            functionName: refusal.functionName,
+            clientName: 'fetch',
+            commandName: refusal.operation,
+            request: refusal.request,
+            message: refusal.message,
+          });
+        } catch {
+          // A listener's failure must not change the call's outcome.
+        }
+      }
+    },
+  );
   installed = modules.length;
   return installed;
 }

@@ -48,6 +48,7 @@ export function fakeBrowser(
     isAlive: async () => true,
     runningSessions: async () => [],
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
   };
 }

@@ -46,8 +46,6 @@ export interface WaitEvent {
   expiresAt: string;
   /** A takeover: what the step asks the person to do in the browser. */
   question?: string;
-  /** A takeover: the session's interactive live view for this tenant (short-lived where Belay signs it). */
-  liveViewUrl?: string;
   /** What the person decides on: the evidence recorded so far (redacted). */
   evidence: Record<string, unknown>[];
 }

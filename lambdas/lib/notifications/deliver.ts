@@ -21,8 +21,6 @@ export interface WaitNotice {
   expiresAt?: string;
   /** A takeover: what the step asks the person to do in the browser. */
   question?: string;
-  /** A takeover: the session's interactive live view (on the local service a signed link valid 15 minutes). */
-  liveViewUrl?: string;
 }
 
 export interface DeliverDeps {
@@ -66,7 +64,6 @@ export function waitPayload(
   const base = apiBaseUrl.replace(/\/+$/, '');
   if (notice.kind === 'check') return checkPayload(notice, base, deliveryId, now);
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
-  const liveView = httpUrl(notice.liveViewUrl);
   const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
   return {
     type: 'job.waiting',
@@ -74,7 +71,7 @@ export function waitPayload(
     createdAt: now.toISOString(),
     text:
       notice.kind === 'takeover'
-        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}.${liveView ? ` Live view: ${liveView}` : ''} Press Done on the job's page when finished: ${page}`
+        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}. An approver opens its live view and presses Done on the job's page: ${page}`
         : `Belay: job ${notice.jobId} waits for ${WORDS[notice.kind] ?? notice.kind} at step ${notice.step}. Decide here: ${page}`,
     job: redact({
       tenantId: notice.tenantId,
@@ -87,7 +84,6 @@ export function waitPayload(
     }),
     links: {
       console: page,
-      ...(liveView ? { liveView } : {}),
       inbox: `${base}/console/inbox`,
       api: `${base}/jobs/${encodeURIComponent(notice.jobId)}`,
     },
@@ -121,11 +117,6 @@ function checkPayload(
       api: `${base}/playbooks/${encodeURIComponent(playbook)}/checks`,
     },
   };
-}
-
-/** Only an http(s) URL goes into a message a person clicks. */
-function httpUrl(value: unknown): string | undefined {
-  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : undefined;
 }
 
 async function attempt(

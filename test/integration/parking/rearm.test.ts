@@ -40,6 +40,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       detach: unused,
       runningSessions: unused,
       liveViewLink: () => undefined,
+      revokeLiveViews: async () => undefined,
       endSession: unused,
       isAlive: unused,
       usage: unused,

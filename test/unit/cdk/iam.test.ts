@@ -64,7 +64,15 @@ const EXPECTED: Record<string, Expected> = {
     anchorKey: true,
   },
   OpenSession: { table: [G, P, U], anchorKey: true },
-  RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true, s3: 'put' },
+  // Playbook code runs in RunStep: its writes reach its jobs, leases and the action cache only,
+  // never an API key, a tenant's item, accounts or webhooks.
+  RunStep: {
+    table: [G, Q],
+    keyed: { actions: [P, U, C], leadingKeys: ['T#*#J#*', 'T#*#CAP', 'T#*#AC#*', 'AC#SHARED#*'] },
+    credentials: READ,
+    anchorKey: true,
+    s3: 'put',
+  },
   Reauthenticate: { table: [G, P, U, C], credentials: READ, anchorKey: true },
   Reconcile: { table: [G, Q, P, U, C], anchorKey: true, s3: 'put' },
   AwaitHuman: {

@@ -84,6 +84,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
     async detach() {},
     // Scripted sessions are never orphaned: each job's session is the one it recorded.
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async runningSessions() {
       return [];
     },

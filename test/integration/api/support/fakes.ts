@@ -96,6 +96,7 @@ export function createFakeWorld(): FakeWorld {
       if (s) s.ended = true;
     },
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async runningSessions(tags) {
       return [...sessions.values()]
         .filter((s) => !s.ended && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
