@@ -70,7 +70,7 @@ async function knownHead(
         ConsistentRead: true,
       }),
     );
-    return typeof out.Item?.chainHead === 'string' ? out.Item.chainHead : undefined;
+    return typeof out?.Item?.chainHead === 'string' ? out.Item.chainHead : undefined;
   } catch (err) {
     throw translateError(err, { operation });
   }

@@ -8,7 +8,7 @@ import {
   pointer,
   sealEntry,
 } from '../../../lambdas/lib/ledger/chain.ts';
-import { withChainHead } from '../../../lambdas/lib/ledger/chain-write.ts';
+import { type JobItemUpdate, withChainHead } from '../../../lambdas/lib/ledger/chain-write.ts';
 import { type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
@@ -110,11 +110,8 @@ describe('Function: withChainHead', () => {
   });
 
   it('starts a chain on a job that has none, on condition it still has none', () => {
-    const update = withChainHead(
-      { UpdateExpression: '', ExpressionAttributeNames: {} },
-      undefined,
-      'n'.repeat(64),
-    );
+    const empty: JobItemUpdate = { UpdateExpression: '', ExpressionAttributeNames: {} };
+    const update = withChainHead(empty, undefined, 'n'.repeat(64));
     expect(update.UpdateExpression).toBe('SET #chainHead = :chainNext');
     expect(update.ConditionExpression).toBe('attribute_not_exists(#chainHead)');
     expect(update.ExpressionAttributeValues).not.toHaveProperty(':chainPrev');
