@@ -8,6 +8,7 @@ import { registerJobPaths } from './jobs/openapi.ts';
 import { registerKeyPaths } from './keys/openapi.ts';
 import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
+import { registerReceiptPaths } from './receipts/openapi.ts';
 import { registerReportPaths } from './reports/openapi.ts';
 import { registerWebhookPaths } from './webhooks/openapi.ts';
 
@@ -21,6 +22,7 @@ function registry(): OpenAPIRegistry {
   const kit = openApiKit(r);
   registerJobPaths(r, kit);
   registerEvidencePaths(r, kit);
+  registerReceiptPaths(r, kit);
   registerAccountPaths(r, kit);
   registerCatalogPaths(r, kit);
   registerReportPaths(r, kit);

@@ -275,3 +275,33 @@ function checkWrites(receipt: Receipt, problems: ReceiptProblem[], notes: string
       notes.push(`${at}: no committing request was recorded (the write guard was off)`);
   }
 }
+
+/**
+ * Does `later` (a receipt of the same job, issued since) keep every entry `earlier` showed, with
+ * the same hash at the same place? What anchors a chain against whoever could rewrite all of it
+ * in the table: a receipt kept elsewhere, signed before the rewrite.
+ */
+export function keepsEarlier(earlier: Receipt, later: Receipt): ReceiptProblem[] {
+  if (earlier.job.tenantId !== later.job.tenantId || earlier.job.jobId !== later.job.jobId) {
+    return [{ message: `the earlier receipt is of job ${earlier.job.jobId}, not ${later.job.jobId}` }];
+  }
+  const now = new Map(later.entries.map((e) => [e.entryId, e]));
+  const problems: ReceiptProblem[] = [];
+  for (const [i, entry] of earlier.entries.entries()) {
+    const found = now.get(entry.entryId);
+    if (found === undefined)
+      problems.push({ entryId: entry.entryId, message: `${describe(entry)} of the earlier receipt is gone` });
+    else if (found.hash !== entry.hash) {
+      problems.push({
+        entryId: entry.entryId,
+        message: `${describe(entry)} has another hash than in the earlier receipt: it was rewritten`,
+      });
+    } else if (later.entries[i]?.entryId !== entry.entryId) {
+      problems.push({
+        entryId: entry.entryId,
+        message: `${describe(entry)} is not where the earlier receipt had it`,
+      });
+    }
+  }
+  return problems;
+}
