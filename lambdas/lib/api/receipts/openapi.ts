@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReceiptSchema } from '../../receipts/schema.ts';
+import { ReceiptDocumentSchema } from '../../receipts/schema.ts';
 import type { RegisterPaths } from '../openapi-kit.ts';
 
 /** The receipt path of the OpenAPI document. */
@@ -13,7 +13,7 @@ export const registerReceiptPaths: RegisterPaths = (r, { security, json, error, 
     security,
     request: { params: z.object({ jobId: z.string().meta({ description: 'The job id.' }) }) },
     responses: {
-      200: json(ReceiptSchema, 'The receipt (belay.receipt/1).'),
+      200: json(ReceiptDocumentSchema, 'The receipt (belay.receipt/1).'),
       404: error("No such job for this tenant (another tenant's reads the same)."),
       503: error('No receipt key is configured, or the key service did not answer; retry later.'),
       ...common,
