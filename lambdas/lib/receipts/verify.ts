@@ -182,16 +182,13 @@ function checkEntries(receipt: Receipt, problems: ReceiptProblem[], notes: strin
     }
   }
   const last = chained.at(-1);
-  if (job.chainHead !== (last?.hash ?? job.chainHead)) {
-    problems.push({
-      ...(last ? { entryId: last.entryId } : {}),
-      message: `the job's head (${short(job.chainHead ?? 'none')}) is not the hash of its last entry${last ? `, ${describe(last)}` : ''}: entries after it were removed, or the head was changed`,
-    });
-  } else if (job.chainHead === undefined && last !== undefined) {
+  if (last !== undefined && job.chainHead !== last.hash) {
     problems.push({
       entryId: last.entryId,
-      message: 'the job holds no chain head, but its entries are chained',
+      message: `the job's head (${short(job.chainHead ?? 'none')}) is not the hash of its last entry, ${describe(last)}: entries after it were removed, or the head was changed`,
     });
+  } else if (last === undefined && job.chainHead !== undefined) {
+    problems.push({ message: `the job's head (${short(job.chainHead)}) is the hash of no entry it shows` });
   }
   if (receipt.chain.length !== chained.length) {
     problems.push({

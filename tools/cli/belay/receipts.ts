@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Receipt, ReceiptWrite } from '../../../lambdas/lib/receipts/format.ts';
+import { keyFingerprint } from '../../../lambdas/lib/receipts/sign.ts';
 import { keepsEarlier, type ReceiptVerdict, verifyReceipt } from '../../../lambdas/lib/receipts/verify.ts';
 import { CliError, EXIT } from './errors.ts';
 import type { CommandContext } from './jobs.ts';
@@ -35,7 +36,7 @@ export function registerReceipts(program: Command, ctx: CommandContext): void {
     .option('--since <file>', 'an earlier receipt of the job: every entry it showed must be there, unchanged')
     .action(async (file: string, opts: { key?: string; since?: string }) => {
       const input = await readInput(file);
-      const trustedKey = opts.key === undefined ? undefined : await readText(opts.key, 'key');
+      const trustedKey = opts.key === undefined ? undefined : await readKey(opts.key);
       const verdict = verifyReceipt(input, trustedKey === undefined ? {} : { trustedKey });
       if (opts.since !== undefined && verdict.receipt) {
         const earlier = verifyReceipt(
@@ -61,6 +62,17 @@ async function readText(path: string, what: string): Promise<string> {
       EXIT.usage,
     );
   }
+}
+
+/** A PEM public key the auditor trusts; anything else is a usage error. */
+async function readKey(path: string): Promise<string> {
+  const pem = await readText(path, 'key');
+  try {
+    keyFingerprint(pem);
+  } catch {
+    throw new CliError(`${path} is not a PEM public key`, EXIT.usage);
+  }
+  return pem;
 }
 
 /** The file as JSON; a file that is not JSON is an invalid receipt, not a usage error. */
