@@ -142,6 +142,9 @@ describe('Ledger: the hash chain', () => {
     expect(receipt.chain.unchained).toEqual(before.map((e) => e.entryId));
     const verdict = verifyReceipt(JSON.parse(JSON.stringify(receipt)));
     expect(verdict.problems).toEqual([]);
-    expect(verdict.notes[0]).toContain(`${before.length} entries were written before the job's chain began`);
+    expect(before.length).toBeGreaterThan(0);
+    expect(verdict.notes[0]).toMatch(
+      new RegExp(`^${before.length} entr(y was|ies were) written before the job's chain began`),
+    );
   });
 });

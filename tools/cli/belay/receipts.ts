@@ -34,9 +34,12 @@ export function registerReceipts(program: Command, ctx: CommandContext): void {
     )
     .option('--key <pem>', 'a PEM file of the public key you trust: the receipt must be signed by it')
     .option('--since <file>', 'an earlier receipt of the job: every entry it showed must be there, unchanged')
-    .action(async (file: string, opts: { key?: string; since?: string }) => {
+    .action(async (file: string, opts: { key?: string; since?: string }, command: Command) => {
       const input = await readInput(file);
-      const trustedKey = opts.key === undefined ? undefined : await readKey(opts.key);
+      // `belay --key` is the API key elsewhere; the root program takes the option wherever it is
+      // typed, and verifying calls no API, so here it is the public key's file.
+      const keyFile = opts.key ?? (command.optsWithGlobals() as { key?: string }).key;
+      const trustedKey = keyFile === undefined ? undefined : await readKey(keyFile);
       const verdict = verifyReceipt(input, trustedKey === undefined ? {} : { trustedKey });
       if (opts.since !== undefined && verdict.receipt) {
         const earlier = verifyReceipt(
