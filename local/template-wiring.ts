@@ -46,6 +46,8 @@ export interface TemplateWiring {
    * of `TAKEN_WHEN_NONE` it sets to `none`, and `BELAY_SECRETS=none` when it binds no store.
    */
   variables(constructId: string): Record<string, string>;
+  /** One variable of a function's template environment, resolved to the local resources (`undefined` when unset). */
+  variable(constructId: string, name: string): string | undefined;
   /** A function's timeout in the template (`Timeout`), in ms. */
   timeoutMs(constructId: string): number;
   /** The template's event buses, by their local names. */
@@ -88,6 +90,13 @@ export async function wireTemplate(
           ? []
           : [[SECRETS_VARIABLE, 'none']]),
       ]);
+    },
+    variable(constructId, name) {
+      const props = functionResource(constructId)?.Properties;
+      const all = (resolveValue(
+        (props?.Environment as { Variables?: unknown } | undefined)?.Variables ?? {},
+      ) ?? {}) as Record<string, unknown>;
+      return typeof all[name] === 'string' ? all[name] : undefined;
     },
     timeoutMs(constructId) {
       const timeout = functionResource(constructId)?.Properties?.Timeout;

@@ -8,6 +8,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations }
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { EventBus, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -38,6 +39,7 @@ import { JobRecovery } from '../constructs/job-recovery.ts';
 import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
 import { Operations } from '../constructs/operations.ts';
+import { bindReceiptKey, ReceiptKey } from '../constructs/receipt-key.ts';
 import { bindScreenshots, ScreenshotBucket } from '../constructs/screenshot-bucket.ts';
 import {
   BROWSER_MEMORY_MB,
@@ -90,6 +92,8 @@ export class BelayStack extends Stack {
   readonly recovery: JobRecovery;
   /** The function behind every API route. */
   readonly apiHandler: BelayFunction;
+  /** The KMS key job receipts are signed with (the API's only). */
+  readonly receiptKey: Key;
   /** The API's Lambda authorizer. */
   readonly apiAuthorizer: BelayFunction;
   /** The HTTP API. */
@@ -306,6 +310,9 @@ export class BelayStack extends Stack {
     bindSecret(this.apiHandler, this.webhookSigningKey, {
       env: SECRET_ARN_VARIABLES.BELAY_WEBHOOK_SIGNING_KEY,
     });
+    // Receipts: only the API signs them (GET /jobs/{jobId}/receipt); the engine never holds the key.
+    this.receiptKey = new ReceiptKey(this, 'Receipts', { removalPolicy: config.removalPolicy }).key;
+    bindReceiptKey(this.apiHandler, this.receiptKey);
 
     // Tenants' webhooks: a rule sends each wait event to the notifier, invoked asynchronously
     // (Lambda retries it twice), so a receiver's failure or slowness never touches the job.

@@ -2,10 +2,11 @@ import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import { HealAfterWriteError } from '../lib/agent/errors.ts';
 import { pageDownloads } from '../lib/browser/downloads.ts';
+import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
-import { classifyRequests } from '../lib/commits.ts';
+import { classifyRequests, type SentRequest } from '../lib/commits.ts';
 import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
@@ -655,7 +656,8 @@ class StepAttempt {
 
   /**
    * The write guard's report as the ledger records it: the requests that committed the write
-   * (method, origin and path, status, time) apart from the page's own (counted as background).
+   * (method, origin and path, status, time, what the answer said) apart from the page's own
+   * (counted as background).
    */
   #guardSummary(report: WriteGuardReport): Record<string, unknown> {
     const { commits, background } = classifyRequests(report.requests, {
@@ -666,12 +668,7 @@ class StepAttempt {
       prevented: report.prevented,
       observed: report.observed,
       unsafeRequests: report.unsafeRequests,
-      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => ({
-        method: r.method,
-        url: r.url,
-        at: r.at,
-        ...(r.status === undefined ? {} : { status: r.status }),
-      })),
+      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId)),
       ...(background.length > 0 ? { background: background.length } : {}),
       ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
     };
@@ -869,6 +866,25 @@ function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
     if (type === 'approval-recorded' || type === 'review-recorded' || type === 'mfa-completed') return true;
   }
   return false;
+}
+
+/**
+ * A committing request as the ledger records it, for the write's receipt: method, origin and
+ * path, time, status, and what the answer said (its media type, a redirect's target, a short
+ * redacted excerpt of its body).
+ */
+function committed(r: SentRequest, tenantId: string): Record<string, unknown> {
+  const excerpt = responseExcerpt(r.response?.contentType, r.response?.body, { tenantId });
+  return {
+    method: r.method,
+    url: r.url,
+    at: r.at,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    ...(r.failed ? { failed: true } : {}),
+    ...(r.response?.location ? { location: r.response.location } : {}),
+    ...(r.response?.contentType ? { contentType: r.response.contentType } : {}),
+    ...(excerpt ? { excerpt } : {}),
+  };
 }
 
 /** Committing requests a ledger entry lists (a step that commits more shows the count in `unsafeRequests`). */

@@ -258,6 +258,19 @@ function bedrock(facts: ResourceFacts, operation: string, input: Input): IamRequ
   return [{ action, resource: `arn:aws:bedrock:${facts.region}::foundation-model/${modelId}` }];
 }
 
+/** A KMS key's ARN from a key id, alias name or ARN (what `KeyId` takes). */
+function kms(facts: ResourceFacts, operation: string, input: Input): IamRequest[] {
+  const id = typeof input.KeyId === 'string' ? input.KeyId : '';
+  const resource = id.startsWith('arn:')
+    ? id
+    : id.startsWith('alias/')
+      ? `arn:aws:kms:${facts.region}:${facts.account}:${id}`
+      : id
+        ? `arn:aws:kms:${facts.region}:${facts.account}:key/${id}`
+        : '*';
+  return [{ action: `kms:${operation}`, resource }];
+}
+
 function lambda(facts: ResourceFacts, operation: string, input: Input): IamRequest[] {
   const name = String(input.FunctionName ?? '');
   const resource = name.startsWith('arn:')
@@ -301,6 +314,8 @@ export function iamRequests(
       return bedrock(facts, operation, input);
     case 'lambda':
       return lambda(facts, operation, input);
+    case 'kms':
+      return kms(facts, operation, input);
     default:
       return [{ action: `${prefix}:${operation}`, resource: '*' }];
   }

@@ -8,6 +8,7 @@ import { CliError, EXIT } from './belay/errors.ts';
 import { type Io, processIo } from './belay/io.ts';
 import { type CommandContext, registerAnswers, registerJobs } from './belay/jobs.ts';
 import { registerMcp } from './belay/mcp.ts';
+import { registerReceipts } from './belay/receipts.ts';
 import { registerWebhooks } from './belay/webhooks.ts';
 
 /**
@@ -16,6 +17,7 @@ import { registerWebhooks } from './belay/webhooks.ts';
  *   belay --url http://127.0.0.1:3000 --key - login      (the key on standard input)
  *   belay jobs submit demo/jobs/checkout.json --wait     (stops when the job needs a person: exit 10)
  *   belay approve demo-checkout-1 --comment "checked" --wait
+ *   belay receipt get demo-checkout-1 -o receipt.json && belay receipt verify receipt.json
  *
  * Exit codes are in `belay/errors.ts` (`EXIT`); `--json` prints the API's answer for scripts.
  */
@@ -99,6 +101,7 @@ export async function runBelay(
       return { url: target.url, key: requireKey(target) };
     },
   });
+  registerReceipts(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -10,6 +10,7 @@ import type { EngineDeps } from '../engine/types.ts';
 import type { WebhookStore } from '../notifications/store.ts';
 import type { Playbook } from '../playbooks/contract.ts';
 import { UnknownPlaybookError } from '../playbooks/errors.ts';
+import type { ReceiptSigner } from '../receipts/sign.ts';
 import type { ConsoleSessionStore } from './console/sessions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { ID_PATTERN } from './schemas.ts';
@@ -55,6 +56,8 @@ export interface ApiDeps {
   webhooks: WebhookSettings;
   /** Tenants' outgoing webhooks: where they are kept, the key their secrets derive from ('' = not configured). */
   notifications: { webhooks: WebhookStore; signingKey: string; allowLoopback: boolean };
+  /** The key that signs job receipts (KMS in AWS, a key file locally; one that refuses when none is configured). */
+  receipts: ReceiptSigner;
   /** Base URL of the API for links; `''` = the URL the request came in on. */
   baseUrl: string;
   /** Largest request body accepted (bytes). */

@@ -10,6 +10,7 @@ import { registerKeyPaths } from './keys/openapi.ts';
 import { registerMcpPaths } from './mcp/openapi.ts';
 import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
+import { registerReceiptPaths } from './receipts/openapi.ts';
 import { registerReportPaths } from './reports/openapi.ts';
 import { registerWebhookPaths } from './webhooks/openapi.ts';
 
@@ -23,6 +24,7 @@ function registry(): OpenAPIRegistry {
   const kit = openApiKit(r);
   registerJobPaths(r, kit);
   registerEvidencePaths(r, kit);
+  registerReceiptPaths(r, kit);
   registerAccountPaths(r, kit);
   registerCatalogPaths(r, kit);
   registerCheckPaths(r, kit);

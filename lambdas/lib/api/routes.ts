@@ -8,6 +8,7 @@ import { KEY_ROUTES } from './keys/routes.ts';
 import { MCP_ROUTES } from './mcp/routes.ts';
 import { NOTIFICATION_ROUTES } from './notifications/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { RECEIPT_ROUTES } from './receipts/routes.ts';
 import { REPORT_ROUTES } from './reports/routes.ts';
 import { ANY_ROLE, baseUrlOf, ok, type Route } from './route.ts';
 import { WEBHOOK_ROUTES } from './webhooks/routes.ts';
@@ -22,6 +23,7 @@ export type { Route, RouteRequest, RouteResponse } from './route.ts';
 export const ROUTES: readonly Route[] = [
   ...JOB_ROUTES,
   ...EVIDENCE_ROUTES,
+  ...RECEIPT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ACCOUNT_ROUTES,
   ...CATALOG_ROUTES,

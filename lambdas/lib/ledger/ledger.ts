@@ -1,11 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requestCancel } from './cancel-request.ts';
+import { ChainHeads } from './chain-write.ts';
 import { type LedgerEntryInput, loadEvidence } from './entries.ts';
 import { expireEntries } from './entry-ttl.ts';
 import { InvalidInputError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import { type CompleteStepInput, completeStep, type JobUpdate, updateJob } from './job-writes.ts';
-import { append, createJob, readJob } from './jobs.ts';
+import { append, createJob, readJob, readPartition } from './jobs.ts';
 import { assertId, createEntryIdFactory } from './keys.ts';
 import { type JobPage, type ListJobsOptions, listJobs, listOpenJobs, type OpenJobRef } from './list.ts';
 import type { WaitingStatus } from './status.ts';
@@ -53,6 +54,11 @@ export interface Ledger {
   ): Promise<{ job: Job; created: boolean }>;
   /** The job and its entries in append order: one consistent Query, all pages. */
   readJob(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
+  /**
+   * The job and every entry of its partition in key order (one consistent Query), entries of an
+   * earlier job with the same id included: what the job's receipt checks its chain against.
+   */
+  readPartition(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
   /** The job item alone (consistent GetItem). */
   getJob(tenantId: string, jobId: string): Promise<Job>;
   /** Appends an entry (evidence redacted, large evidence stored by reference). */
@@ -125,11 +131,13 @@ export function createLedger(deps: LedgerDeps): Ledger {
     maxInlineEvidenceBytes,
     evidenceStore: deps.evidenceStore,
     nextEntryId: createEntryIdFactory(clock),
+    chainHeads: new ChainHeads(),
   };
   return {
     createJob: (tenantId, jobId, request, stepCount, origin) =>
       createJob(ctx, tenantId, jobId, request, stepCount, origin),
     readJob: (tenantId, jobId) => readJob(ctx, tenantId, jobId),
+    readPartition: (tenantId, jobId) => readPartition(ctx, tenantId, jobId),
     getJob: async (tenantId, jobId) => {
       assertId('tenantId', tenantId);
       assertId('jobId', jobId);

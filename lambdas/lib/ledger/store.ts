@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, TransactWriteCommand } from '../aws/sdk/lib-dynamodb.ts';
+import { type ChainHeads, withChainHead, writeChained } from './chain-write.ts';
 import { JobNotFoundError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import type { UpdateBuilder } from './expression.ts';
@@ -19,6 +20,8 @@ export interface LedgerContext {
   maxInlineEvidenceBytes: number;
   evidenceStore: EvidenceStore | undefined;
   nextEntryId(): string;
+  /** The chain heads this process last saw (`chain-write.ts`). */
+  chainHeads: ChainHeads;
 }
 
 /** Returned by an operation's condition handler when the refused write was already in effect. */
@@ -72,20 +75,30 @@ export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ j
     const result = write.onConditionFailed(snapshot);
     return result === NOOP ? new Noop() : result;
   };
-  const items: TransactItems = [
-    {
-      Update: {
-        TableName: ctx.tableName,
-        Key: jobKey(tenantId, jobId),
-        ...update.build(),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-  ];
-  if (entry !== undefined) items.push({ Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } });
+  const jobUpdate = {
+    TableName: ctx.tableName,
+    Key: jobKey(tenantId, jobId),
+    ...update.build(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   let written = true;
   try {
-    await transact(ctx, { operation, onConditionFailed }, items);
+    if (entry === undefined) await transact(ctx, { operation, onConditionFailed }, [{ Update: jobUpdate }]);
+    else {
+      // The entry goes into the job's hash chain: linked after the head, which the write moves.
+      await writeChained(ctx, {
+        operation,
+        tenantId,
+        jobId,
+        entry,
+        items: (linked, head) => [
+          { Update: withChainHead(jobUpdate, head, linked.hash as string) },
+          { Put: { TableName: ctx.tableName, Item: toEntryItem(linked) } },
+        ],
+        onConditionFailed,
+        transact: (context, items) => transact(ctx, context, items),
+      });
+    }
   } catch (err) {
     if (!(err instanceof Noop)) throw err;
     written = false;
@@ -142,5 +155,6 @@ export async function getLiveJob(
   }
   const job = item === undefined ? undefined : fromJobItem(item);
   if (job === undefined || isExpired(job.expiresAt, ctx.now())) throw new JobNotFoundError(tenantId, jobId);
+  ctx.chainHeads.set(tenantId, jobId, job.chainHead);
   return job;
 }

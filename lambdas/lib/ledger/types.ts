@@ -177,6 +177,11 @@ export interface Job extends JobRequest, JobOrigin {
    * (waits for it, or probes it) and then cancels, instead of abandoning it half done.
    */
   cancelRequested?: { at: string; by: string };
+  /**
+   * The hash of the job's last ledger entry (`chain.ts`): every entry write is conditioned on
+   * it and moves it. Absent on a job none of whose entries is chained yet.
+   */
+  chainHead?: string;
 }
 
 /**
@@ -315,4 +320,13 @@ export interface LedgerEntry {
   detail?: Record<string, unknown>;
   cost: Cost;
   at: string;
+  /**
+   * The hash chain (`chain.ts`): the random salt of the entry's value digests (never shown to
+   * people: it would let a redacted value be guessed), the hash of its content, the hash of the
+   * entry before it in the job's chain, and its own hash. Absent on entries written before the chain existed.
+   */
+  hashSalt?: string;
+  contentHash?: string;
+  prevHash?: string;
+  hash?: string;
 }

@@ -67,15 +67,34 @@ describe('Function: startWriteGuard', () => {
     });
     const save = request('POST', 'http://127.0.0.1:9/save?token=secret', true);
     const beat = request('POST', 'http://127.0.0.1:9/heartbeat');
+    const api = request('PUT', 'http://127.0.0.1:9/api/item');
     emit('request', request('GET', 'http://127.0.0.1:9/list'));
     emit('request', beat);
     emit('request', save);
+    emit('request', api);
     emit('requestfailed', beat);
+    // An answer with a body: it is kept for the write's excerpt.
+    emit('response', {
+      request: () => api,
+      status: () => 200,
+      url: () => 'http://127.0.0.1:9/api/item',
+      headers: () => ({ 'content-type': 'application/json; charset=utf-8' }),
+      body: async () => Buffer.from('{"id":"I-1"}'),
+    });
     // The save is still on its way as the step ends: the report waits for its answer.
     const finished = guard.finish();
     await new Promise((r) => setTimeout(r, 50));
     emit('request', request('POST', 'http://127.0.0.1:9/later'));
-    emit('response', { request: () => save, status: () => 303 });
+    // A redirect: where it sends the page is kept (no query), and no body is read.
+    emit('response', {
+      request: () => save,
+      status: () => 303,
+      url: () => 'http://127.0.0.1:9/save?token=secret',
+      headers: () => ({ location: '/orders/O-1?token=secret', 'content-type': 'text/html' }),
+      body: async () => {
+        throw new Error('Response body is unavailable for redirect responses');
+      },
+    });
     const report = await finished;
     expect(report.requests).toEqual([
       {
@@ -91,9 +110,18 @@ describe('Function: startWriteGuard', () => {
         at: expect.any(String),
         navigation: true,
         status: 303,
+        response: { contentType: 'text/html', location: 'http://127.0.0.1:9/orders/O-1' },
+      },
+      {
+        method: 'PUT',
+        url: 'http://127.0.0.1:9/api/item',
+        at: expect.any(String),
+        navigation: false,
+        status: 200,
+        response: { contentType: 'application/json', body: Buffer.from('{"id":"I-1"}') },
       },
     ]);
-    expect(report.unsafeRequests).toBe(2);
+    expect(report.unsafeRequests).toBe(3);
     // Stopped: what the page sends afterwards is no part of the step.
     expect(listeners.get('request')?.size ?? 0).toBe(0);
   });

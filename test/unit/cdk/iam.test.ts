@@ -228,14 +228,33 @@ describe('IAM: per function', () => {
   });
 
   it.each(Object.keys(EXPECTED))(
-    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states, S3',
+    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states, S3 (and KMS for the API, which signs receipts)',
     (name) => {
       const services = sorted(permissionsOf(template, id(name)).map((p) => p.action.split(':')[0] as string));
+      const allowed = ['dynamodb', 'events', 'logs', 's3', 'secretsmanager', 'states', 'xray'];
       for (const service of services) {
-        expect(['dynamodb', 'events', 'logs', 's3', 'secretsmanager', 'states', 'xray']).toContain(service);
+        expect(name === 'ApiHandler' ? [...allowed, 'kms'] : allowed).toContain(service);
       }
     },
   );
+
+  it('only the API signs receipts: kms:Sign and kms:GetPublicKey on the receipt key, nothing else of KMS', () => {
+    const key = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.receiptKey), 'Arn'] });
+    const kms = Object.keys(EXPECTED).flatMap((name) =>
+      permissionsOf(template, id(name))
+        .filter((p) => p.action.startsWith('kms:'))
+        .map((p) => ({ name, ...p })),
+    );
+    expect(sorted(kms.map((p) => `${p.name} ${p.action} ${p.resource}`))).toEqual([
+      `ApiHandler kms:GetPublicKey ${key}`,
+      `ApiHandler kms:Sign ${key}`,
+    ]);
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const api = template.findResources('AWS::Lambda::Function')[id('ApiHandler')]?.Properties;
+    expect(JSON.stringify(api?.Environment?.Variables?.BELAY_RECEIPT_KEY)).toContain(
+      logicalId(stack, stack.receiptKey),
+    );
+  });
 });
 
 describe('IAM: Step Functions access', () => {

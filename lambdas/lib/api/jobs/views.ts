@@ -84,7 +84,8 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
 
 /** A ledger entry as the audit trail shows it (tenant and job left out: they are the URL's). */
 export function toEntryView(entry: LedgerEntry): Record<string, unknown> {
-  const { tenantId: _t, jobId: _j, evidence, detail, cost, screenshot, ...rest } = entry;
+  // The chain's salt never leaves: with a receipt's digest of a redacted value it would let the value be guessed.
+  const { tenantId: _t, jobId: _j, hashSalt: _s, evidence, detail, cost, screenshot, ...rest } = entry;
   const view: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) view[key] = typeof value === 'string' ? redactText(value) : value;

@@ -33,6 +33,7 @@ import { createNoScreenshotStore } from '../../../../lambdas/lib/evidence/store.
 import { createLedger } from '../../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../../lambdas/lib/logger.ts';
 import { createWebhookStore } from '../../../../lambdas/lib/notifications/store.ts';
+import { unavailableReceiptSigner } from '../../../../lambdas/lib/receipts/runtime.ts';
 import { openSession } from '../../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../../lambdas/reauthenticate/reauthenticate.ts';
 import { reconcile } from '../../../../lambdas/reconcile/reconcile.ts';
@@ -213,6 +214,7 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
         allowLoopback: true,
       },
       baseUrl: '',
+      receipts: unavailableReceiptSigner(),
       maxBodyBytes: MAX_BODY_BYTES,
       mcpAnswerTenants: new Set(options.mcpAnswerTenants ?? []),
     };
