@@ -1,7 +1,8 @@
 /**
  * Reading what a form would submit, for a write approved on its effect (`approve: 'effect'`):
- * every control of the form the commit button belongs to, with its value as the page holds it
- * (a password field marked secret), and texts the step names (an amount the site computed).
+ * every field a person sees in the form the commit button belongs to, with its value as the page
+ * holds it (a password field marked secret; hidden fields, such as a nonce or an id the page makes
+ * at each load, left out), and texts the step names (an amount the site computed).
  * A commit with no element (a goto) has no form: its effect is the texts alone.
  */
 import type { Locator } from 'playwright-core';
@@ -60,7 +61,8 @@ function formControls(commit: Locator): Promise<Control[]> {
         )
           continue;
         const type = c instanceof HTMLInputElement ? c.type : c.tagName.toLowerCase();
-        if (['submit', 'button', 'reset', 'image', 'file'].includes(type)) continue;
+        // Hidden fields (nonces, ids the page makes at each load) are no part of what a person approves.
+        if (['submit', 'button', 'reset', 'image', 'file', 'hidden'].includes(type)) continue;
         const label = c.labels?.[0]?.textContent?.replace(/\s+/g, ' ').trim();
         const name = c.name || c.id || label || type;
         let value: string;
@@ -73,7 +75,7 @@ function formControls(commit: Locator): Promise<Control[]> {
             .join(', ');
         } else value = c.value;
         out.push({
-          name: label && c.type !== 'hidden' ? `${label} (${name})` : name,
+          name: label ? `${label} (${name})` : name,
           value,
           secret: type === 'password',
         });
