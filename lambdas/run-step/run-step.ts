@@ -567,7 +567,12 @@ class StepAttempt {
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
     const guard =
-      step.kind === 'write' ? await this.#attached.guardWrites(deps.settings.writeGuard) : undefined;
+      step.kind === 'write'
+        ? await this.#attached.guardWrites({
+            ...deps.settings.writeGuard,
+            ...(step.commits ? { commits: step.commits } : {}),
+          })
+        : undefined;
     let evidence: Evidence | null;
     let guarded: WriteGuardReport | undefined;
     this.#commitFrom = new Date(deps.clock().getTime()).toISOString();

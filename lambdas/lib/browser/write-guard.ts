@@ -37,6 +37,8 @@
 import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from 'playwright-core';
 import {
   type AnswerSeen,
+  type CommitsSpec,
+  committingRequest,
   type SentRequest as GuardedRequest,
   originAndPath,
   UNSAFE_METHODS,
@@ -76,6 +78,12 @@ export interface WriteGuardOptions {
   prevent: boolean;
   /** Read the browser's network log for resends. */
   detect: boolean;
+  /**
+   * The request that commits the step's write, when the step names it (`commits`): only it is
+   * held for the flush; the page's other unsafe requests (a heartbeat, autosave) wait beside it
+   * like any other request. Without it every unsafe request is treated as the write.
+   */
+  commits?: CommitsSpec | undefined;
 }
 
 /** The guard over one write step: `finish` stops it and reports. */
@@ -125,11 +133,16 @@ export async function startWriteGuard(
   let hooked = false;
   let flushesConfirmed = true;
   const writes = options.prevent ? new WritesInFlight(context) : undefined;
+  const isCommit = options.commits ? committingRequest(options.commits) : undefined;
   if (writes) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
+        // The page's own (a heartbeat every 200 ms would otherwise queue behind flushes and hold
+        // the page's reads for seconds): it waits while the write is in flight, never flushes.
+        if (isCommit && !isCommit(request.method(), request.url()))
+          return writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
         const closer = await opening;
         // No helper: the request goes as it would without the guard (the report says so).
         if (!closer) return;

@@ -207,4 +207,54 @@ describe('Function: startWriteGuard', () => {
     // Created at the sockets page: waited for, not loaded a second time.
     expect(helper.waitForURL).toHaveBeenCalledWith('chrome://net-internals/#sockets', expect.anything());
   });
+  it("when the step names its commit, flushes for that request only: the page's heartbeat goes without waiting", async () => {
+    const order: string[] = [];
+    const listeners = new Set<(p: unknown) => void>();
+    const helper = {
+      url: () => 'chrome://net-internals/#sockets',
+      waitForURL: vi.fn(async () => undefined),
+      evaluate: vi.fn(async (fn: unknown) => {
+        if (typeof fn === 'string') order.push('flush');
+        return true;
+      }),
+      close: vi.fn(async () => undefined),
+    };
+    const context = {
+      newPage: vi.fn(),
+      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
+      off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
+      newCDPSession: async () => ({
+        send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
+        detach: async () => undefined,
+      }),
+    };
+    const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
+    const browser = {
+      newBrowserCDPSession: vi.fn(async () => ({
+        send: vi.fn(async () => {
+          setTimeout(() => {
+            for (const l of [...listeners]) l(helper);
+          }, 0);
+          return { targetId: 'helper-1' };
+        }),
+        detach: async () => undefined,
+      })),
+    };
+    const hook: { beforeUnsafe?: (r: unknown) => Promise<void> } = {};
+    const guard = await startWriteGuard(
+      browser as unknown as Browser,
+      page as unknown as Page,
+      hook as never,
+      async () => undefined,
+      { prevent: true, detect: false, commits: { method: 'POST', path: '^/order$' } },
+    );
+    const request = (method: string, url: string) => ({ method: () => method, url: () => url });
+    await hook.beforeUnsafe?.(request('POST', 'https://shop.example/heartbeat'));
+    order.push('heartbeat');
+    await hook.beforeUnsafe?.(request('POST', 'https://shop.example/order'));
+    order.push('order');
+    expect(order).toEqual(['heartbeat', 'flush', 'flush', 'order']);
+    // Both counted as the page's unsafe requests; the guard prevented what it had to.
+    expect(await guard.finish()).toMatchObject({ prevented: true, unsafeRequests: 2 });
+  });
 });
