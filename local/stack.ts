@@ -39,7 +39,12 @@ import {
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
 import { onRefused, type StackPolicies } from './iam/index.ts';
-import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
+import {
+  createLambdaRunner,
+  type IamRefusedEvent,
+  type LambdaRunner,
+  type LambdaRuntime,
+} from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
@@ -123,6 +128,11 @@ export interface LocalStackOptions {
   applications?: Record<string, ApplicationConfig>;
   /** Answer times the demo sites imitate (`npm start -- --site-latency p50=300,p95=1200`); default: none. */
   siteLatency?: LatencyProfile;
+  /**
+   * The Node the functions run on, as Lambda's runtime, and whether they read a compile cache
+   * (`ensureLambdaNode()` gives Lambda's Node 22); default: this process's Node, no cache.
+   */
+  lambdaRuntime?: LambdaRuntime;
 }
 
 export interface LocalStack {
@@ -312,6 +322,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       env,
       output: options.workerOutput ?? 'ignore',
       playbookRegistry,
+      ...(options.lambdaRuntime ? { runtime: options.lambdaRuntime } : {}),
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());

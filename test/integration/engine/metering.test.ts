@@ -116,12 +116,16 @@ describe('Function: meterInvocation', () => {
     'counts the states of a checkpoint written from the %s state (%#: the task, and Route after RunNextStep)',
     async (_state, event, states) => {
       const jobId = await newJob();
+      const queued = await ledger.getJob(tenantId, jobId);
+      const running = await ledger.transition(tenantId, jobId, 'RUNNING', {
+        expectedVersion: queued.version,
+      });
       await meterInvocation(deps(), 'RunStep', { ...event, tenantId, jobId }, async (d) => {
         now += 30;
         await d.ledger.completeStep({
           tenantId,
           jobId,
-          expectedVersion: (await d.ledger.getJob(tenantId, jobId)).version,
+          expectedVersion: running.version,
           stepIndex: 0,
           step: 's0',
           attempt: 1,
@@ -130,10 +134,9 @@ describe('Function: meterInvocation', () => {
         });
         return { outcome: 'completed' };
       });
-      const { job, entries } = await ledger.readJob(tenantId, jobId);
+      const { entries } = await ledger.readJob(tenantId, jobId);
       expect(entries.find((e) => e.type === 'step-completed')?.cost.stateTransitions).toBe(states);
       expect(entries.filter((e) => e.type === 'invocation')).toHaveLength(0);
-      expect(job.cost.stateTransitions).toBe(states);
     },
   );
 
