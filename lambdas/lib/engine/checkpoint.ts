@@ -52,6 +52,8 @@ export async function writeCheckpoint(
     tenantId: job.tenantId,
     jobId: job.jobId,
     expectedVersion: job.version,
+    // Nothing is read back: the job it leaves follows from the job as read.
+    job,
     stepIndex,
     step: step.id,
     attempt: Math.max(1, at.attempt),
