@@ -38,6 +38,8 @@ export interface FaultPointEvent {
   requestId?: string;
   point: FaultPoint;
   info: FaultPointInfo;
+  /** The worker process's CPU time so far, ms (on the clock of the invocation's `usage.cpuStartMs`). */
+  cpuMs?: number;
 }
 
 /** A worker process started. */

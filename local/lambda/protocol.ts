@@ -36,6 +36,8 @@ export interface ReadyMessage {
 export interface InvocationUsage {
   /** The process's CPU time (user + system) during the invocation, ms. */
   cpuMs: number;
+  /** The process's CPU time before the invocation began, ms: a fault point's `cpuMs` is on the same clock. */
+  cpuStartMs: number;
   /** AWS calls sent during the invocation (each attempt), by `<client>.<command>`, e.g. `DynamoDB.Query`. */
   awsCalls: Record<string, number>;
 }

@@ -142,6 +142,7 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
         requestId: worker.requestId,
         point: message.point,
         info: message.info,
+        ...(message.cpuMs === undefined ? {} : { cpuMs: message.cpuMs }),
       };
       events.emit('fault-point', detail);
       const hit = matchFault(armed, message, functionName, functionNameOf);

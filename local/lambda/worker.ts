@@ -116,7 +116,13 @@ async function invoke(message: InvokeMessage): Promise<void> {
   /** What the invocation used: its process CPU (user + system) and its AWS calls. */
   const usage = (): { usage: InvocationUsage } => {
     const cpu = process.cpuUsage(cpuAtStart);
-    return { usage: { cpuMs: (cpu.user + cpu.system) / 1000, awsCalls: calls } };
+    return {
+      usage: {
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuStartMs: (cpuAtStart.user + cpuAtStart.system) / 1000,
+        awsCalls: calls,
+      },
+    };
   };
   try {
     const value = await handler(payload, context);
