@@ -27,6 +27,13 @@ export interface FunctionUsage {
   awsCalls: Record<string, number>;
 }
 
+/** One RunStep invocation as the benchmark saw it. */
+export interface RunStepInvocation {
+  /** The step's index (0-based), from its fault points; absent when it ran no step's action. */
+  stepIndex?: number;
+  awsCalls: Record<string, number>;
+}
+
 /** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
 export interface MeasuredRun extends BelayRun {
   /** Invocations the local Lambda runner served during the job (the job ran alone). */
@@ -41,6 +48,8 @@ export interface MeasuredRun extends BelayRun {
   runStepPhases: RunStepPhaseTotals;
   /** CPU and AWS calls by function (`run-step`, `start`, `finish`...). */
   usageByFunction: Record<string, FunctionUsage>;
+  /** Each RunStep invocation that answered: the step it ran (none for a relay or a wait asked before acting) and its AWS calls. */
+  runStepInvocations: RunStepInvocation[];
   /** Load average when the run started and ended. */
   load: { start: LoadAverage; end: LoadAverage };
   /** With a crash: what the recovery took, from the kill to the re-run of the step. */
@@ -200,6 +209,14 @@ export class BenchContext {
       lambdaMs += e.durationMs;
       const fn = e.functionName.replace(/^belay-/, '');
       byFunction[fn] = (byFunction[fn] ?? 0) + e.durationMs;
+      if (e.usage && RUN_STEP.test(e.functionName)) {
+        const stepIndex = stepOf.get(e.requestId);
+        runStepInvocations.push({
+          ...(stepIndex === undefined ? {} : { stepIndex }),
+          awsCalls: e.usage.awsCalls,
+        });
+      }
+      stepOf.delete(e.requestId);
       if (e.usage) {
         const u = usageByFunction[fn] ?? { invocations: 0, cpuMs: 0, awsCalls: {} };
         usageByFunction[fn] = u;
@@ -222,7 +239,13 @@ export class BenchContext {
     const onFault = (): void => {
       killedAt ??= performance.now();
     };
-    const onPoint = (e: FaultPointEvent): void => phases.point(e, performance.now());
+    const stepOf = new Map<string, number>();
+    const runStepInvocations: RunStepInvocation[] = [];
+    const onPoint = (e: FaultPointEvent): void => {
+      phases.point(e, performance.now());
+      if (e.requestId !== undefined && e.info.stepIndex !== undefined && RUN_STEP.test(e.functionName))
+        stepOf.set(e.requestId, e.info.stepIndex);
+    };
     // The killed invocation's failure in the history, then its re-run scheduled.
     let failedAt: number | undefined;
     let retriedAt: number | undefined;
@@ -259,6 +282,7 @@ export class BenchContext {
         coldStarts: cold,
         runStepPhases: phases.totals(),
         usageByFunction,
+        runStepInvocations,
         load: { start: loadStart, end: loadAverage() },
         ...(recovery ? { recovery } : {}),
       };
