@@ -183,7 +183,7 @@ export function countedFigures(samples: readonly CountedSample[]): Figure[] {
     'ms',
   );
   const everyCpu = f(
-    "warm: Belay's own CPU per step (every function)",
+    'warm: CPU per step, every function (steps included)',
     samples.map((s) => s.allCpuMsPerStep),
     'ms',
   );
@@ -222,7 +222,7 @@ export function countedFigures(samples: readonly CountedSample[]): Figure[] {
     { ...withAction, note: "the playbook's page work driven from the process included" },
     {
       ...everyCpu,
-      note: 'every function of the job (Start opens the browser session, Finish verifies the order)',
+      note: "every function of the job's workers (Start opens the browser session, Finish verifies the order)",
     },
   ];
 }
