@@ -2,6 +2,8 @@
  * The app's settings, read once from CDK context (`cdk.json` or `--context key=value`)
  * and checked, so a typo fails the synth with the key's name instead of deploying a default.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
@@ -71,6 +73,21 @@ export const CONTEXT_KEYS = {
    * ids. Default: none, and people answer them all.
    */
   mcpAnswerTenants: 'belay:mcpAnswerTenants',
+  /**
+   * Path of a Node binary that is the functions' runtime: the Node of Lambda's `nodejs22.x`
+   * (same version, on ARM64 like the functions). Each bundle then ships V8's compile cache built
+   * by it (`.node-compile-cache/` beside `index.mjs`) and starts with `NODE_COMPILE_CACHE`
+   * pointing at it, so a cold start deserializes the bundle and playwright-core instead of
+   * compiling them. A cache that does not match the runtime is passed over silently (see
+   * DESIGN.md, "Cold starts on Lambda's Node"). Default: none, no cache.
+   */
+  lambdaNode: 'belay:lambdaNode',
+  /**
+   * The Lambda runtime version to pin every function to (runtime management `Manual`, an ARN
+   * `arn:aws:lambda:<region>::runtime:<id>`): the one whose Node is `belay:lambdaNode`, so the
+   * compile cache keeps matching until the next deploy. Default: automatic runtime updates.
+   */
+  lambdaRuntimeVersion: 'belay:lambdaRuntimeVersion',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -104,6 +121,10 @@ export interface BelayConfig {
   readonly sourceMaps: boolean;
   /** Tenants whose agents may answer people's waits through MCP (`BELAY_MCP_ANSWER_TENANTS` of the API). */
   readonly mcpAnswerTenants: readonly string[];
+  /** The runtime's Node binary, which builds each bundle's compile cache (absolute path). */
+  readonly lambdaNode?: string;
+  /** The runtime version ARN the functions are pinned to. */
+  readonly lambdaRuntimeVersion?: string;
 }
 
 /** What the app uses when a key is not set. */
@@ -151,7 +172,35 @@ export function readConfig(scope: IConstruct): BelayConfig {
       DEFAULT_CONFIG.sourceMaps,
     ),
     mcpAnswerTenants: parseMcpAnswerTenants(context(CONTEXT_KEYS.mcpAnswerTenants)),
+    ...optional('lambdaNode', parseLambdaNode(context(CONTEXT_KEYS.lambdaNode))),
+    ...optional(
+      'lambdaRuntimeVersion',
+      parseLambdaRuntimeVersion(context(CONTEXT_KEYS.lambdaRuntimeVersion)),
+    ),
   };
+}
+
+/** Parses `belay:lambdaNode`: the path of an existing file (resolved from the working directory), default none. */
+export function parseLambdaNode(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value.trim() !== '' && existsSync(resolve(value))) return resolve(value);
+  throw new ConfigError(
+    CONTEXT_KEYS.lambdaNode,
+    value,
+    "the path of the Node binary of the functions' runtime",
+  );
+}
+
+/** Parses `belay:lambdaRuntimeVersion`: a Lambda runtime version ARN, default none. */
+export function parseLambdaRuntimeVersion(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && /^arn:aws[a-z-]*:lambda:[a-z0-9-]+::runtime:[0-9a-f]+$/.test(value))
+    return value;
+  throw new ConfigError(
+    CONTEXT_KEYS.lambdaRuntimeVersion,
+    value,
+    'a runtime version ARN, arn:aws:lambda:<region>::runtime:<id>',
+  );
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

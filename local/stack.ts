@@ -40,7 +40,12 @@ import {
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
 import { invokeAsStateMachine, onRefused, type StackPolicies } from './iam/index.ts';
-import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
+import {
+  createLambdaRunner,
+  type IamRefusedEvent,
+  type LambdaRunner,
+  type LambdaRuntime,
+} from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
 import { policyHeldSigner } from './receipt-signer.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
@@ -125,6 +130,11 @@ export interface LocalStackOptions {
   applications?: Record<string, ApplicationConfig>;
   /** Answer times the demo sites imitate (`npm start -- --site-latency p50=300,p95=1200`); default: none. */
   siteLatency?: LatencyProfile;
+  /**
+   * The Node the functions run on, as Lambda's runtime, and whether they read a compile cache
+   * (`ensureLambdaNode()` gives Lambda's Node 22); default: this process's Node, no cache.
+   */
+  lambdaRuntime?: LambdaRuntime;
 }
 
 export interface LocalStack {
@@ -316,6 +326,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       env,
       output: options.workerOutput ?? 'ignore',
       playbookRegistry,
+      ...(options.lambdaRuntime ? { runtime: options.lambdaRuntime } : {}),
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());

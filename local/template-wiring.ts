@@ -50,6 +50,8 @@ export interface TemplateWiring {
   variable(constructId: string, name: string): string | undefined;
   /** A function's timeout in the template (`Timeout`), in ms. */
   timeoutMs(constructId: string): number;
+  /** A function's memory in the template (`MemorySize`), in MB (Lambda's 128 when it says none). */
+  memoryMb(constructId: string): number;
   /** The template's event buses, by their local names. */
   buses: string[];
   /** The template's rules, with targets among `functionArns`; lines for what is left out go to `warnings`. */
@@ -103,6 +105,10 @@ export async function wireTemplate(
       if (typeof timeout !== 'number' || !(timeout > 0))
         throw new TemplateError(`the template ${file} gives ${constructId} no Timeout`);
       return timeout * 1000;
+    },
+    memoryMb(constructId) {
+      const memory = functionResource(constructId)?.Properties?.MemorySize;
+      return typeof memory === 'number' && memory >= 128 ? memory : 128;
     },
     buses: resourcesOfType(template, 'AWS::Events::EventBus').map((id) =>
       eventBusName(local.stackName, id, template.Resources[id]?.Properties),

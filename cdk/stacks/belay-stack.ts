@@ -408,6 +408,8 @@ export class BelayStack extends Stack {
       logRemovalPolicy: this.config.removalPolicy,
       playbookRegistry: this.playbookRegistry,
       sourceMaps: this.config.sourceMaps,
+      ...(this.config.lambdaNode ? { lambdaNode: this.config.lambdaNode } : {}),
+      ...(this.config.lambdaRuntimeVersion ? { lambdaRuntimeVersion: this.config.lambdaRuntimeVersion } : {}),
       ...props,
     });
   }

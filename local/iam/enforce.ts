@@ -59,6 +59,7 @@ const patchedStacks = new WeakSet<object>();
 let processSpec: EnforcementSpec | undefined;
 let installed: number | undefined;
 const listeners: ((refusal: Refusal) => void)[] = [];
+const callListeners: ((call: { clientName: string; commandName: string }) => void)[] = [];
 
 /** The spec a call is held to: the `runAs` scope's, the client's, or the process's. */
 function specFor(stack: object): EnforcementSpec | undefined {
@@ -68,10 +69,18 @@ function specFor(stack: object): EnforcementSpec | undefined {
 function iamMiddleware(stack: object) {
   return (next: Next, context: HandlerContext) =>
     async (args: { input: Record<string, unknown>; request?: unknown }): Promise<unknown> => {
-      const spec = specFor(stack);
-      if (!spec) return next(args);
       const clientName = context.clientName ?? 'UnknownClient';
       const commandName = context.commandName ?? 'UnknownCommand';
+      // Each attempt of a call, as the service sees (and bills) it: the SDK's retries wrap this step.
+      for (const listener of callListeners) {
+        try {
+          listener({ clientName, commandName });
+        } catch {
+          // A listener's failure must not change the call's outcome.
+        }
+      }
+      const spec = specFor(stack);
+      if (!spec) return next(args);
       for (const request of iamRequests(spec.facts, clientName, commandName, args.input ?? {})) {
         const decision = evaluate(spec.policy.statements, request);
         if (decision.allowed) continue;
@@ -176,6 +185,20 @@ export function bindClient(client: { middlewareStack: object }, spec: Enforcemen
 export function runAs<T>(spec: EnforcementSpec, fn: () => T): T {
   installIamEnforcement();
   return scope.run(spec, fn);
+}
+
+/**
+ * Tells `listener` of every AWS call this process sends (each attempt, allowed or refused, with
+ * or without a policy); returns a function that stops it. A Lambda worker counts its calls
+ * per invocation with it.
+ */
+export function onCall(listener: (call: { clientName: string; commandName: string }) => void): () => void {
+  installIamEnforcement();
+  callListeners.push(listener);
+  return () => {
+    const i = callListeners.indexOf(listener);
+    if (i >= 0) callListeners.splice(i, 1);
+  };
 }
 
 /** Tells `listener` of every refused call in this process; returns a function that stops it. */

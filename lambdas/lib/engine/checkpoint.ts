@@ -20,15 +20,15 @@ export interface CheckpointAt {
 
 /**
  * What one invocation cost when it ends by writing a checkpoint: the invocation, its time,
- * the browser time (the step's own work when known, else the whole invocation), its two
- * states (the task and `Route`) and the transaction's two writes.
+ * the browser time (the step's own work when known, else the whole invocation) and the
+ * transaction's two writes. Its states are the metered ledger's to stamp (`statesOf`): they
+ * depend on the state that invoked it (`RunStep` alone, `RunNextStep` with `Route`).
  */
 export function checkpointCost(elapsedMs: number, actionMs?: number, heartbeats = 0): Partial<Cost> {
   return {
     lambdaInvocations: 1,
     lambdaMs: elapsedMs,
     browserSeconds: (actionMs ?? elapsedMs) / 1000,
-    stateTransitions: 2,
     // The transaction's two, and the write owner's heartbeats (`write-owner.ts`).
     dynamoWrites: 2 + heartbeats,
   };
@@ -53,6 +53,8 @@ export async function writeCheckpoint(
     tenantId: job.tenantId,
     jobId: job.jobId,
     expectedVersion: job.version,
+    // Nothing is read back: the job it leaves follows from the job as read.
+    job,
     stepIndex,
     step: step.id,
     attempt: Math.max(1, at.attempt),

@@ -57,9 +57,16 @@ class Noop extends Error {}
  * or a spurious `StaleCheckpointError`. Transactions return no values, so the job is read
  * back with a consistent GetItem (it reflects this write, and any that landed since).
  * When the handler says `NOOP` (the job is already where the caller wants it), nothing is
- * written and the current job is returned.
+ * written and the current job is returned. A caller that knows what its write leaves (the
+ * checkpoint, `completeStep`) uses {@link commitJobWrite} and reads nothing back.
  */
 export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ job: Job; written: boolean }> {
+  const written = await commitJobWrite(ctx, write);
+  return { job: await getLiveJob(ctx, write.tenantId, write.jobId, write.operation), written };
+}
+
+/** The transaction of {@link writeJob}, without the read back: whether it wrote (false: `NOOP`). */
+export async function commitJobWrite(ctx: LedgerContext, write: JobWrite): Promise<boolean> {
   const { tenantId, jobId, update, entry, operation } = write;
   const now = ctx.now();
   // The job's cost is the sum of its entries' costs: every entry written with the job adds its own.
@@ -81,7 +88,6 @@ export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ j
     ...update.build(),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  let written = true;
   try {
     if (entry === undefined) await transact(ctx, { operation, onConditionFailed }, [{ Update: jobUpdate }]);
     else {
@@ -99,11 +105,11 @@ export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ j
         transact: (context, items) => transact(ctx, context, items),
       });
     }
+    return true;
   } catch (err) {
     if (!(err instanceof Noop)) throw err;
-    written = false;
+    return false;
   }
-  return { job: await getLiveJob(ctx, tenantId, jobId, operation), written };
 }
 
 /** Adds an entry's (non-zero) cost counters to the job item's totals. */

@@ -8,6 +8,8 @@ import {
   parseAnchorBaseUrl,
   parseApiThrottle,
   parseDefaultPlan,
+  parseLambdaNode,
+  parseLambdaRuntimeVersion,
   parseProvisionedRunSteps,
   readConfig,
 } from '../../../cdk/config.ts';
@@ -167,5 +169,28 @@ describe('Function: parseApiThrottle, parseAnchorBaseUrl, parseDefaultPlan', () 
         /'belay:provisionedRunSteps' must be a whole number from 0 to 1000/,
       );
     }
+  });
+});
+
+describe('Function: parseLambdaNode, parseLambdaRuntimeVersion', () => {
+  it('takes an existing binary (made absolute) and a runtime version ARN; nothing by default', () => {
+    expect(parseLambdaNode(undefined)).toBeUndefined();
+    expect(parseLambdaNode(process.execPath)).toBe(process.execPath);
+    expect(parseLambdaRuntimeVersion(undefined)).toBeUndefined();
+    const arn = 'arn:aws:lambda:us-east-1::runtime:a1b2c3d4e5f6';
+    expect(parseLambdaRuntimeVersion(arn)).toBe(arn);
+  });
+
+  it.each([
+    [() => parseLambdaNode('/no/such/node'), 'belay:lambdaNode'],
+    [() => parseLambdaNode(''), 'belay:lambdaNode'],
+    [() => parseLambdaRuntimeVersion('nodejs22.x'), 'belay:lambdaRuntimeVersion'],
+    [
+      () => parseLambdaRuntimeVersion('arn:aws:lambda:us-east-1:123456789012:function:x'),
+      'belay:lambdaRuntimeVersion',
+    ],
+  ])('refuses what cannot be the runtime (%#), naming the key', (parse, key) => {
+    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow(key);
   });
 });

@@ -152,9 +152,10 @@ describe('Example: examples/wordpress', () => {
     const loaded = playbooks[0];
     if (loaded?.kind !== 'declarative') throw new Error('expected the declarative example');
     expect(loaded.spec.applications.wordpress?.formSignIn).toEqual(WORDPRESS_FORM_SIGN_IN);
-    expect(loaded.playbook.steps.map((s) => [s.id, s.kind, s.needsApproval === true])).toEqual([
+    // The draft is approved on what the form would submit (its effect), not by a plain approval.
+    expect(loaded.playbook.steps.map((s) => [s.id, s.kind, s.approve ?? (s.needsApproval === true)])).toEqual([
       ['wp-sign-in', 'read', false],
-      ['create-draft', 'write', true],
+      ['create-draft', 'write', 'effect'],
       ['read-draft-id', 'read', false],
     ]);
   });
