@@ -154,6 +154,16 @@ export function redactText(
           return `[card ****${digits.slice(-4)}]`;
         });
   out = out.replace(BEARER, `$1${REDACTED}`).replace(API_KEY, REDACTED);
+  return maskKnownSecrets(out, scope);
+}
+
+/**
+ * Masks only the registered secrets of `scope` (credentials a store handled), leaving every
+ * other value as it is: for what a person approves as a form's values, where a number that
+ * merely looks like a card is the value being approved.
+ */
+export function maskKnownSecrets(text: string, scope: SecretScope = currentScope()): string {
+  let out = text;
   const tenants = scope === ALL_TENANTS ? [...KNOWN_SECRETS.values()] : [KNOWN_SECRETS.get(scope.tenantId)];
   for (const values of tenants) {
     for (const secret of values?.keys() ?? []) {
