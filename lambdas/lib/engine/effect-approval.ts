@@ -26,8 +26,10 @@ export function approvesEffect(step: Pick<Step, 'approve'>): boolean {
 
 /**
  * The effect with every secret masked (fields marked secret, and registered secrets anywhere in
- * a value), and its hash. A secret's change is therefore not seen: secrets come from the vault,
- * not from the page or the inputs.
+ * a value or an action), and its hash. A secret's change is therefore not seen: secrets come from
+ * the vault, not from the page or the inputs. An agent step's planned actions are hashed with the
+ * fields, in order; an effect without actions hashes as its fields alone (as before actions were
+ * part of it), so an approval recorded then still matches.
  */
 export function sealEffect(effect: Effect): SealedEffect {
   const fields: EffectField[] = effect.fields.map((f) => ({
@@ -35,21 +37,53 @@ export function sealEffect(effect: Effect): SealedEffect {
     value: f.secret ? SECRET_VALUE : maskKnownSecrets(f.value),
     ...(f.secret ? { secret: true as const } : {}),
   }));
-  const canonical = JSON.stringify(fields.map((f) => [f.name, f.value]));
-  return { effect: { fields }, hash: createHash('sha256').update(canonical).digest('hex') };
+  const pairs = fields.map((f) => [f.name, f.value]);
+  const actions = effect.actions?.map((a) => maskKnownSecrets(a));
+  const canonical = JSON.stringify(actions ? { fields: pairs, actions } : pairs);
+  return {
+    effect: { fields, ...(actions ? { actions } : {}) },
+    hash: createHash('sha256').update(canonical).digest('hex'),
+  };
 }
 
 /** One difference between the effect approved and the one the page would submit now. */
 export interface EffectChange {
+  /** The field's name, or `action <n>` for an agent step's planned action (1-based). */
   name: string;
+  /** The difference is in the planned actions, not in a field. */
+  action?: true;
   /** The approved value; absent: the field is new. */
   before?: string;
   /** The value now; absent: the field is gone. */
   after?: string;
 }
 
-/** The fields that differ between `before` and `after`, in the order they appear. */
+/**
+ * The fields that differ between `before` and `after`, in the order they appear, then the
+ * planned actions that differ, by position (an action planned at `n` in one and not the other is
+ * new or gone).
+ */
 export function effectChanges(before: Effect, after: Effect): EffectChange[] {
+  return [...fieldChanges(before, after), ...actionChanges(before.actions ?? [], after.actions ?? [])];
+}
+
+function actionChanges(before: readonly string[], after: readonly string[]): EffectChange[] {
+  const changes: EffectChange[] = [];
+  for (let i = 0; i < Math.max(before.length, after.length); i++) {
+    const was = before[i];
+    const now = after[i];
+    if (was === now) continue;
+    changes.push({
+      name: `action ${i + 1}`,
+      action: true,
+      ...(was === undefined ? {} : { before: was }),
+      ...(now === undefined ? {} : { after: now }),
+    });
+  }
+  return changes;
+}
+
+function fieldChanges(before: Effect, after: Effect): EffectChange[] {
   const was = new Map(before.fields.map((f) => [f.name, f.value]));
   const now = new Map(after.fields.map((f) => [f.name, f.value]));
   const changes: EffectChange[] = [];
@@ -91,5 +125,8 @@ export function effectApproval(entries: readonly LedgerEntry[], step: string): E
 /** The effect an `effect-prepared` or `effect-changed` entry holds. */
 export function sealedOf(entry: Pick<LedgerEntry, 'detail'>): SealedEffect {
   const effect = entry.detail?.effect as Effect | undefined;
-  return { effect: { fields: effect?.fields ?? [] }, hash: String(entry.detail?.hash ?? '') };
+  return {
+    effect: { fields: effect?.fields ?? [], ...(effect?.actions ? { actions: effect.actions } : {}) },
+    hash: String(entry.detail?.hash ?? ''),
+  };
 }

@@ -18,6 +18,13 @@ export type StepKind = 'read' | 'write';
  */
 export interface Effect {
   fields: EffectField[];
+  /**
+   * An agent step's planned actions up to and including its commit, in order, each as the ledger
+   * records it (the job's values as references: `fill textbox "Phone" = "{{inputs.phone}}"`,
+   * `click button "Save"`). Part of what is approved and hashed: a model that plans otherwise
+   * changes the effect. Absent for scripted steps, whose actions are the playbook's own.
+   */
+  actions?: string[];
 }
 
 /** One field of an {@link Effect}: its name for people, its value, and whether the value is a secret. */
@@ -252,6 +259,13 @@ export interface StepContext<I = Record<string, unknown>> {
   beforeAction?: { evidence: Evidence | null } | undefined;
   /** The step's own action record (agent steps); see {@link StepActions}. */
   actions: StepActions;
+  /**
+   * `approve: 'effect'`, set by the engine while it prepares the write once a person approved an
+   * effect: whether `effect` is exactly the one approved (compared by its hash). An agent step
+   * asks it before each action that may commit, so it stops short of the approved commit
+   * instead of running it; undefined before any approval (and for every other step).
+   */
+  approvedEffect?: ((effect: Effect) => boolean) | undefined;
   /**
    * The job's files in the team's volume (`tenants/<tenant>/jobs/<job>/`): a download saved
    * there by one step, read back by a later one in another session or application. The

@@ -236,12 +236,15 @@ export function registerAnswers(program: Command, ctx: CommandContext): void {
 function effectLines(effect: EffectView): string {
   const changes = effect.changes?.length
     ? `changed since approved${effect.approvedBy ? ` by ${effect.approvedBy}` : ''}:\n${table([
-        ['FIELD', 'APPROVED', 'NOW'],
+        ['FIELD OR ACTION', 'APPROVED', 'NOW'],
         ...effect.changes.map((c) => [c.name, c.before ?? '(none)', c.after ?? '(none)']),
       ])}\n`
+    : '';
+  const actions = effect.actions?.length
+    ? `\nplanned actions (the last one commits):\n${effect.actions.map((a, i) => `  ${i + 1}. ${a}`).join('\n')}`
     : '';
   return `${changes}would submit (effect ${effect.hash.slice(0, 16)}):\n${table([
     ['FIELD', 'VALUE'],
     ...effect.fields.map((f) => [f.name, f.value]),
-  ])}`;
+  ])}${actions}`;
 }

@@ -120,7 +120,7 @@ function effectTable(effect: EffectView): SafeHtml {
   return html`${
     effect.changes?.length
       ? html`<h4>What changed since it was approved${effect.approvedBy ? html` by <code>${effect.approvedBy}</code>` : ''}</h4>
-    <table class="effect-changes"><thead><tr><th scope="col">Field</th><th scope="col">Approved</th><th scope="col">Now</th></tr></thead><tbody>${effect.changes.map(
+    <table class="effect-changes"><thead><tr><th scope="col">Field or action</th><th scope="col">Approved</th><th scope="col">Now</th></tr></thead><tbody>${effect.changes.map(
       (c) =>
         html`<tr><th scope="row">${c.name}</th><td>${c.before ?? '(none)'}</td><td>${c.after ?? '(none)'}</td></tr>`,
     )}</tbody></table>`
@@ -129,7 +129,13 @@ function effectTable(effect: EffectView): SafeHtml {
   <h4>What the job would submit</h4>
   <table class="effect"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${effect.fields.map(
     (f) => html`<tr><th scope="row">${f.name}</th><td>${f.value}</td></tr>`,
-  )}</tbody></table>
+  )}</tbody></table>${
+    effect.actions?.length
+      ? html`
+  <h4>What the agent will do (the last action commits)</h4>
+  <ol class="effect-actions">${effect.actions.map((a) => html`<li><code>${a}</code></li>`)}</ol>`
+      : ''
+  }
   <p class="note">Effect <code>${effect.hash.slice(0, 16)}</code>: your approval is recorded against it.</p>`;
 }
 

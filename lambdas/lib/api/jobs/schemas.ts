@@ -68,12 +68,26 @@ export const EffectViewSchema = z
       .string()
       .meta({ description: 'sha256 of the effect: send it back as effectHash when you approve.' }),
     fields: z.array(EffectFieldSchema),
+    actions: z.array(z.string()).optional().meta({
+      description:
+        "An agent step: its planned actions in order, the last one the commit; the job's values as references ({{inputs.phone}}). Part of what is approved.",
+    }),
     changes: z
-      .array(z.object({ name: z.string(), before: z.string().optional(), after: z.string().optional() }))
+      .array(
+        z.object({
+          name: z.string(),
+          action: z
+            .literal(true)
+            .optional()
+            .meta({ description: 'A planned action (name: action <n>), not a field.' }),
+          before: z.string().optional(),
+          after: z.string().optional(),
+        }),
+      )
       .optional()
       .meta({
         description:
-          'Asked again: what differs from the effect approved before (nothing was submitted). A field with no before is new; with no after, gone.',
+          'Asked again: what differs from the effect approved before (nothing was submitted). A field or action with no before is new; with no after, gone.',
       }),
     approvedBy: z.string().optional().meta({ description: 'Asked again: who approved the earlier effect.' }),
     screenshot: z

@@ -142,6 +142,7 @@ export function effectView(entries: readonly LedgerEntry[], step: string): Effec
   return {
     hash,
     fields: redact(effect.fields),
+    ...(effect.actions ? { actions: redact(effect.actions) } : {}),
     ...(changes ? { changes: redact(changes) } : {}),
     ...(typeof entry.detail?.approvedBy === 'string' ? { approvedBy: entry.detail.approvedBy } : {}),
     ...(entry.screenshot ? { screenshot: screenshotPath(entry.jobId, entry.screenshot) } : {}),
