@@ -6,7 +6,7 @@ import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
-import { classifyRequests, commitLimit, type SentRequest } from '../lib/commits.ts';
+import { classifyRequests, commitLimit, committingRequest, type SentRequest } from '../lib/commits.ts';
 import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
@@ -17,7 +17,14 @@ import {
   writeCheckpoint,
 } from '../lib/engine/checkpoint.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
-import { approvesEffect, effectApproval, effectChanges, sealEffect } from '../lib/engine/effect-approval.ts';
+import {
+  approvesEffect,
+  type EffectApproval,
+  effectApproval,
+  effectChanges,
+  type SealedEffect,
+  sealEffect,
+} from '../lib/engine/effect-approval.ts';
 import {
   DeadlineExceededError,
   DriftFoundError,
@@ -506,9 +513,8 @@ class StepAttempt {
   async #approveEffect(): Promise<StepOutcome | undefined> {
     const { deps, step } = this;
     if (!approvesEffect(step) || !step.prepare || !step.effectOf) return undefined;
-    await step.prepare(this.#page, this.#ctx);
-    const sealed = sealEffect(await step.effectOf(this.#page, this.#ctx));
     const approval = effectApproval(this.entries, step.id);
+    const sealed = await this.#prepareEffect(step, approval);
     if (approval.state === 'approved' && approval.hash === sealed.hash) {
       this.#prepared = true;
       return undefined;
@@ -540,6 +546,30 @@ class StepAttempt {
       stepIndex: this.stepIndex,
       wait: waitRequest(this.#current, 'approval', step.id, reason, deps.settings.parkAfterSeconds),
     };
+  }
+
+  /**
+   * Prepares a write approved on its effect and seals what it would submit. An agent step is
+   * prepared with its committing request refused (never sent: the action that would send it is
+   * its commit), and is told which effect was approved, so it stops short of that commit.
+   */
+  async #prepareEffect(step: Step, approval: EffectApproval): Promise<SealedEffect> {
+    const prepare = step.prepare as NonNullable<Step['prepare']>;
+    const effectOf = step.effectOf as NonNullable<Step['effectOf']>;
+    const agent = 'agent' in step;
+    const refusing = agent
+      ? await this.#attached.refuseWrites(commitLimit(step)?.once.commits ?? committingRequest(step.commits))
+      : undefined;
+    this.#ctx.approvedEffect =
+      approval.state === 'approved' ? (effect) => sealEffect(effect).hash === approval.hash : undefined;
+    try {
+      await prepare(this.#page, this.#ctx);
+      return sealEffect(await effectOf(this.#page, this.#ctx));
+    } finally {
+      this.#ctx.approvedEffect = undefined;
+      const refused = refusing?.end() ?? [];
+      if (refused.length > 0) this.deps.log.info('prepared up to its commit', { step: step.id, refused });
+    }
   }
 
   /**

@@ -1,12 +1,19 @@
 import type { Page } from 'playwright-core';
-import type { ActionCacheKey, ActionEntryType, StepContext } from '../playbooks/contract.ts';
+import type { ActionCacheKey, ActionEntryType, Effect, StepContext } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { render } from '../playbooks/template.ts';
 import { type AgentAction, describeAction, parseAction, targetOf } from './actions.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
 import { type JobValues, type Scalar, valueScope, valuesOf } from './cache/placeholders.ts';
-import { HealAfterWriteError, paidUsage, TargetNotFoundError } from './errors.ts';
+import { effectAt, type ReachedCommit } from './effect.ts';
+import {
+  CommitNotReachedError,
+  HealAfterWriteError,
+  paidUsage,
+  RequestRefusedError,
+  TargetNotFoundError,
+} from './errors.ts';
 import { executeAction, resolvesToOne } from './execute.ts';
 import { failedCallRecord, modelCallRecord } from './model-call.ts';
 import {
@@ -24,6 +31,9 @@ import { type Planned, planReplay } from './replay.ts';
 import { settleAfter } from './settle.ts';
 import { type AgentSpec, type AgentStepOptions, stepSecrets } from './step-options.ts';
 import { declaredTargets, type VetRules, vetAction } from './vet.ts';
+
+/** How an action, a replay or a cached list ended: go on, the step is done, or (preparing) the commit is reached. */
+type Next = 'next' | 'done' | 'commit';
 
 /** A cache entry this attempt runs from: each action as stored (placeholders) and as it runs (the job's values). */
 interface CachedRun {
@@ -47,6 +57,15 @@ export class AgentRun<I> {
   #answers: string[] = [];
   #asked = 0;
   #mayHaveWritten = false;
+  /** `approve: 'effect'`: preparing up to the commit (see {@link AgentRun.prepare}). */
+  #preparing = false;
+  /** The page actions this attempt executed, in order, each with its line as recorded (the planned actions). */
+  readonly #performed: { line: string; action: AgentAction }[] = [];
+  /** Preparing: where the commit was reached. */
+  #reached: ReachedCommit | undefined;
+  /** Preparing: the cache offer, made once the commit has run. */
+  #offerAtCommit: (() => void) | undefined;
+  #startUrl = '';
   readonly #goal: string;
   readonly #fields: Record<string, string>;
   readonly #spec: string;
@@ -77,6 +96,7 @@ export class AgentRun<I> {
   }
 
   async run(startUrl: string): Promise<void> {
+    this.#startUrl = startUrl;
     this.#secrets = await stepSecrets(this.options, this.ctx);
     const hidden = new Set(this.#sensitive.map(([, v]) => v));
     this.#view = {
@@ -106,10 +126,12 @@ export class AgentRun<I> {
         this.#history.push(`refused: ${this.#describeForModel(this.#resolved(item))}`);
         continue;
       }
-      if ((await this.#replay(item)) === 'done') return this.#offer(key, plan);
+      const next = await this.#replay(item);
+      if (next !== 'next') return this.#ended(next, key, plan);
     }
     if (plan) {
-      if ((await this.#fromCache(plan, n)) === 'done') return this.#offer(key, plan);
+      const next = await this.#fromCache(plan, n);
+      if (next !== 'next') return this.#ended(next, key, plan);
       n = Math.max(n, plan.actions.length);
     }
     const max = this.agent.maxActions;
@@ -126,10 +148,94 @@ export class AgentRun<I> {
       }
       await this.#record('action-chosen', n, decision, seen);
       await this.ctx.faultPoint('action-recorded', { action: n });
-      if ((await this.#perform(resolved)) === 'done') return this.#offer(key, plan);
+      const next = await this.#perform(resolved);
+      if (next !== 'next') return this.#ended(next, key, plan);
       await this.ctx.faultPoint('action-executed', { action: n });
     }
     this.ctx.log.warn('the agent step reached its bound on actions', { step: this.options.id, actions: max });
+  }
+
+  /**
+   * `approve: 'effect'`: runs the step up to the action that commits it, which is not run for
+   * its effect (the engine refuses the committing request meanwhile): before each action the
+   * effect of committing with it is read, and when the engine says it is the one approved the
+   * prepare stops short of it; otherwise the action runs, and the first whose request the engine
+   * refuses is the commit (its effect as read just before it). The page is then brought back to
+   * where that commit would run (from the start, this attempt's actions again, no model call) so
+   * the person's screenshot shows the form, not the refused request's error page.
+   *
+   * @throws CommitNotReachedError when the agent ends without reaching a commit
+   */
+  async prepare(startUrl: string): Promise<Effect> {
+    this.#preparing = true;
+    await this.run(startUrl);
+    const reached = this.#reached;
+    if (!reached) throw new CommitNotReachedError(this.options.id);
+    if (reached.ran) await this.#restore();
+    return reached.effect;
+  }
+
+  /**
+   * The approved commit: the one action `prepare` stopped short of, run now (under the engine's
+   * write guard), then the action list is offered to the cache. Nothing else runs after it: the
+   * step's verify decides.
+   */
+  async commit(): Promise<void> {
+    const reached = this.#reached;
+    if (!reached || reached.ran) throw new CommitNotReachedError(this.options.id);
+    this.#preparing = false;
+    await this.#perform(reached.action);
+    this.#offerAtCommit?.();
+  }
+
+  /** The loop ended: done offers the list to the cache; a reached commit offers it once the commit has run. */
+  #ended(next: Exclude<Next, 'next'>, key: ActionCacheKey, plan: CachedRun | undefined): void {
+    if (next === 'done') this.#offer(key, plan);
+    else this.#offerAtCommit = () => this.#offer(key, plan);
+  }
+
+  /** Back to where the reached commit would run: the start, then this attempt's actions before it. */
+  async #restore(): Promise<void> {
+    try {
+      await this.page.goto(this.#startUrl, { waitUntil: 'load' });
+      for (const { action } of this.#performed)
+        await settleAfter(this.page, () => executeAction(this.page, action, this.#secrets));
+    } catch (err) {
+      this.ctx.log.warn('the prepared page could not be brought back for its screenshot', {
+        step: this.options.id,
+        error: err instanceof Error ? err.name : 'unknown',
+      });
+    }
+  }
+
+  /**
+   * Preparing: the effect of committing with `action` now; stops short of it when that is the
+   * approved effect, else runs it and, when the engine refused its request, that was the commit.
+   */
+  async #prepareOne(action: AgentAction): Promise<Next> {
+    const line = describeAction(toRecorded(action, this.#values, this.#job).action);
+    const shows = (await this.options.shows?.(this.page, this.ctx)) ?? {};
+    const hidden = [...Object.values(this.#secrets), ...this.#sensitive.map(([, v]) => v)];
+    const effect = await effectAt(
+      this.page,
+      action,
+      [...this.#performed.map((p) => p.line), line],
+      shows,
+      hidden,
+    );
+    if (this.ctx.approvedEffect?.(effect)) {
+      this.#reached = { action, effect, ran: false };
+      return 'commit';
+    }
+    try {
+      await settleAfter(this.page, () => executeAction(this.page, action, this.#secrets));
+    } catch (err) {
+      if (!(err instanceof RequestRefusedError)) throw err;
+      this.#reached = { action, effect, ran: true };
+      return 'commit';
+    }
+    this.#performed.push({ line, action });
+    return 'next';
   }
 
   /** The key this step's actions are cached under: names, structure and ids only, never the job's values. */
@@ -173,7 +279,7 @@ export class AgentRun<I> {
    * element, a secret go only into its field. The first that fails is healed (one model call,
    * `action-healed`), unless an earlier action of this write may have committed it.
    */
-  async #fromCache(plan: CachedRun, after: number): Promise<'done' | 'next'> {
+  async #fromCache(plan: CachedRun, after: number): Promise<Next> {
     for (let i = after; i < plan.actions.length; i++) {
       const n = i + 1;
       const { stored, resolved } = plan.actions[i] as CachedRun['actions'][number];
@@ -199,7 +305,8 @@ export class AgentRun<I> {
         });
       }
       await this.ctx.faultPoint('action-recorded', { action: n });
-      if ((await this.#perform(action)) === 'done') return 'done';
+      const next = await this.#perform(action);
+      if (next !== 'next') return next;
       await this.ctx.faultPoint('action-executed', { action: n });
     }
     return 'next';
@@ -229,7 +336,7 @@ export class AgentRun<I> {
    * A recorded action again, with no model call, exactly as recorded, unless it cannot run so:
    * its target is gone, or an older ledger masked one of its values. Then it is healed.
    */
-  async #replay(item: Planned): Promise<'done' | 'next'> {
+  async #replay(item: Planned): Promise<Next> {
     let action = this.#resolved(item);
     const target = targetOf(action);
     if (holdsMask(action) || (target && !(await resolvesToOne(this.page, target)))) {
@@ -263,7 +370,7 @@ export class AgentRun<I> {
    * Executes one action (done and ask_person end the attempt) and waits until the page has
    * settled (`settleAfter`); its line joins the history.
    */
-  async #perform(action: AgentAction): Promise<'done' | 'next'> {
+  async #perform(action: AgentAction): Promise<Next> {
     if (action.name === 'done') return 'done';
     if (action.name === 'ask_person') {
       const answer = this.#answers[this.#asked++];
@@ -274,6 +381,11 @@ export class AgentRun<I> {
     // A click, a key or a navigation may send a write step's write: no heal after it.
     if (this.options.kind === 'write' && ['click', 'press', 'goto'].includes(action.name)) {
       this.#mayHaveWritten = true;
+    }
+    if (this.#preparing) {
+      const next = await this.#prepareOne(action);
+      if (next === 'next') this.#history.push(this.#describeForModel(action));
+      return next;
     }
     await settleAfter(this.page, () => executeAction(this.page, action, this.#secrets));
     this.#history.push(this.#describeForModel(action));

@@ -1,7 +1,8 @@
-import type { Step, StepContext } from '../playbooks/contract.ts';
+import type { Effect, Step, StepContext } from '../playbooks/contract.ts';
 import { appUrl, checkStart } from '../playbooks/page.ts';
 import { isAgentProbe, runAgentProbe } from './agent-probe.ts';
 import { AgentRun } from './agent-run.ts';
+import { CommitNotReachedError } from './errors.ts';
 import { type AgentSpec, type AgentStepOptions, stepSecrets } from './step-options.ts';
 
 export type { AgentStepOptions } from './step-options.ts';
@@ -68,6 +69,9 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
     run: async (page, ctx) => {
       await new AgentRun(options, step.agent, page, ctx).run(startUrl(ctx));
     },
+    ...(options.approve === 'effect' && options.kind === 'write'
+      ? effectParts(options, () => step.agent)
+      : {}),
     verify: (page, ctx) => options.verify(page, ctx),
     ...(options.check ? { check: options.check } : {}),
     ...(options.effect ? { effect: options.effect } : {}),
@@ -95,6 +99,38 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
     ...(options.refusal ? { refusal: options.refusal } : {}),
   };
   return step;
+}
+
+/**
+ * `approve: 'effect'`: the write in two parts around its commit. `prepare` runs the agent up to
+ * the action that commits and keeps that attempt's run (per step context: one attempt's), so
+ * `effectOf` gives what it read and `commit` runs exactly the action it stopped short of.
+ */
+function effectParts<I>(
+  options: AgentStepOptions<I>,
+  agent: () => AgentSpec,
+): Pick<Step<I>, 'approve' | 'prepare' | 'effectOf' | 'commit'> {
+  const prepared = new WeakMap<StepContext<I>, { run: AgentRun<I>; effect: Effect }>();
+  const preparedFor = (ctx: StepContext<I>): { run: AgentRun<I>; effect: Effect } => {
+    const found = prepared.get(ctx);
+    if (!found) throw new CommitNotReachedError(options.id);
+    return found;
+  };
+  return {
+    approve: 'effect',
+    prepare: async (page, ctx) => {
+      const run = new AgentRun(options, agent(), page, ctx);
+      prepared.delete(ctx);
+      const effect = await run.prepare(appUrl(ctx, options.app, options.start(ctx)));
+      prepared.set(ctx, { run, effect });
+    },
+    effectOf: async (_page, ctx) => preparedFor(ctx).effect,
+    commit: async (_page, ctx) => {
+      const { run } = preparedFor(ctx);
+      prepared.delete(ctx);
+      await run.commit();
+    },
+  };
 }
 
 function escapeRegExp(s: string): string {

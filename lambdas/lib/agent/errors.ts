@@ -106,3 +106,19 @@ export class RequestRefusedError extends BelayError {
     super('RequestRefusedError', 'request-refused', detail, options);
   }
 }
+
+/**
+ * A write approved on its effect was prepared and the agent ended (done, or its bound on actions)
+ * without an action that would send its committing request: there is nothing to approve. The
+ * attempt fails (the record is cleared), so the next one plans afresh.
+ */
+export class CommitNotReachedError extends BelayError {
+  constructor(step: string, options?: ErrorOptions) {
+    super(
+      'CommitNotReachedError',
+      'commit-not-reached',
+      `${step}: the agent ended without reaching the action that commits the write; nothing to approve`,
+      options,
+    );
+  }
+}

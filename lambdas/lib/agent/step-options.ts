@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { Evidence } from '../ledger/types.ts';
 import type { Application, ProbeResult, Step, StepContext, StepKind } from '../playbooks/contract.ts';
 import type { AgentProbe } from './agent-probe.ts';
@@ -72,6 +72,21 @@ export interface AgentStepOptions<I> {
   newEvidence?: Step['newEvidence'];
   /** Writes: the request that commits the write (see `Step.commits`). */
   commits?: Step['commits'];
+  /**
+   * Writes: `effect` binds the approval to what will be submitted (see `Step.approve`). The
+   * agent runs up to the action that would commit, with the committing request refused, and a
+   * person approves the form's fields and values as the page holds them (secrets masked) with
+   * the planned actions and a screenshot; at execution the step is prepared again and commits
+   * with exactly the approved action only if the fields and the actions are the same, else the
+   * person is asked again with the differences. Replaces `needsApproval`.
+   */
+  approve?: 'effect';
+  /**
+   * `approve: 'effect'`: texts on the page that are part of what is approved, by a name for
+   * people (an amount the site computed), read beside the form's fields.
+   * @example shows: (page) => ({ Amount: page.getByTestId('amount') })
+   */
+  shows?(page: Page, ctx: StepContext<I>): Record<string, Locator> | Promise<Record<string, Locator>>;
   /** Writes: a probe function, or `agentProbe({ start, question })` for the step's model to answer from the page. */
   probe?: ((page: Page, ctx: StepContext<I>) => Promise<ProbeResult>) | AgentProbe<I>;
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;

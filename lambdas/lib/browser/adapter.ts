@@ -221,7 +221,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
           blockedRequests: () => [...blocked],
           guardWrites: (guard) =>
             startWriteGuard(browser, page, allowlist, () => installRequestPolicy(context, allowlist), guard),
-          refuseWrites: () => refuseWrites(context, allowlist),
+          refuseWrites: (only) => refuseWrites(context, allowlist, only),
         };
       } catch (err) {
         await drop(sessionId);

@@ -61,6 +61,8 @@ export interface AllowlistState extends UnsafeRequestHook {
   installed: boolean;
   /** Read-only (a drift check): every unsafe request is refused, and listed here (method, origin and path). */
   refusing?: string[] | undefined;
+  /** While `refusing`: only the unsafe requests this accepts are refused (the others go); absent, all. */
+  refuses?: ((method: string, url: string) => boolean) | undefined;
 }
 
 /**
@@ -94,7 +96,11 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
         state.blocked.push(redactUrl(url));
         return route.abort('blockedbyclient').catch(() => undefined);
       }
-      if (state.refusing && UNSAFE_METHODS.has(request.method())) {
+      if (
+        state.refusing &&
+        UNSAFE_METHODS.has(request.method()) &&
+        (state.refuses?.(request.method(), url) ?? true)
+      ) {
         state.refusing.push(`${request.method()} ${redactUrl(url)}`);
         return route.abort('blockedbyclient').catch(() => undefined);
       }
@@ -117,14 +123,25 @@ export interface RefusedWrites {
   end(): string[];
 }
 
-/** Makes the connection read-only (see {@link RefusedWrites}). */
-export async function refuseWrites(context: BrowserContext, state: AllowlistState): Promise<RefusedWrites> {
+/**
+ * Makes the connection read-only (see {@link RefusedWrites}); with `only`, only the unsafe
+ * requests it accepts are refused (a write approved on its effect: its committing request).
+ */
+export async function refuseWrites(
+  context: BrowserContext,
+  state: AllowlistState,
+  only?: (method: string, url: string) => boolean,
+): Promise<RefusedWrites> {
   const refused: string[] = [];
   state.refusing = refused;
+  state.refuses = only;
   await installRequestPolicy(context, state);
   return {
     end: () => {
-      if (state.refusing === refused) state.refusing = undefined;
+      if (state.refusing === refused) {
+        state.refusing = undefined;
+        state.refuses = undefined;
+      }
       return [...refused];
     },
   };

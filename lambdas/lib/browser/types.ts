@@ -47,8 +47,11 @@ export interface Attached {
    * connection, and the browser's own resends are reported (`write-guard.ts`).
    */
   guardWrites(options: WriteGuardOptions): Promise<WriteGuard>;
-  /** Refuses every unsafe request the page sends until `end` (a drift check: nothing is committed). */
-  refuseWrites(): Promise<RefusedWrites>;
+  /**
+   * Refuses every unsafe request the page sends until `end` (a drift check: nothing is
+   * committed); with `only`, just those it accepts (a write prepared for its approval: its commit).
+   */
+  refuseWrites(only?: (method: string, url: string) => boolean): Promise<RefusedWrites>;
 }
 
 /** What the provider reports a session used, where it reports it (zero when it does not). */

@@ -191,6 +191,23 @@ describe('Declarative form: agent steps', () => {
       'steps[1].probe.agent.question: Invalid input: expected string, received undefined',
     ],
     [
+      'approve: effect with needsApproval',
+      (s: Record<string, unknown>) => {
+        s.approve = 'effect';
+        s.needsApproval = true;
+      },
+      'steps[1].needsApproval: approve: effect asks for the approval: remove needsApproval',
+    ],
+    [
+      'approve: effect on a read',
+      (s: Record<string, unknown>) => {
+        s.kind = 'read';
+        delete s.probe;
+        s.approve = 'effect';
+      },
+      'steps[1].approve: only writes have one',
+    ],
+    [
       'a scripted probe without its absent sign',
       (s: Record<string, unknown>) => {
         s.probe = { goto: '/audit', records: { testId: 'audit-row' } };
@@ -199,6 +216,24 @@ describe('Declarative form: agent steps', () => {
     ],
   ])('refuses %s, naming the field', async (_what, change, problem) => {
     expect(await problemsWith(change)).toContain(problem);
+  });
+
+  it.each([
+    ['approve: effect', 'effect'],
+    ['the long form with shows', { effect: true, shows: { Phone: { label: 'Phone' } } }],
+  ])('compiles an agent write with %s into a step prepared up to its commit', async (_what, approve) => {
+    const spec = await demo();
+    (spec.steps[1] as Record<string, unknown>).approve = approve;
+    const parsed = parseDeclarative(JSON.stringify(spec));
+    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+    const step = compileDeclarative(parsed.spec, 'x.playbook.json').steps[1] as AgentStep<unknown>;
+    expect(step.approve).toBe('effect');
+    expect(step.agent.model).toBe('local');
+    for (const part of ['prepare', 'effectOf', 'commit'] as const) expect(typeof step[part]).toBe('function');
+    // Without approve, the agent write runs as one (no parts).
+    const plain = compileDeclarative((await demo()) as unknown as DeclarativePlaybook, 'y.playbook.json');
+    expect(plain.steps[1]?.approve).toBeUndefined();
+    expect(plain.steps[1]?.prepare).toBeUndefined();
   });
 
   it('names the line of the field in the file', async () => {

@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { agentProbe, type ProbeFacts } from '../../agent/agent-probe.ts';
-import { agentStep } from '../../agent/agent-step.ts';
+import { type AgentStepOptions, agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
 import { definePlaybook } from '../define.ts';
@@ -27,7 +27,7 @@ import {
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
-import { locate, locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { locate, locateAll, type Target, targetVisible, visibleTarget } from '../target.ts';
 import { referencesOf, render } from '../template.ts';
 import { actionName, commitAction, commitTarget, prepareActions, runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
@@ -337,15 +337,8 @@ function writeParts(
   return {
     ...parts,
     approve: 'effect',
-    effectOf: async (page, ctx) => {
-      const r = (t: string): string => render(t, ctx);
-      const shown: Record<string, Locator> = {};
-      for (const [name, target] of Object.entries(shows)) {
-        const el = await locate(page, target, r);
-        if (el) shown[name] = el;
-      }
-      return formEffect(await commitTarget(page, step, ctx), shown);
-    },
+    effectOf: async (page, ctx) =>
+      formEffect(await commitTarget(page, step, ctx), await shownTexts(shows, page, ctx)),
   };
 }
 
@@ -435,9 +428,33 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
           }
         : { probe: (page, ctx) => probeOf(step, probe, application, page, ctx) }),
     ...(write ? { refusal: write } : {}),
+    ...(step.kind === 'write' && step.approve !== undefined ? agentApproval(step.approve) : {}),
   });
   // The engine tells an agent step by its `agent` member: kept on the same object.
   return Object.assign(built, readsOf(step));
+}
+
+/** An agent write's `approve: effect`: the texts it `shows`, found on the page as it is when the effect is read. */
+function agentApproval(
+  approve: NonNullable<AgentStepSpec['approve']>,
+): Pick<AgentStepOptions<Record<string, unknown>>, 'approve' | 'shows'> {
+  const shows = typeof approve === 'object' ? (approve.shows ?? {}) : {};
+  return { approve: 'effect', shows: (page, ctx) => shownTexts(shows, page, ctx) };
+}
+
+/** `approve.shows`: each name's element on the page (those not found are left out: the effect says so). */
+async function shownTexts(
+  shows: Readonly<Record<string, Target>>,
+  page: Page,
+  ctx: StepContext,
+): Promise<Record<string, Locator>> {
+  const r = (t: string): string => render(t, ctx);
+  const shown: Record<string, Locator> = {};
+  for (const [name, target] of Object.entries(shows)) {
+    const el = await locate(page, target, r);
+    if (el) shown[name] = el;
+  }
+  return shown;
 }
 
 /**

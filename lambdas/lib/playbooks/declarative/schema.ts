@@ -455,6 +455,9 @@ export const AgentStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    approve: ApproveSchema.optional().describe(
+      "Writes: effect binds the approval to what will be submitted. The agent runs up to the action that would commit (its committing request refused, never sent); a person approves the form's fields and values as the page holds them (secrets masked) and the planned actions, with a screenshot; at execution it is prepared again and commits with exactly the approved action only if fields and actions are the same, else the person is asked again with the differences. Replaces needsApproval.",
+    ),
     ...WriteFacts,
   })
   .strict();
