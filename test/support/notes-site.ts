@@ -61,6 +61,8 @@ export interface NotesSite {
   setDisplayName(name: string): void;
   /** The amount the transfer form shows (the site's own value, not the job's). */
   setTransferAmount(amount: string): void;
+  /** The name of the transfer form's button (default "Send"). */
+  setTransferButton(name: string): void;
   setOptions(options: NotesSiteOptions): void;
   stop(): Promise<void>;
 }
@@ -94,6 +96,7 @@ export async function startNotesSite(
   let displayName = '';
   let profileSaves = 0;
   let transferAmount = '100.00';
+  let transferButton = 'Send';
   const transfers: Transfer[] = [];
 
   const page = (title: string, body: string, signedIn: boolean): string =>
@@ -232,7 +235,7 @@ export async function startNotesSite(
           <label>Payee <input name="payee"></label>
           <label>Reference <input name="reference"></label>
           <label>Amount <input name="amount" value="${esc(transferAmount)}" readonly></label>
-          <button>Send</button></form>`,
+          <button>${esc(transferButton)}</button></form>`,
           true,
         ),
       );
@@ -309,6 +312,9 @@ export async function startNotesSite(
     },
     setTransferAmount: (amount) => {
       transferAmount = amount;
+    },
+    setTransferButton: (name) => {
+      transferButton = name;
     },
     setOptions,
     stop: () =>

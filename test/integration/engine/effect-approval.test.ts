@@ -12,22 +12,19 @@
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectAccount } from '../../../lambdas/lib/api/accounts/manage.ts';
 import { decide } from '../../../lambdas/lib/api/jobs/decide.ts';
-import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
-import { effectView } from '../../../lambdas/lib/api/jobs/views.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { PERSON } from '../../support/fixtures.ts';
 import { diagnose, waitForJob } from '../../support/jobs.ts';
 import { type NotesSite, startNotesSite } from '../../support/notes-site.ts';
 import { ofType } from '../../support/records.ts';
+import { approvalShown, fieldValue, TRANSFER_USER, transferSubmitter } from '../../support/transfers.ts';
 
-const USER = { username: 'ada@example.com', password: 'notes-pass-1' };
 const PLAYBOOKS = resolve(import.meta.dirname, '../../fixtures/notes-playbooks');
 
 let site: NotesSite;
 beforeAll(async () => {
-  site = await startNotesSite({ [USER.username]: USER.password }, { heartbeatMs: 0 });
+  site = await startNotesSite({ [TRANSFER_USER.username]: TRANSFER_USER.password }, { heartbeatMs: 0 });
 });
 afterAll(async () => {
   await site?.stop();
@@ -38,40 +35,10 @@ const engine = useEngineStack(() => ({
   applications: { notes: { baseUrl: site.baseUrl } },
 }));
 
-let account: string | undefined;
-async function submit(jobId: string, reference: string): Promise<void> {
-  const e = engine();
-  account ??= (
-    await connectAccount(e.api, PERSON, { application: 'notes', label: 'notes', credentials: USER })
-  ).accountId;
-  await submitJob(
-    e.api,
-    PERSON,
-    {
-      jobId,
-      playbook: 'transfer@1',
-      inputs: { payee: 'Grace Hopper', reference },
-      accounts: { notes: account },
-    },
-    undefined,
-  );
-}
-
-/** Waits until the job waits for approval of the transfer; returns what the approver is shown. */
-async function approvalShown(jobId: string, reason: string) {
-  const { entries, job } = await waitForJob(
-    engine(),
-    jobId,
-    ({ job: j }) => j.status === 'WAITING_APPROVAL' && j.wait?.reason === reason,
-    { timeoutMs: 120_000, what: `waiting for approval (${reason})` },
-  );
-  const shown = effectView(entries, 'send-transfer');
-  if (!shown) throw new Error(`${jobId} shows no effect: ${JSON.stringify(job.wait)}`);
-  return shown;
-}
-
-const value = (shown: { fields: { name: string; value: string }[] }, name: RegExp): string | undefined =>
-  shown.fields.find((f) => name.test(f.name))?.value;
+const submit = transferSubmitter(engine, 'transfer@1');
+const shownFor = async (jobId: string, reason: string) =>
+  (await approvalShown(engine(), jobId, reason)).shown;
+const value = fieldValue;
 
 describe.sequential('Engine: an approval bound to the exact effect', () => {
   it('shows what the form would send, records the decision against it, and sends it once', {
@@ -80,7 +47,7 @@ describe.sequential('Engine: an approval bound to the exact effect', () => {
     site.setTransferAmount('100.00');
     const before = site.records().transfers.length;
     await submit('effect-same', 'Invoice 7');
-    const shown = await approvalShown('effect-same', 'approve_effect');
+    const shown = await shownFor('effect-same', 'approve_effect');
     expect(value(shown, /^Payee/)).toBe('Grace Hopper');
     expect(value(shown, /^Reference/)).toMatch(/^Invoice 7 effect-same:send-transfer:/);
     expect(value(shown, /^Amount/)).toBe('100.00');
@@ -118,7 +85,7 @@ describe.sequential('Engine: an approval bound to the exact effect', () => {
     site.setTransferAmount('100.00');
     const before = site.records().transfers.length;
     await submit('effect-changed', 'Invoice 8');
-    const first = await approvalShown('effect-changed', 'approve_effect');
+    const first = await shownFor('effect-changed', 'approve_effect');
     // The site's amount changes between the person's look and the commit.
     site.setTransferAmount('120.00');
     await decide(engine().api, PERSON, 'effect-changed', {
@@ -126,7 +93,7 @@ describe.sequential('Engine: an approval bound to the exact effect', () => {
       decision: 'approve',
       effectHash: first.hash,
     });
-    const again = await approvalShown('effect-changed', 'effect_changed');
+    const again = await shownFor('effect-changed', 'effect_changed');
     expect(site.records().transfers.length).toBe(before);
     expect(again.hash).not.toBe(first.hash);
     expect(again.changes).toEqual([
