@@ -232,8 +232,11 @@ export function registerAnswers(program: Command, ctx: CommandContext): void {
     });
 }
 
-/** What a write approved on its effect would submit, as lines for a terminal (and what changed). */
-function effectLines(effect: EffectView): string {
+/**
+ * What a write approved on its effect would submit, as lines for a terminal: what changed since
+ * an earlier approval, the fields, and an agent step's planned actions (the last one commits).
+ */
+export function effectLines(effect: EffectView): string {
   const changes = effect.changes?.length
     ? `changed since approved${effect.approvedBy ? ` by ${effect.approvedBy}` : ''}:\n${table([
         ['FIELD OR ACTION', 'APPROVED', 'NOW'],
