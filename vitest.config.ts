@@ -15,6 +15,13 @@ const FAULT_SUITES = [
 ];
 
 /**
+ * Tests against real applications that nobody here wrote (WordPress on MariaDB and PHP, from
+ * Debian: `bash scripts/install-real-apps.sh`). They need those packages, so `npm test` leaves
+ * them to `npm run test:real-apps`.
+ */
+const REAL_APP_SUITES = ['test/real-apps/**/*.test.ts'];
+
+/**
  * Files of `npm test` at once: one and a half per core (3 on 2 cores). Its integration files
  * spend much of their time waiting on browsers, JVMs and worker processes. On 2 cores: 2 at once,
  * each file with a DynamoDB Local of its own, 1,150 s; 3 at once with the shared DynamoDB Local,
@@ -40,12 +47,13 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: FAULT_SUITES,
+          exclude: [...FAULT_SUITES, ...REAL_APP_SUITES],
           maxWorkers: MAIN_WORKERS,
           globalSetup: ['test/support/global-dynamodb.ts'],
         },
       },
       { extends: true, test: { name: 'faults', include: FAULT_SUITES } },
+      { extends: true, test: { name: 'real-apps', include: REAL_APP_SUITES } },
     ],
   },
 });

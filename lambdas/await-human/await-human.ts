@@ -126,7 +126,7 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
     reason: input.reason,
     expiresAt,
     evidence: evidenceSoFar(entries),
-    ...(kind === 'takeover' ? takeoverNotice(deps, job, stepIndex, input.question) : {}),
+    ...(kind === 'takeover' ? takeoverNotice(input.question) : {}),
   });
   return { outcome: 'waiting', kind, expiresAt };
 }
@@ -237,20 +237,12 @@ function waitSeconds(kind: WaitKind, input: AwaitHumanInput): number {
 }
 
 /**
- * What a takeover's notification adds: the question and the session's live view for the tenant
- * (a signed link valid for a short while on the local service; Anchor's `live_view_url` as given).
+ * What a takeover's notification adds: the question, and nothing of the browser. The live view
+ * lets whoever holds it act, and a notification goes to a tenant's webhook (a chat channel) with
+ * no check of who reads it; it links to the decision page, where an approver gets the view.
  */
-function takeoverNotice(
-  deps: EngineDeps,
-  job: Job,
-  stepIndex: number,
-  question: string | undefined,
-): Pick<WaitEvent, 'question' | 'liveViewUrl'> {
-  const app = deps.playbooks.get(job.playbook).steps[stepIndex]?.app;
-  const session = app ? job.sessions[app] : undefined;
-  const liveViewUrl =
-    session && !session.endedAt ? deps.browser.liveViewLink(session, job.tenantId) : undefined;
-  return { ...(question ? { question } : {}), ...(liveViewUrl ? { liveViewUrl } : {}) };
+function takeoverNotice(question: string | undefined): Pick<WaitEvent, 'question'> {
+  return question ? { question } : {};
 }
 
 /** The latest request of this kind at `step` was made by an earlier attempt of the same wait. */

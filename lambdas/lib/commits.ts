@@ -61,6 +61,17 @@ export interface SentRequest {
   status?: number;
   /** No answer came: the connection failed (reset, dropped, refused). */
   failed?: true;
+  /** What the answer said, for the write's receipt (the engine keeps a redacted excerpt of `body`). */
+  response?: AnswerSeen;
+}
+
+/** What the write guard kept of an answer: its media type, where a redirect sent the page, the start of its body. */
+export interface AnswerSeen {
+  contentType?: string;
+  /** A redirect's target, origin and path (no query). */
+  location?: string;
+  /** The body's first bytes (at most 64 KiB); none for a redirect or an empty answer. */
+  body?: Buffer;
 }
 
 /** A step's unsafe requests told apart: those that committed its write, and the page's own. */

@@ -1,10 +1,12 @@
 import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import { HealAfterWriteError } from '../lib/agent/errors.ts';
+import { pageDownloads } from '../lib/browser/downloads.ts';
+import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
-import { classifyRequests } from '../lib/commits.ts';
+import { classifyRequests, type SentRequest } from '../lib/commits.ts';
 import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
@@ -15,8 +17,10 @@ import {
   writeCheckpoint,
 } from '../lib/engine/checkpoint.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
+import { approvesEffect, effectApproval, effectChanges, sealEffect } from '../lib/engine/effect-approval.ts';
 import {
   DeadlineExceededError,
+  DriftFoundError,
   isStateMachineError,
   JobConfigurationError,
   RetryBudgetExhaustedError,
@@ -28,7 +32,12 @@ import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib
 import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
-import { takeoverWaitRequest, takeoverWaitSeconds, waitRequest } from '../lib/engine/waits.ts';
+import {
+  AGENT_QUESTION_REASON,
+  takeoverWaitRequest,
+  takeoverWaitSeconds,
+  waitRequest,
+} from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
 import { reasonAfterStep } from '../lib/evidence/policy.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
@@ -95,6 +104,8 @@ class StepAttempt {
   #cachePending = false;
   /** When the write's committing action began (its last action, or the step's run): what the page sent before is its own. */
   #commitFrom: string | undefined;
+  /** A write approved on its effect was prepared, and its effect is the one approved: only its commit is left. */
+  #prepared = false;
   /** A write's verify as read just before its action (null: it did not hold); undefined for reads. */
   #before: Evidence | null | undefined;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
@@ -167,10 +178,13 @@ class StepAttempt {
     try {
       outcome = this.#stopAfterSettling
         ? await this.#settleThenStop(this.#stopAfterSettling)
-        : ((await this.#resolveOpenIntent()) ??
-          (await this.#checkPrecondition()) ??
-          (await this.#checkBeforeAction()) ??
-          (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
+        : this.job.mode === 'check'
+          ? await this.#check()
+          : ((await this.#resolveOpenIntent()) ??
+            (await this.#checkPrecondition()) ??
+            (await this.#checkBeforeAction()) ??
+            (await this.#approveEffect()) ??
+            (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
       outcome = await this.#classifyFailure(err);
     } finally {
@@ -274,7 +288,9 @@ class StepAttempt {
       this.#cache.port,
       probeAnswerAppender(deps.ledger, job, step, this.stepIndex),
     );
-    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
+    // A download is the one this step's click starts in this page, saved in this session's folder.
+    const downloads = { sessionId: attach.attached.sessionId, capture: pageDownloads(attach.attached.page) };
+    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions, downloads);
     this.#common = {
       step: step.id,
       stepIndex: this.stepIndex,
@@ -391,6 +407,140 @@ class StepAttempt {
   }
 
   /**
+   * A drift check's step: its precondition (signing in as a job would), then a read is run and
+   * verified, and a write is checked up to its commit (its verify read before the action,
+   * prepared, the commit's element there) with every unsafe request refused, never committed. A step as expected is checkpointed with what was checked; one that is not is
+   * recorded (`step-checked`, a screenshot) and ends the check (DriftFoundError). A step that
+   * reads the evidence of a write the check did not make is skipped.
+   */
+  async #check(): Promise<StepOutcome> {
+    const { deps, step } = this;
+    const started = deps.clock().getTime();
+    let finding: { result: string; detail: string } | undefined;
+    let evidence: Evidence = {};
+    const skipped = (step.readsEvidenceOf ?? []).find(
+      (id) => this.playbook.steps.find((s) => s.id === id)?.kind === 'write',
+    );
+    let refused: string[] = [];
+    if (skipped) {
+      finding = {
+        result: 'skipped',
+        detail: `it reads the evidence of ${skipped}, a write a check does not make`,
+      };
+    } else {
+      const pre = await this.#checkPrecondition();
+      if (pre?.outcome === 'session_lost' || pre?.outcome === 'retry') return pre;
+      if (pre)
+        finding = {
+          result: pre.outcome === 'layout_changed' ? 'layout-changed' : 'signed-out',
+          detail: 'detail' in pre && pre.detail ? pre.detail : pre.outcome,
+        };
+      else {
+        // A write's own action is what must send nothing; a read (a cart, a search form) may post as it always does.
+        const refusing = step.kind === 'write' ? await this.#attached.refuseWrites() : undefined;
+        try {
+          if (step.kind === 'read') {
+            await step.run(this.#page, this.#ctx);
+            const verified = await step.verify(this.#page, this.#ctx);
+            if (verified) evidence = verified;
+            else
+              finding = {
+                result: 'not-verified',
+                detail:
+                  'the page does not show what the step expects after its action (its layout may have changed)',
+              };
+          } else {
+            const before = await evidenceBeforeAction(step, this.#page, this.#ctx);
+            if (step.prepare) await step.prepare(this.#page, this.#ctx);
+            const missing =
+              step.prepare && step.commitMissing ? await step.commitMissing(this.#page, this.#ctx) : null;
+            if (missing) finding = { result: 'layout-changed', detail: missing };
+            evidence = {
+              checked: step.prepare ? 'up-to-commit' : 'up-to-start',
+              ...(before ? { heldBefore: true } : {}),
+            };
+          }
+        } catch (err) {
+          if (browserLost(this.#attached, err)) return this.#sessionLost(describe(err));
+          finding = { result: 'failed', detail: describe(err) };
+        } finally {
+          refused = refusing?.end() ?? [];
+        }
+      }
+    }
+    // Refused requests are kept with the step: the page's own (a heartbeat) or its action's, none went.
+    const ms = deps.clock().getTime() - started;
+    if (finding && finding.result !== 'skipped') {
+      const screenshot = await this.#screenshot('on-failure');
+      await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+        expectedVersion: this.#current.version,
+        entry: {
+          type: 'step-checked',
+          ...this.#common,
+          detail: { ...finding, ms, ...(refused.length > 0 ? { refused } : {}) },
+          cost: { dynamoWrites: 2 },
+          ...(screenshot ? { screenshot } : {}),
+        },
+      });
+      throw new DriftFoundError(step.id, finding.result, finding.detail);
+    }
+    return await this.#checkpoint(finding ? { skipped: true } : evidence, ms, {
+      check: {
+        result: finding?.result ?? 'ok',
+        ms,
+        ...(finding ? { detail: finding.detail } : {}),
+        ...(refused.length > 0 ? { refused } : {}),
+      },
+    });
+  }
+
+  /**
+   * 4, end (a write approved on its effect). Prepare it up to its commit and read what the page
+   * would submit: the effect a person approved goes on to the commit; none approved yet, the
+   * effect is recorded (masked, hashed, with a screenshot) and a person is asked; a different one
+   * (the page's values changed, or the inputs, or the plan) is not committed: the changes are
+   * recorded and the person is asked again.
+   */
+  async #approveEffect(): Promise<StepOutcome | undefined> {
+    const { deps, step } = this;
+    if (!approvesEffect(step) || !step.prepare || !step.effectOf) return undefined;
+    await step.prepare(this.#page, this.#ctx);
+    const sealed = sealEffect(await step.effectOf(this.#page, this.#ctx));
+    const approval = effectApproval(this.entries, step.id);
+    if (approval.state === 'approved' && approval.hash === sealed.hash) {
+      this.#prepared = true;
+      return undefined;
+    }
+    const changes =
+      approval.state === 'approved' ? effectChanges(approval.prepared.effect, sealed.effect) : undefined;
+    const screenshot = await this.#screenshot('before-approval');
+    this.#current = await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+      expectedVersion: this.#current.version,
+      entry: {
+        type: changes ? 'effect-changed' : 'effect-prepared',
+        ...this.#common,
+        attempt: nextAttempt(this.entries, step.id),
+        detail: {
+          hash: sealed.hash,
+          effect: sealed.effect,
+          ...(changes && approval.state === 'approved'
+            ? { approvedHash: approval.hash, approvedBy: approval.by, changes }
+            : {}),
+        },
+        cost: { dynamoWrites: 2 },
+        ...(screenshot ? { screenshot } : {}),
+      },
+    });
+    const reason = changes ? 'effect_changed' : 'approve_effect';
+    return {
+      outcome: 'needs_approval',
+      step: step.id,
+      stepIndex: this.stepIndex,
+      wait: waitRequest(this.#current, 'approval', step.id, reason, deps.settings.parkAfterSeconds),
+    };
+  }
+
+  /**
    * 5. For a write, the intent first (with the idempotency key, fenced by the job's version so
    * a stale worker cannot act); then the step's action and its verify, a write under the
    * browser's write guard (its requests on fresh connections; the browser's own resends seen).
@@ -417,7 +567,12 @@ class StepAttempt {
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
     const guard =
-      step.kind === 'write' ? await this.#attached.guardWrites(deps.settings.writeGuard) : undefined;
+      step.kind === 'write'
+        ? await this.#attached.guardWrites({
+            ...deps.settings.writeGuard,
+            ...(step.commits ? { commits: step.commits } : {}),
+          })
+        : undefined;
     let evidence: Evidence | null;
     let guarded: WriteGuardReport | undefined;
     this.#commitFrom = new Date(deps.clock().getTime()).toISOString();
@@ -428,7 +583,9 @@ class StepAttempt {
       return faultPoint(point, at);
     };
     try {
-      await step.run(this.#page, this.#ctx);
+      // A write approved on its effect was prepared (and checked) above: only its commit is left.
+      if (this.#prepared && step.commit) await step.commit(this.#page, this.#ctx);
+      else await step.run(this.#page, this.#ctx);
       evidence = await step.verify(this.#page, this.#ctx);
     } finally {
       guarded = await guard?.finish();
@@ -504,7 +661,8 @@ class StepAttempt {
 
   /**
    * The write guard's report as the ledger records it: the requests that committed the write
-   * (method, origin and path, status, time) apart from the page's own (counted as background).
+   * (method, origin and path, status, time, what the answer said) apart from the page's own
+   * (counted as background).
    */
   #guardSummary(report: WriteGuardReport): Record<string, unknown> {
     const { commits, background } = classifyRequests(report.requests, {
@@ -515,12 +673,7 @@ class StepAttempt {
       prevented: report.prevented,
       observed: report.observed,
       unsafeRequests: report.unsafeRequests,
-      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => ({
-        method: r.method,
-        url: r.url,
-        at: r.at,
-        ...(r.status === undefined ? {} : { status: r.status }),
-      })),
+      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId)),
       ...(background.length > 0 ? { background: background.length } : {}),
       ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
     };
@@ -602,7 +755,7 @@ class StepAttempt {
           this.job,
           'review',
           this.step.id,
-          'agent-question',
+          AGENT_QUESTION_REASON,
           this.deps.settings.parkAfterSeconds,
         ),
       };
@@ -718,6 +871,25 @@ function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
     if (type === 'approval-recorded' || type === 'review-recorded' || type === 'mfa-completed') return true;
   }
   return false;
+}
+
+/**
+ * A committing request as the ledger records it, for the write's receipt: method, origin and
+ * path, time, status, and what the answer said (its media type, a redirect's target, a short
+ * redacted excerpt of its body).
+ */
+function committed(r: SentRequest, tenantId: string): Record<string, unknown> {
+  const excerpt = responseExcerpt(r.response?.contentType, r.response?.body, { tenantId });
+  return {
+    method: r.method,
+    url: r.url,
+    at: r.at,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    ...(r.failed ? { failed: true } : {}),
+    ...(r.response?.location ? { location: r.response.location } : {}),
+    ...(r.response?.contentType ? { contentType: r.response.contentType } : {}),
+    ...(excerpt ? { excerpt } : {}),
+  };
 }
 
 /** Committing requests a ledger entry lists (a step that commits more shows the count in `unsafeRequests`). */

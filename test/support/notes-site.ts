@@ -4,12 +4,15 @@
  * the same page; the page sends requests of its own (a heartbeat POST every `heartbeatMs`);
  * the save can answer late; it de-duplicates nothing (a save sent twice is two notes); and a
  * note with the same title may already be listed from an earlier run. Also a profile whose
- * display name is set with an ordinary form post (a write that sets a value).
+ * display name is set with an ordinary form post (a write that sets a value). And a transfer
+ * form whose amount the site fills in itself (read-only), for writes approved on their effect.
  *
  * Pages: `/login` (Email, Password, "Log in"; "Log out" when signed in), `/notes` (Title, Text,
  * "Save note", the list as links `/notes/<id>`), `/notes/search?q=` (notes whose text holds q:
  * `found-note` rows with `data-id`, or `no-notes`), `/notes/<id>`, `/profile` (Display name,
- * "Save profile"). `GET /_records` is for tests: the notes, the saves and heartbeats received.
+ * "Save profile"), `/transfer` (Payee, Reference, the Amount the site sets, "Send"; a sent
+ * transfer shows at `/transfers/<id>`, and `/transfers?q=` lists those whose reference holds q).
+ * `GET /_records` is for tests: the notes, the saves and heartbeats received, the transfers.
  * Plain `node:http` on loopback.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,6 +34,13 @@ export interface NotesSiteOptions {
   order?: 'newest' | 'oldest';
 }
 
+export interface Transfer {
+  id: number;
+  payee: string;
+  reference: string;
+  amount: string;
+}
+
 export interface NotesRecords {
   notes: Note[];
   /** `POST /api/notes` requests received (each commits a note). */
@@ -39,6 +49,8 @@ export interface NotesRecords {
   displayName: string;
   /** `POST /profile` requests received. */
   profileSaves: number;
+  /** Every transfer sent (each `POST /transfer` makes one: nothing is de-duplicated). */
+  transfers: Transfer[];
 }
 
 export interface NotesSite {
@@ -47,6 +59,8 @@ export interface NotesSite {
   /** A note made outside any job (an earlier run's record). */
   addNote(title: string, body: string): Note;
   setDisplayName(name: string): void;
+  /** The amount the transfer form shows (the site's own value, not the job's). */
+  setTransferAmount(amount: string): void;
   setOptions(options: NotesSiteOptions): void;
   stop(): Promise<void>;
 }
@@ -79,6 +93,8 @@ export async function startNotesSite(
   let heartbeats = 0;
   let displayName = '';
   let profileSaves = 0;
+  let transferAmount = '100.00';
+  const transfers: Transfer[] = [];
 
   const page = (title: string, body: string, signedIn: boolean): string =>
     `<!doctype html><html><head><title>${esc(title)}</title></head><body>${
@@ -133,7 +149,7 @@ export async function startNotesSite(
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     if (path === '/_records') {
-      const records: NotesRecords = { notes, saves, heartbeats, displayName, profileSaves };
+      const records: NotesRecords = { notes, saves, heartbeats, displayName, profileSaves, transfers };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(records));
       return;
     }
@@ -206,6 +222,56 @@ export async function startNotesSite(
     const note = one ? notes.find((n) => n.id === Number(one[1])) : undefined;
     if (note)
       return send(res, 200, page(note.title, `<h1>${esc(note.title)}</h1><p>${esc(note.body)}</p>`, true));
+    if (path === '/transfer' && req.method === 'GET')
+      return send(
+        res,
+        200,
+        page(
+          'Transfer',
+          `<h1>Transfer</h1><form method="post" action="/transfer">
+          <label>Payee <input name="payee"></label>
+          <label>Reference <input name="reference"></label>
+          <label>Amount <input name="amount" value="${esc(transferAmount)}" readonly></label>
+          <button>Send</button></form>`,
+          true,
+        ),
+      );
+    if (path === '/transfer' && req.method === 'POST') {
+      const f = await bodyOf(req);
+      const transfer = {
+        id: transfers.length + 1,
+        payee: f.get('payee') ?? '',
+        reference: f.get('reference') ?? '',
+        amount: f.get('amount') ?? '',
+      };
+      transfers.push(transfer);
+      return redirect(res, `/transfers/${transfer.id}`);
+    }
+    if (path === '/transfers') {
+      const q = url.searchParams.get('q') ?? '';
+      const found = q ? transfers.filter((t) => t.reference.includes(q)) : [];
+      return send(
+        res,
+        200,
+        page(
+          'Transfers',
+          `<h1>Transfers</h1><ul>${found.map((t) => `<li data-testid="transfer" data-id="${t.id}">${esc(t.payee)}: ${esc(t.amount)}</li>`).join('')}</ul>${found.length === 0 ? '<p data-testid="no-transfers">No transfers</p>' : ''}`,
+          true,
+        ),
+      );
+    }
+    const sent = /^\/transfers\/(\d+)$/.exec(path);
+    const transfer = sent ? transfers.find((t) => t.id === Number(sent[1])) : undefined;
+    if (transfer)
+      return send(
+        res,
+        200,
+        page(
+          'Transfer sent',
+          `<h1>Transfer sent</h1><p data-testid="sent" data-id="${transfer.id}" data-amount="${esc(transfer.amount)}">${esc(transfer.payee)}</p>`,
+          true,
+        ),
+      );
     if (path === '/profile' && req.method === 'GET')
       return send(
         res,
@@ -236,10 +302,13 @@ export async function startNotesSite(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    records: () => structuredClone({ notes, saves, heartbeats, displayName, profileSaves }),
+    records: () => structuredClone({ notes, saves, heartbeats, displayName, profileSaves, transfers }),
     addNote,
     setDisplayName: (name) => {
       displayName = name;
+    },
+    setTransferAmount: (amount) => {
+      transferAmount = amount;
     },
     setOptions,
     stop: () =>

@@ -85,7 +85,7 @@ export async function startDropProxy(upstream: string): Promise<DropProxy> {
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const unsafe = UNSAFE_METHODS.has(req.method ?? '');
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const drop = unsafe && armed !== undefined && armed(req.method ?? '', path);
+    const drop = unsafe && armed?.(req.method ?? '', path) === true;
     if (drop) armed = undefined;
     const logged: ProxiedWrite | undefined = unsafe
       ? { method: req.method ?? '', path, at: Date.now(), dropped: drop }

@@ -12,15 +12,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { committingRequest } from '../../lambdas/lib/commits.ts';
 import { type ApplicationConfig, configuredApplications } from '../../lambdas/lib/engine/applications.ts';
-import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
 import { registerSdkResolution } from '../../lambdas/lib/playbooks/discovery/register.ts';
 import { freePorts } from '../../local/ports.ts';
 import { startLocalStack } from '../../local/stack.ts';
 import { createClient } from '../cli/belay/client.ts';
-import { type CommittingSignature, type DriveOptions, runAll } from './drive.ts';
+import { committingRequests } from './committing.ts';
+import { type DriveOptions, runAll } from './drive.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { DEFAULT_FREEZE_TENANT, FROZEN_DIR, type FreezeOptions, freezeCommand } from './freeze-command.ts';
 import { inputsPerRun } from './inputs.ts';
@@ -337,39 +336,3 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
 }
 
 await program.parseAsync();
-
-/**
- * The committing request of each write, as drop runs count it: the step's `commits`, else the
- * one the clean run's write guard recorded for it (method and path). Unknown: every unsafe request.
- */
-function committingRequests(
-  playbook: Playbook,
-  clean: RunOutcome | undefined,
-): Record<number, CommittingSignature> {
-  const out: Record<number, CommittingSignature> = {};
-  for (const [i, step] of playbook.steps.entries()) {
-    if (step.kind !== 'write') continue;
-    if (step.commits) {
-      const matches = committingRequest(step.commits);
-      out[i] = {
-        matches: (method, path) => matches(method, `http://x${path}`),
-        label: `${step.commits.method ?? 'POST|PUT|PATCH|DELETE'} ${step.commits.path}`,
-      };
-      continue;
-    }
-    const recorded = clean?.entries
-      .filter((e) => e.step === step.id && (e.type === 'step-completed' || e.type === 'step-unconfirmed'))
-      .map(
-        (e) =>
-          (e.detail?.writeGuard as { commits?: { method: string; url: string }[] } | undefined)?.commits?.[0],
-      )
-      .find((c) => c !== undefined);
-    if (!recorded) continue;
-    const path = new URL(recorded.url).pathname;
-    out[i] = {
-      matches: (method, p) => method === recorded.method && p === path,
-      label: `${recorded.method} ${path}`,
-    };
-  }
-  return out;
-}

@@ -147,6 +147,15 @@ function what(evidence: Evidence | undefined): Record<string, unknown> {
   return Object.fromEntries(Object.entries(evidence ?? {}).filter(([k]) => !HOW.has(k)));
 }
 
+/** Did the final check's probe find the step's record (by its key) in the run? */
+function verifiedByProbe(entries: readonly LedgerEntry[], step: string): boolean {
+  const verified = entries.findLast((e) => e.type === 'succeeded')?.detail?.verified as
+    | Record<string, Evidence>
+    | undefined;
+  const found = verified?.[step];
+  return found !== undefined && found.reviewedBy === undefined;
+}
+
 /** A field the step's evidence and the final check's probe both give, and where they differ. */
 function differsFromProbe(entries: readonly LedgerEntry[], step: string): string | undefined {
   const done = completionOf(entries, step);
@@ -192,9 +201,11 @@ function ownMark(step: Step, runs: readonly RunOutcome[]): Mark {
       ok: false,
       note: "its check already holds before the action (the clean run's record satisfies it): make expect name this job's own record (its key, a value only this job has), or name the evidence field that identifies the new record in newEvidence",
     };
+  // Without the final check's word (its probe finds the record by the key), evidence must at least differ between runs.
   const a = clean && completionOf(clean.entries, step.id)?.evidence;
   const b = completionOf(repeat.entries, step.id)?.evidence;
-  if (a && b && JSON.stringify(what(a)) === JSON.stringify(what(b)))
+  const checked = [clean, repeat].every((r) => r && verifiedByProbe(r.entries, step.id));
+  if (!checked && a && b && JSON.stringify(what(a)) === JSON.stringify(what(b)))
     return {
       ok: false,
       note: 'the clean run and its repeat recorded the same evidence: it names no record of its own (add the new record id to expect.evidence)',

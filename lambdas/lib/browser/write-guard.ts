@@ -35,7 +35,15 @@
  * count what the application holds remain the last line (Finish checks every write).
  */
 import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from 'playwright-core';
-import { type SentRequest as GuardedRequest, originAndPath, UNSAFE_METHODS } from '../commits.ts';
+import {
+  type AnswerSeen,
+  type CommitsSpec,
+  committingRequest,
+  type SentRequest as GuardedRequest,
+  originAndPath,
+  UNSAFE_METHODS,
+} from '../commits.ts';
+import { MAX_READ_BYTES } from './response-excerpt.ts';
 
 export { UNSAFE_METHODS } from '../commits.ts';
 
@@ -70,6 +78,12 @@ export interface WriteGuardOptions {
   prevent: boolean;
   /** Read the browser's network log for resends. */
   detect: boolean;
+  /**
+   * The request that commits the step's write, when the step names it (`commits`): only it is
+   * held for the flush; the page's other unsafe requests (a heartbeat, autosave) wait beside it
+   * like any other request. Without it every unsafe request is treated as the write.
+   */
+  commits?: CommitsSpec | undefined;
 }
 
 /** The guard over one write step: `finish` stops it and reports. */
@@ -95,6 +109,8 @@ const BESIDE_WRITE_WAIT_MS = 5_000;
 const SECOND_FLUSH_AFTER_MS = 100;
 /** How long the end of a write step waits for the answers to its unsafe requests still in flight. */
 const SETTLE_MS = 10_000;
+/** How long the end of a write step waits, after the answers came, for their bodies to be read. */
+const BODY_WAIT_MS = 1_000;
 /** How long the flush may take to be confirmed before the request goes unprotected. */
 const FLUSH_CONFIRM_MS = 2_000;
 
@@ -117,11 +133,16 @@ export async function startWriteGuard(
   let hooked = false;
   let flushesConfirmed = true;
   const writes = options.prevent ? new WritesInFlight(context) : undefined;
+  const isCommit = options.commits ? committingRequest(options.commits) : undefined;
   if (writes) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
+        // The page's own (a heartbeat every 200 ms would otherwise queue behind flushes and hold
+        // the page's reads for seconds): it waits while the write is in flight, never flushes.
+        if (isCommit && !isCommit(request.method(), request.url()))
+          return writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
         const closer = await opening;
         // No helper: the request goes as it would without the guard (the report says so).
         if (!closer) return;
@@ -177,10 +198,25 @@ class SentRequests {
       navigation: request.isNavigationRequest(),
     });
   };
+  /** The answers' bodies being read: the step's end waits for them (bounded) with the answers. */
+  readonly #bodies: Promise<void>[] = [];
   readonly #answered = (response: Response): void => {
     const seen = this.#requests.get(response.request());
     if (!seen) return;
     seen.status = response.status();
+    seen.response = answerSeen(response);
+    // A redirect has no body to read; any other answer's body is read as it finishes.
+    if (seen.status < 300 || seen.status >= 400) {
+      const answer = seen.response;
+      this.#bodies.push(
+        response.body().then(
+          (body) => {
+            if (body.length > 0) answer.body = body.subarray(0, MAX_READ_BYTES);
+          },
+          () => undefined,
+        ),
+      );
+    }
     this.#wake();
   };
   readonly #failed = (request: Request): void => {
@@ -221,7 +257,20 @@ class SentRequests {
     }
     this.context.off('response', this.#answered);
     this.context.off('requestfailed', this.#failed);
-    return [...this.#requests.values()];
+    // The bodies of the answers that came, for their excerpts: at most BODY_WAIT_MS more.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.#bodies),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, BODY_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    // Copies: a body read after this point changes nothing already reported.
+    return [...this.#requests.values()].map((r) => ({
+      ...r,
+      ...(r.response ? { response: { ...r.response } } : {}),
+    }));
   }
 }
 
@@ -501,6 +550,23 @@ export function resendsIn(trace: { traceEvents?: TraceEvent[] } | TraceEvent[]):
         errors: r.errors,
       })),
   };
+}
+
+/** An answer's media type and, for a redirect, where it sends the page (origin and path: a query may carry secrets). */
+function answerSeen(response: Response): AnswerSeen {
+  const headers = response.headers();
+  const seen: AnswerSeen = {};
+  const type = headers['content-type']?.split(';')[0]?.trim();
+  if (type) seen.contentType = type;
+  const status = response.status();
+  if (status >= 300 && status < 400 && headers.location) {
+    try {
+      seen.location = originAndPath(new URL(headers.location, response.url()).href);
+    } catch {
+      // An unreadable Location says nothing worth keeping.
+    }
+  }
+  return seen;
 }
 
 /** Scheme, host and port: what the browser's connections are pooled by. */

@@ -50,6 +50,12 @@ export function isWaitKind(value: unknown): value is WaitKind {
  * the person answers. An MFA wait never parks: the one-time code belongs to the sign-in
  * that asked for it, in that very session.
  */
+/**
+ * The reason of a review an agent step asked for with `ask_person`: a question to whoever
+ * submitted the job, whose answer (the decision's comment) the step reads when it runs again.
+ */
+export const AGENT_QUESTION_REASON = 'agent-question';
+
 export const PARKABLE_KINDS: readonly WaitKind[] = ['approval', 'review'];
 
 export function isParkable(kind: WaitKind): boolean {

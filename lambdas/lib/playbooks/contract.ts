@@ -11,6 +11,22 @@ import type { Cost, Evidence } from '../ledger/types.ts';
 
 export type StepKind = 'read' | 'write';
 
+/**
+ * What a write would submit, as a person approves it (`approve: 'effect'`): each field with its
+ * value as the page holds it (a secret masked, never its value), and texts the step names (an
+ * amount the site computed). The engine hashes it; the approval is recorded against the hash.
+ */
+export interface Effect {
+  fields: EffectField[];
+}
+
+/** One field of an {@link Effect}: its name for people, its value, and whether the value is a secret. */
+export interface EffectField {
+  name: string;
+  value: string;
+  secret?: true;
+}
+
 /** What a write does: makes something new, or sets state to a value (see `Step.effect`). */
 export type WriteEffect = 'creates' | 'sets';
 
@@ -312,6 +328,31 @@ export interface Step<I = Record<string, unknown>> {
    * @example commits: { method: 'POST', path: '^/api/drafts$' }
    */
   commits?: CommittingRequest;
+  /**
+   * Writes only: `effect` binds the approval to what will be submitted. The engine prepares the
+   * write up to its commit (`prepare`), reads what the page would submit (`effectOf`) and asks a
+   * person, with a screenshot; at execution it prepares again and commits (`commit`) only if
+   * what the page would submit is what was approved, else it asks again with the changes shown.
+   * Such a step has `prepare`, `commit` and `effectOf`; `run` is the two in one.
+   */
+  approve?: 'effect';
+  /** `approve: 'effect'`: everything the write does before its commit (fill the form). */
+  prepare?(page: Page, ctx: StepContext<I>): Promise<void>;
+  /** `approve: 'effect'`: the commit (the click that submits), on the page as `prepare` left it. */
+  commit?(page: Page, ctx: StepContext<I>): Promise<void>;
+  /** `approve: 'effect'`: what the page would submit now (fields and values; secrets marked). */
+  effectOf?(page: Page, ctx: StepContext<I>): Promise<Effect>;
+  /**
+   * Writes, for a drift check: what of the commit is missing on the page as `prepare` left it
+   * (the commit button's target, described), or null when the commit could go. A check never
+   * commits; without this it checks the write up to its start.
+   */
+  commitMissing?(page: Page, ctx: StepContext<I>): Promise<string | null>;
+  /**
+   * The earlier steps whose evidence this step reads (its pages, values or checks name it). A
+   * drift check skips a step that reads the evidence of a write it did not make.
+   */
+  readsEvidenceOf?: readonly string[];
   /** Writes only: look in the application's own state for the effect of this step's idempotency key. */
   probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
   /**

@@ -10,7 +10,7 @@
  *   the new note's id at once, with the committing request recorded apart from the heartbeat;
  * - a write that sets a value already set is done without acting: no request reaches the site.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../../../lambdas/lib/api/accounts/manage.ts';
 import { submitJob } from '../../../lambdas/lib/api/jobs/submit.ts';
@@ -100,8 +100,15 @@ describe.sequential('Engine: a write proves its own effect', () => {
       commits: { method: string; url: string; status?: number }[];
       background?: number;
     };
+    // With what the site answered, for the write's receipt: its media type and a redacted excerpt of its body.
     expect(guard.commits).toEqual([
-      expect.objectContaining({ method: 'POST', url: `${site.baseUrl}/api/notes`, status: 201 }),
+      expect.objectContaining({
+        method: 'POST',
+        url: `${site.baseUrl}/api/notes`,
+        status: 201,
+        contentType: 'application/json',
+        excerpt: JSON.stringify({ id: mine[0]?.id }),
+      }),
     ]);
     // The heartbeat went on while the save was held and answered late: background, not the write.
     expect(guard.background ?? 0).toBeGreaterThan(0);

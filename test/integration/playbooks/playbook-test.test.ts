@@ -75,8 +75,8 @@ describe('npm run playbook -- test', () => {
     expect(output).toMatch(/create-report\s+write\s+ok\s+ok\s+-\s+ok\s+ok\s+ok\s+[\d.]+ s\s+yes/);
     expect(output).toMatch(/add-line\s+write\s+ok\s+ok\s+-\s+ok\s+ok\s+ok/);
     // The answer to each write was dropped after the site committed it: still one write each.
-    expect(output).toMatch(/drop-response@create-report: ok, 1 committed write in/);
-    expect(output).toMatch(/drop-response@add-line: ok, 1 committed write in/);
+    expect(output).toContain('drop-response@create-report: ok, 1 committed write (POST /reports) in');
+    expect(output).toContain('drop-response@add-line: ok, 1 committed write (POST /reports/{id}/lines) in');
     expect(output).toMatch(/sign-in\s+read\s+ok\s+-\s+ok\s+-\s+-\s+ok/);
     expect(output).toContain('every step is safe to retry (3 steps)');
     // Each of the 16 jobs made its report once and its line once: no kill or dropped answer made
@@ -101,7 +101,7 @@ describe('npm run playbook -- test', () => {
     expect(output).toMatch(/note-visit: re-run after kill-after: FAILED/);
     // Its answer dropped, the probe that finds nothing made the site commit the report twice.
     expect(output).toContain(
-      'create-report: its answer dropped after the site committed, the site committed 2 writes in the step',
+      'create-report: its answer dropped after the site committed, the site committed 2 writes (POST /reports) in the step',
     );
   }, 450_000);
   it('passes the demo declarative playbook crm-address@1 on the demo CRM (its probe finds the write after a kill)', async () => {

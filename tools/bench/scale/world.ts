@@ -69,6 +69,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
         reused: true,
         blockedRequests: () => [],
         // A scripted page sends no request: the guard has nothing to hold or to see.
+        refuseWrites: async () => ({ end: () => [] }),
         guardWrites: async () => ({
           finish: async () => ({
             prevented: false,
@@ -83,6 +84,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
     async detach() {},
     // Scripted sessions are never orphaned: each job's session is the one it recorded.
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async runningSessions() {
       return [];
     },

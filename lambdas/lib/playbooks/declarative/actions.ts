@@ -201,12 +201,46 @@ export function reportsMidAction(step: Pick<ScriptedStep, 'actions'>): boolean {
 
 /** Runs the step's actions in order (see the file's comment for the last one). */
 export async function runActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
-  const last = step.actions.length - 1;
-  for (const [i, action] of step.actions.entries()) {
-    if (i === last) {
-      if (step.kind === 'write') await setKey(page, step, ctx);
-      if (reportsMidAction(step)) await ctx.faultPoint('mid-action');
-    }
-    await runAction(page, step, action, ctx);
-  }
+  await prepareActions(page, step, ctx);
+  await commitAction(page, step, ctx);
+}
+
+/** Every action but the last: everything a write does before its commit. */
+export async function prepareActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  for (const action of step.actions.slice(0, -1)) await runAction(page, step, action, ctx);
+}
+
+/** The last action (a write's commit): the idempotency key set first, then the fault point `mid-action`. */
+export async function commitAction(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  const last = step.actions.at(-1);
+  if (!last) return;
+  if (step.kind === 'write') await setKey(page, step, ctx);
+  if (reportsMidAction(step)) await ctx.faultPoint('mid-action');
+  await runAction(page, step, last, ctx);
+}
+
+/**
+ * The element the last action works on (the commit button), for reading what the form would
+ * submit; undefined when the last action names none (a goto, a key press on the page).
+ */
+export async function commitTarget(
+  page: Page,
+  step: ScriptedStep,
+  ctx: StepContext,
+): Promise<Locator | undefined> {
+  const last = step.actions.at(-1);
+  if (!last) return undefined;
+  const target =
+    'click' in last
+      ? optionsOf(last.click).target
+      : 'press' in last
+        ? last.press.target
+        : 'fill' in last
+          ? last.fill.target
+          : 'select' in last
+            ? last.select.target
+            : 'check' in last
+              ? optionsOf(last.check).target
+              : undefined;
+  return target === undefined ? undefined : locate(page, target, (t) => render(t, ctx));
 }

@@ -5,12 +5,13 @@
  * module calls this at cold start with the JSON it carries, so a handler builds exactly what
  * start-up checked.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { agentProbe } from '../../agent/agent-probe.ts';
 import { agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
 import { definePlaybook } from '../define.ts';
+import { formEffect } from '../effect-capture.ts';
 import { provable, proves } from '../effects.ts';
 import { AmbiguousTargetError, PlaybookFileError } from '../errors.ts';
 import { type FormSignInApplication, formSignIn } from '../form-sign-in.ts';
@@ -26,9 +27,9 @@ import {
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
-import { locateAll, targetVisible, visibleTarget } from '../target.ts';
-import { render } from '../template.ts';
-import { runActions, urlFor } from './actions.ts';
+import { locate, locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { referencesOf, render } from '../template.ts';
+import { actionName, commitAction, commitTarget, prepareActions, runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
 import { checksHold, checksVerdict, readEvidence } from './reads.ts';
@@ -284,6 +285,57 @@ function writeFacts(step: ScriptedStep | AgentStepSpec): Pick<Step, 'effect' | '
   };
 }
 
+/**
+ * A scripted write in two parts: prepared by its actions but the last, committed by the last
+ * (what a drift check and an approval of the effect use), and what of the commit is missing.
+ * With `approve: effect`, its effect read off the form the last action's element belongs to,
+ * with the texts it `shows`.
+ */
+function writeParts(
+  step: ScriptedStep,
+): Pick<Step, 'approve' | 'prepare' | 'commit' | 'effectOf' | 'commitMissing'> {
+  if (step.kind !== 'write') return {};
+  const parts: Pick<Step, 'prepare' | 'commit' | 'commitMissing'> = {
+    prepare: (page, ctx) => prepareActions(page, step, ctx),
+    commit: (page, ctx) => commitAction(page, step, ctx),
+    commitMissing: async (page, ctx) => {
+      const last = step.actions.at(-1);
+      const el = await commitTarget(page, step, ctx);
+      if (!last || 'goto' in last || 'takeover' in last || 'waitFor' in last) return null;
+      if (el && (await el.isVisible().catch(() => false))) return null;
+      return `the commit's element (${actionName(last)}) is not on the page`;
+    },
+  };
+  if (step.approve === undefined) return parts;
+  const shows = typeof step.approve === 'object' ? (step.approve.shows ?? {}) : {};
+  return {
+    ...parts,
+    approve: 'effect',
+    effectOf: async (page, ctx) => {
+      const r = (t: string): string => render(t, ctx);
+      const shown: Record<string, Locator> = {};
+      for (const [name, target] of Object.entries(shows)) {
+        const el = await locate(page, target, r);
+        if (el) shown[name] = el;
+      }
+      return formEffect(await commitTarget(page, step, ctx), shown);
+    },
+  };
+}
+
+/** The earlier steps whose evidence a step's texts name (`{{evidence.<step>.<field>}}`). */
+function readsOf(step: object): Pick<Step, 'readsEvidenceOf'> {
+  const ids = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      for (const ref of referencesOf(v)) if (ref.path[0] === 'evidence' && ref.path[1]) ids.add(ref.path[1]);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(step);
+  return ids.size > 0 ? { readsEvidenceOf: [...ids] } : {};
+}
+
 function scripted(step: ScriptedStep, apps: Apps): Step {
   const application = apps[step.app] as FormSignInApplication;
   const out: Step = {
@@ -298,6 +350,8 @@ function scripted(step: ScriptedStep, apps: Apps): Step {
     verify: (page, ctx) => verifyOf(step, page, ctx),
     check: (page, ctx) => checkOf(step, page, ctx),
     ...writeFacts(step),
+    ...writeParts(step),
+    ...readsOf(step),
   };
   if (step.kind === 'write' && step.probe) {
     const probe = step.probe;
@@ -317,7 +371,7 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
   const spec = step.agent;
   const probe = step.kind === 'write' ? step.probe : undefined;
   const write = step.kind === 'write' ? refusalOf(step.refusal) : undefined;
-  return agentStep<Record<string, unknown>>({
+  const built = agentStep<Record<string, unknown>>({
     id: step.id,
     title: step.title ?? step.id,
     kind: step.kind,
@@ -349,6 +403,8 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
         : { probe: (page, ctx) => probeOf(step, probe, application, page, ctx) }),
     ...(write ? { refusal: write } : {}),
   });
+  // The engine tells an agent step by its `agent` member: kept on the same object.
+  return Object.assign(built, readsOf(step));
 }
 
 /**

@@ -124,9 +124,32 @@ export function declarativeProblems(spec: DeclarativePlaybook): Issue[] {
         message: 'a write needs a probe: where to look for its effect after a crash',
       });
     if (step.kind === 'read') {
-      for (const key of ['probe', 'idempotencyKey', 'refusal', 'effect', 'newEvidence', 'commits'] as const)
+      for (const key of [
+        'probe',
+        'idempotencyKey',
+        'refusal',
+        'effect',
+        'newEvidence',
+        'commits',
+        'approve',
+      ] as const)
         if (key in step && step[key as keyof typeof step] !== undefined)
           issues.push({ path: at(key), message: 'only writes have one' });
+    }
+    if ('approve' in step && step.approve !== undefined) {
+      if (step.kind !== 'write')
+        issues.push({ path: at('approve'), message: 'only a write is approved on its effect' });
+      if (step.needsApproval)
+        issues.push({
+          path: at('needsApproval'),
+          message: 'approve: effect asks for the approval: remove needsApproval',
+        });
+      if ('actions' in step && step.actions.length < 2)
+        issues.push({
+          path: at('actions'),
+          message:
+            'a write approved on its effect fills its form first: at least one action before the commit',
+        });
     }
     if (step.newEvidence) {
       const fields = Object.keys(step.expect.evidence ?? {});

@@ -39,8 +39,8 @@ const Missing = {
     .describe('What to say when the target is not on the page (the step then fails with this text)'),
 };
 
-/** Reading one value off the page (or the record a probe found). */
-const ReadSchema = z.union([
+/** Reading one value off the page (or the record a probe found): one of these forms. */
+const READ_FORMS = [
   z
     .object({
       target: TargetSchema.optional().describe(
@@ -70,20 +70,29 @@ const ReadSchema = z.union([
     .strict(),
   z.object({ const: z.union([z.string(), z.number(), z.boolean(), z.null()]) }).strict(),
   z.object({ template: Template }).strict(),
-]);
+] as const;
 
-const EvidenceFieldSchema = z.intersection(
-  ReadSchema,
-  z.object({
-    type: z
-      .enum(['string', 'integer', 'number', 'boolean'])
-      .optional()
-      .describe(
-        'The value as a string (default), a whole number, a number or a boolean; a value that is not one means "not verified"',
-      ),
-    optional: z.boolean().optional().describe('A missing value is null instead of "not verified"'),
-  }),
-);
+/** Each read form with `extra` keys of its own (an evidence field's type, a check's value). */
+function readWith<T extends z.ZodRawShape>(extra: T) {
+  return z.union([
+    READ_FORMS[0].extend(extra),
+    READ_FORMS[1].extend(extra),
+    READ_FORMS[2].extend(extra),
+    READ_FORMS[3].extend(extra),
+  ]);
+}
+
+const ReadSchema = z.union(READ_FORMS);
+
+const EvidenceFieldSchema = readWith({
+  type: z
+    .enum(['string', 'integer', 'number', 'boolean'])
+    .optional()
+    .describe(
+      'The value as a string (default), a whole number, a number or a boolean; a value that is not one means "not verified"',
+    ),
+  optional: z.boolean().optional().describe('A missing value is null instead of "not verified"'),
+});
 
 /** Evidence fields by name, each read off the page (or the record a probe found). */
 const EvidenceFields = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema);
@@ -91,19 +100,16 @@ const EvidenceFields = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), Evi
 /** How long a declarative step's `expect` waits for the page to show it, unless it says (`timeoutMs`). */
 export const EXPECT_TIMEOUT_MS = 10_000;
 
-const CheckSchema = z.intersection(
-  ReadSchema,
-  z.object({
-    equals: Template.describe('What the value must be'),
-    compare: z
-      .enum(['exact', 'text', 'loose', 'digits'])
-      .optional()
-      .describe(
-        'exact (trimmed), text (spaces collapsed; the default), loose (no spaces, any case), digits (only the digits)',
-      ),
-    ...When,
-  }),
-);
+const CheckSchema = readWith({
+  equals: Template.describe('What the value must be'),
+  compare: z
+    .enum(['exact', 'text', 'loose', 'digits'])
+    .optional()
+    .describe(
+      'exact (trimmed), text (spaces collapsed; the default), loose (no spaces, any case), digits (only the digits)',
+    ),
+  ...When,
+});
 
 const ExpectSchema = z
   .object({
@@ -346,6 +352,26 @@ const WriteFacts = {
     ),
 };
 
+/** A write approved on its effect: prepared up to its commit, shown, and committed only as approved. */
+const ApproveSchema = z
+  .union([
+    z.literal('effect'),
+    z
+      .object({
+        effect: z.literal(true),
+        shows: z
+          .record(z.string().min(1), TargetSchema)
+          .optional()
+          .describe(
+            'Texts on the page that are part of what is approved, by a name for people (an amount the site computed): { Amount: { testId: amount } }',
+          ),
+      })
+      .strict(),
+  ])
+  .describe(
+    "Writes: effect binds the approval to what will be submitted. The step is prepared up to its last action (the commit); a person approves the form's fields and values as the page holds them (secrets masked) with a screenshot; at execution it is prepared again and committed only if the page would submit exactly what was approved, else the person is asked again with the changes shown. Replaces needsApproval.",
+  );
+
 const StepCommon = {
   id: Name,
   title: z.string().min(1).optional().describe('One line for people (required except for signIn steps)'),
@@ -375,6 +401,7 @@ export const ScriptedStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    approve: ApproveSchema.optional(),
     ...WriteFacts,
   })
   .strict();
