@@ -32,7 +32,7 @@ function headingsOf(dir: string): Set<string> {
     let fenced = false;
     for (const line of readFileSync(p, 'utf8').split('\n')) {
       if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-      const m = !fenced && /^#{1,6}\s+(.*?)\s*(\{#[\w-]+\})?\s*$/.exec(line);
+      const m = fenced ? null : /^#{1,6}\s+(.*?)\s*(\{#[\w-]+\})?\s*$/.exec(line);
       if (m?.[1]) out.add(m[1]);
     }
   }
