@@ -4,7 +4,7 @@
  * loopback ports, a temporary data directory). The shell works in a mirror of the repository
  * whose `.local` is that stack's data directory, so `npx belay` and `.local/demo-api-key` find it
  * as they find `npm start`'s; the documented API address (127.0.0.1:3000) is rewritten to the
- * stack's. A line ends with `# exit N` when N is the exit status it must have (else 0). Bounded:
+ * stack's, and `belay login` saves into the mirror (XDG_CONFIG_HOME). A line ends with `# exit N` when N is the exit status it must have (else 0). Bounded:
  * the whole run has a deadline, and the shell's process group is ended by its PID.
  */
 import { spawn } from 'node:child_process';
@@ -92,7 +92,8 @@ describe('Docs: getting started', () => {
       const child = spawn('bash', ['-c', script(lines, stack?.apiUrl as string)], {
         cwd: work,
         detached: true,
-        env: withoutBelayTarget(process.env),
+        // `belay login` saves its credentials under XDG_CONFIG_HOME: the mirror's, not this user's.
+        env: { ...withoutBelayTarget(process.env), XDG_CONFIG_HOME: join(work, '.config') },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

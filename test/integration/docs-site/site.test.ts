@@ -93,13 +93,14 @@ describe('Docs site', () => {
   it.each(['/', '/concepts/guarantee.html', '/guides/declarative.html'])(
     'has no serious accessibility violation on %s',
     async (path) => {
-      const page = await browser.newPage();
+      const context = await browser.newContext();
       try {
+        const page = await context.newPage();
         await page.goto(`${base}${path}`);
         await page.waitForLoadState('networkidle');
         expect(await seriousViolations(page)).toEqual([]);
       } finally {
-        await page.close();
+        await context.close();
       }
     },
     60_000,
