@@ -22,7 +22,8 @@ export default withMermaid(
     lastUpdated: false,
     srcExclude: ['**/README.md', '**/_*.md'],
     markdown: {
-      theme: { light: 'github-light', dark: 'github-dark' },
+      // High-contrast code themes: the plain GitHub themes' comments miss WCAG AA's 4.5:1.
+      theme: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
       // Pages quote templates (`{{inputs.x}}`): inline code and text are never Vue interpolations.
       config(md) {
         const code = md.renderer.rules.code_inline;

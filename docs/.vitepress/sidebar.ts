@@ -4,7 +4,7 @@
  * benchmark sample) appear as soon as they are merged, and the dead-link check passes before and
  * after. Every other page must exist: the link check of the build fails on a missing one.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DefaultTheme } from 'vitepress';
 
@@ -127,19 +127,14 @@ export const SECTIONS: readonly Section[] = [
   },
 ];
 
-/** VitePress's sidebar for the sections present, with the SDK reference's pages from TypeDoc's own sidebar file. */
+/**
+ * VitePress's sidebar for the sections present. Groups are not collapsible: a collapsible group's
+ * header is a button around its link, which axe-core reports as nested interactive controls. The
+ * SDK reference's own pages are listed on its index page.
+ */
 export function sidebar(docsDir: string): DefaultTheme.SidebarItem[] {
-  const typedocSidebar = join(docsDir, 'reference/sdk/typedoc-sidebar.json');
-  const sdkItems: DefaultTheme.SidebarItem[] = existsSync(typedocSidebar)
-    ? (JSON.parse(readFileSync(typedocSidebar, 'utf8')) as DefaultTheme.SidebarItem[])
-    : [];
   return presentSections(docsDir, SECTIONS).map((s) => ({
     text: s.text,
-    collapsed: false,
-    items: s.items.map((p) =>
-      p.link === '/reference/sdk/' && sdkItems.length > 0
-        ? { text: p.text, link: p.link, collapsed: true, items: sdkItems }
-        : { text: p.text, link: p.link },
-    ),
+    items: s.items.map((p) => ({ text: p.text, link: p.link })),
   }));
 }

@@ -4,7 +4,7 @@
  */
 import { Application } from 'typedoc';
 
-/** Writes the SDK reference into `out` (Markdown pages and `typedoc-sidebar.json`). */
+/** Writes the SDK reference into `out` (Markdown pages; the index lists every export). */
 export async function writeSdkReference(root: string, out: string): Promise<void> {
   const app = await Application.bootstrapWithPlugins({
     entryPoints: [`${root}/lambdas/lib/playbooks/sdk.ts`],

@@ -6,6 +6,7 @@ import type { Theme } from 'vitepress';
 import DefaultTheme from 'vitepress/theme';
 import { theme as openapiTheme } from 'vitepress-openapi/client';
 import 'vitepress-openapi/dist/style.css';
+import './custom.css';
 
 export default {
   extends: DefaultTheme,
