@@ -15,6 +15,13 @@ const FAULT_SUITES = [
 ];
 
 /**
+ * Tests against real applications that nobody here wrote (WordPress on MariaDB and PHP, from
+ * Debian: `bash scripts/install-real-apps.sh`). They need those packages, so `npm test` leaves
+ * them to `npm run test:real-apps`.
+ */
+const REAL_APP_SUITES = ['test/real-apps/**/*.test.ts'];
+
+/**
  * The docs site's tests: the built site in Chromium (search, accessibility, links) and the
  * getting-started commands against a fresh local stack. `npm run test:docs` builds the site and
  * runs them; CI runs it after `npm test`, which keeps its time.
@@ -47,12 +54,13 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...FAULT_SUITES, ...DOCS_SITE_SUITES],
+          exclude: [...FAULT_SUITES, ...REAL_APP_SUITES, ...DOCS_SITE_SUITES],
           maxWorkers: MAIN_WORKERS,
           globalSetup: ['test/support/global-dynamodb.ts'],
         },
       },
       { extends: true, test: { name: 'faults', include: FAULT_SUITES } },
+      { extends: true, test: { name: 'real-apps', include: REAL_APP_SUITES } },
       { extends: true, test: { name: 'docs', include: DOCS_SITE_SUITES, maxWorkers: 1 } },
     ],
   },

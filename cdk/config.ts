@@ -2,6 +2,8 @@
  * The app's settings, read once from CDK context (`cdk.json` or `--context key=value`)
  * and checked, so a typo fails the synth with the key's name instead of deploying a default.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
@@ -52,12 +54,40 @@ export const CONTEXT_KEYS = {
    */
   agentModels: 'belay:agentModels',
   /**
+   * Scheduled drift checks, per playbook: `{ "<name@version>": { "schedule": "rate(1 day)",
+   * "tenant": "<tenant>", "accounts": { "<app>": "<accountId>" }, "inputs"?: {...} } }`. Each runs
+   * the playbook read-only against the live site on its schedule (an EventBridge rule). Default
+   * none: no schedule and no function.
+   */
+  checks: 'belay:checks',
+  /**
    * `true` starts every function with `NODE_OPTIONS=--enable-source-maps`: stack traces name
    * the TypeScript files, at a cost on every cold start and every stack trace (RunStep's browser
    * library takes one per call). Default false: traces name the bundle's lines, and the source
    * map shipped beside each bundle (`index.mjs.map`) maps them back.
    */
   sourceMaps: 'belay:sourceMaps',
+  /**
+   * Tenants whose agents may answer approvals, one-time codes and reviews through MCP (with an
+   * approver key that did not submit the job): a list or a comma-separated string of tenant
+   * ids. Default: none, and people answer them all.
+   */
+  mcpAnswerTenants: 'belay:mcpAnswerTenants',
+  /**
+   * Path of a Node binary that is the functions' runtime: the Node of Lambda's `nodejs22.x`
+   * (same version, on ARM64 like the functions). Each bundle then ships V8's compile cache built
+   * by it (`.node-compile-cache/` beside `index.mjs`) and starts with `NODE_COMPILE_CACHE`
+   * pointing at it, so a cold start deserializes the bundle and playwright-core instead of
+   * compiling them. A cache that does not match the runtime is passed over silently (see
+   * DESIGN.md, "Cold starts on Lambda's Node"). Default: none, no cache.
+   */
+  lambdaNode: 'belay:lambdaNode',
+  /**
+   * The Lambda runtime version to pin every function to (runtime management `Manual`, an ARN
+   * `arn:aws:lambda:<region>::runtime:<id>`): the one whose Node is `belay:lambdaNode`, so the
+   * compile cache keeps matching until the next deploy. Default: automatic runtime updates.
+   */
+  lambdaRuntimeVersion: 'belay:lambdaRuntimeVersion',
 } as const;
 
 /** The removal policies the app supports: keep data (default) or throw it away with the stack. */
@@ -85,8 +115,16 @@ export interface BelayConfig {
   readonly playbookDirs: readonly string[];
   /** Model specs agent steps may use besides `local` (`BELAY_AGENT_MODELS`). */
   readonly agentModels: readonly string[];
+  /** Scheduled drift checks (`belay:checks`); none by default. */
+  readonly checks: readonly ScheduledCheckConfig[];
   /** Whether the functions run with `--enable-source-maps`. */
   readonly sourceMaps: boolean;
+  /** Tenants whose agents may answer people's waits through MCP (`BELAY_MCP_ANSWER_TENANTS` of the API). */
+  readonly mcpAnswerTenants: readonly string[];
+  /** The runtime's Node binary, which builds each bundle's compile cache (absolute path). */
+  readonly lambdaNode?: string;
+  /** The runtime version ARN the functions are pinned to. */
+  readonly lambdaRuntimeVersion?: string;
 }
 
 /** What the app uses when a key is not set. */
@@ -100,7 +138,9 @@ export const DEFAULT_CONFIG: BelayConfig = Object.freeze({
   provisionedRunSteps: 0,
   playbookDirs: Object.freeze([]),
   agentModels: Object.freeze([]),
+  checks: Object.freeze([]),
   sourceMaps: false,
+  mcpAnswerTenants: Object.freeze([]),
 });
 
 const RETENTION_VALUES: readonly number[] = Object.values(RetentionDays).filter(
@@ -125,12 +165,42 @@ export function readConfig(scope: IConstruct): BelayConfig {
     provisionedRunSteps: parseProvisionedRunSteps(context(CONTEXT_KEYS.provisionedRunSteps)),
     playbookDirs: parsePlaybookDirs(CONTEXT_KEYS.playbooks, context(CONTEXT_KEYS.playbooks)),
     agentModels: parseAgentModels(context(CONTEXT_KEYS.agentModels)),
+    checks: parseChecks(context(CONTEXT_KEYS.checks)),
     sourceMaps: parseBoolean(
       CONTEXT_KEYS.sourceMaps,
       context(CONTEXT_KEYS.sourceMaps),
       DEFAULT_CONFIG.sourceMaps,
     ),
+    mcpAnswerTenants: parseMcpAnswerTenants(context(CONTEXT_KEYS.mcpAnswerTenants)),
+    ...optional('lambdaNode', parseLambdaNode(context(CONTEXT_KEYS.lambdaNode))),
+    ...optional(
+      'lambdaRuntimeVersion',
+      parseLambdaRuntimeVersion(context(CONTEXT_KEYS.lambdaRuntimeVersion)),
+    ),
   };
+}
+
+/** Parses `belay:lambdaNode`: the path of an existing file (resolved from the working directory), default none. */
+export function parseLambdaNode(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value.trim() !== '' && existsSync(resolve(value))) return resolve(value);
+  throw new ConfigError(
+    CONTEXT_KEYS.lambdaNode,
+    value,
+    "the path of the Node binary of the functions' runtime",
+  );
+}
+
+/** Parses `belay:lambdaRuntimeVersion`: a Lambda runtime version ARN, default none. */
+export function parseLambdaRuntimeVersion(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && /^arn:aws[a-z-]*:lambda:[a-z0-9-]+::runtime:[0-9a-f]+$/.test(value))
+    return value;
+  throw new ConfigError(
+    CONTEXT_KEYS.lambdaRuntimeVersion,
+    value,
+    'a runtime version ARN, arn:aws:lambda:<region>::runtime:<id>',
+  );
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -219,6 +289,65 @@ export function parseProvisionedRunSteps(value: unknown): number {
   throw new ConfigError(CONTEXT_KEYS.provisionedRunSteps, value, 'a whole number from 0 to 1000');
 }
 
+/** One scheduled drift check (see `belay:checks`). */
+export interface ScheduledCheckConfig {
+  playbook: string;
+  /** An EventBridge schedule expression: `rate(...)` or `cron(...)`. */
+  schedule: string;
+  tenant: string;
+  accounts: Record<string, string>;
+  inputs?: Record<string, unknown>;
+}
+
+/** Parses `belay:checks` (an object in cdk.json, JSON with `--context`), default none. */
+export function parseChecks(value: unknown): readonly ScheduledCheckConfig[] {
+  if (value === undefined || value === '') return DEFAULT_CONFIG.checks;
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new ConfigError(
+        CONTEXT_KEYS.checks,
+        value,
+        'a JSON object: { "<name@version>": { schedule, tenant, accounts } }',
+      );
+    }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError(
+      CONTEXT_KEYS.checks,
+      value,
+      'an object: { "<name@version>": { schedule, tenant, accounts } }',
+    );
+  return Object.entries(parsed as Record<string, unknown>).map(([playbook, spec]) => {
+    const s = (spec ?? {}) as Record<string, unknown>;
+    const ok =
+      /@\d+$/.test(playbook) &&
+      typeof s.schedule === 'string' &&
+      /^(rate|cron)\(.+\)$/.test(s.schedule) &&
+      typeof s.tenant === 'string' &&
+      s.tenant !== '' &&
+      !!s.accounts &&
+      typeof s.accounts === 'object' &&
+      Object.values(s.accounts).every((a) => typeof a === 'string') &&
+      (s.inputs === undefined || (typeof s.inputs === 'object' && s.inputs !== null));
+    if (!ok)
+      throw new ConfigError(
+        `${CONTEXT_KEYS.checks}.${playbook}`,
+        spec,
+        '{ "schedule": "rate(...)" or "cron(...)", "tenant": "<tenant>", "accounts": { "<app>": "<accountId>" }, "inputs"?: {...} } under a name@version',
+      );
+    return {
+      playbook,
+      schedule: s.schedule as string,
+      tenant: s.tenant as string,
+      accounts: s.accounts as Record<string, string>,
+      ...(s.inputs ? { inputs: s.inputs as Record<string, unknown> } : {}),
+    };
+  });
+}
+
 /** Parses `belay:agentModels`: model specs (a list or a comma-separated string), default none. */
 export function parseAgentModels(value: unknown): readonly string[] {
   if (value === undefined || value === '') return DEFAULT_CONFIG.agentModels;
@@ -229,6 +358,19 @@ export function parseAgentModels(value: unknown): readonly string[] {
     CONTEXT_KEYS.agentModels,
     value,
     'model specs such as bedrock:<model id>, comma-separated',
+  );
+}
+
+/** Parses `belay:mcpAnswerTenants`: tenant ids (a list or a comma-separated string), default none. */
+export function parseMcpAnswerTenants(value: unknown): readonly string[] {
+  if (value === undefined || value === '') return DEFAULT_CONFIG.mcpAnswerTenants;
+  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
+  if (Array.isArray(list) && list.every((s) => typeof s === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(s)))
+    return Object.freeze([...new Set(list as string[])]);
+  throw new ConfigError(
+    CONTEXT_KEYS.mcpAnswerTenants,
+    value,
+    'tenant ids (1-64 of A-Z, a-z, 0-9, _, -), comma-separated',
   );
 }
 

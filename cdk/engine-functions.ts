@@ -33,6 +33,22 @@ export const CREDENTIALS_SECRET_PREFIX = 'belay';
 /** Partition keys of capacity leases (`T#<tenant>#CAP`): the only items the engine deletes. */
 export const LEASE_PARTITIONS: readonly string[] = Object.freeze(['T#*#CAP']);
 
+/**
+ * The partitions RunStep may write (`dynamodb:LeadingKeys`): its jobs and their entries
+ * (`T#<tenant>#J#<job>`), capacity leases it renews or takes again (`T#<tenant>#CAP`) and the
+ * action cache (`T#<tenant>#AC#...`, the opt-in shared `AC#SHARED#...`). Playbook code runs inside
+ * RunStep: it cannot write an API key (`APIKEY#...`), a console session, an identity claim, a
+ * connection, a tenant's item, accounts or webhooks (`T#<tenant>`), or anything else. IAM has no
+ * per-invocation tenant here (one role serves every tenant), so the tenant in these partitions is
+ * the code's to keep, as it keeps it for every read.
+ */
+export const RUN_STEP_WRITE_PARTITIONS: readonly string[] = Object.freeze([
+  'T#*#J#*',
+  'T#*#CAP',
+  'T#*#AC#*',
+  'AC#SHARED#*',
+]);
+
 /** Memory of a function that drives playwright-core over CDP. */
 export const BROWSER_MEMORY_MB = 1024;
 /** Memory of a function that only talks to AWS APIs. */
@@ -44,6 +60,12 @@ interface EngineFunctionAccess {
   readonly description: string;
   /** DynamoDB actions on the ledger table and its indexes. */
   readonly table: readonly DynamoDbAction[];
+  /**
+   * When set, the function's writes in `table` (every action but GetItem and Query) are allowed
+   * only on items whose partition key matches one of these (`dynamodb:LeadingKeys`, table only);
+   * its reads stay on the whole table and its indexes.
+   */
+  readonly writePartitions?: readonly string[];
   /** Deletes capacity leases ({@link LEASE_PARTITIONS} only): it releases a job's resources. */
   readonly releasesLeases: boolean;
   /** Puts wait events on the event bus: it tells people a job waits for them. */
@@ -88,9 +110,10 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
   RunStep: {
     description: 'Runs and verifies ONE step of a job and writes its checkpoint.',
     table: [GET, QUERY, PUT, UPDATE, CHECK],
+    writePartitions: RUN_STEP_WRITE_PARTITIONS,
     releasesLeases: false,
     putsEvents: false,
-    why: 'readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem); the action cache of agent steps (GetItem, PutItem, UpdateItem on T#<tenant>#AC# items). Sign-in steps read credentials.',
+    why: 'Writes only in RUN_STEP_WRITE_PARTITIONS (playbook code runs here). readJob (Query); intent, completion, retries, waits cleared (UpdateItem, PutItem); reconciled entries via append (ConditionCheckItem, PutItem); lease renewal (GetItem, UpdateItem), and a lease taken again after it expired (tenant plan GetItem, leases and queue Query, lease PutItem + version UpdateItem); the action cache of agent steps (GetItem, PutItem, UpdateItem on T#<tenant>#AC# items). Sign-in steps read credentials.',
   },
   Reauthenticate: {
     description: "Signs the job's account in again in its session.",
@@ -125,8 +148,8 @@ const ACCESS: Readonly<Record<StateMachineFunction, EngineFunctionAccess>> = Obj
     description: 'Records why a job failed, ends its sessions and releases its leases.',
     table: [GET, QUERY, PUT, UPDATE],
     releasesLeases: true,
-    putsEvents: false,
-    why: 'getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem).',
+    putsEvents: true,
+    why: "getJob (GetItem); FAILED with its entry (UpdateItem, PutItem), then the job TTL onto its entries (Query, UpdateItem); lease release (Query, then DeleteItem on lease partitions only + UpdateItem). A drift check that turned red: the check's entries and the tenant's earlier checks (Query on the table and gsi2), and the event on the bus (events:PutEvents).",
   },
 });
 

@@ -1,5 +1,6 @@
 /**
- * `npm run demo [-- --crash-at N] [--json]`: starts the local stack, submits `checkout@1`
+ * `npm run demo [-- --crash-at N] [--json]` (`--agent`: an agent step; `--mcp`: an agent runtime
+ * through MCP, see `mcp.ts`): starts the local stack, submits `checkout@1`
  * through the HTTP API as the demo tenant, shows its progress live, approves the review step
  * as the demo approver, and prints a timeline and a summary. With `--crash-at N` the step
  * worker is SIGKILLed in the middle of step N; the job resumes at step N in the same browser
@@ -16,11 +17,14 @@ import { localFunctionArn, startLocalStack } from '../local/stack.ts';
 import { checkoutPlaybook } from '../playbooks/checkout/index.ts';
 import { AGENT_ACTIONS, runAgentDemo } from './agent.ts';
 import { apiClient } from './api-client.ts';
+import { type McpTransport, runMcpDemo } from './mcp.ts';
 import { siteAdmin } from './sites/admin-client.ts';
 
 interface DemoOptions {
   /** Run crm-contact-agent@1 (an agent step) instead; `crashAt` is then an action number. */
   agent: boolean;
+  /** Hand checkout@1 off through MCP instead, on this transport. */
+  mcp?: McpTransport;
   crashAt?: number;
   json: boolean;
   timeoutSeconds: number;
@@ -47,6 +51,15 @@ function parseArgs(argv: string[]): DemoOptions {
       `run crm-contact-agent@1: an agent step, model local (--crash-at 1-${AGENT_ACTIONS}: after that action is recorded)`,
       false,
     )
+    .option('--mcp', 'an agent runtime hands checkout@1 off through MCP and picks it up later', false)
+    .option(
+      '--mcp-transport <transport>',
+      "with --mcp: stdio (`belay mcp`) or http (the API's /mcp)",
+      (v) => {
+        if (v !== 'stdio' && v !== 'http') throw new InvalidArgumentError('stdio or http');
+        return v;
+      },
+    )
     .option('--crash-at <step>', `SIGKILL the step worker in the middle of step N (1-${STEPS})`, (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > STEPS)
@@ -58,10 +71,25 @@ function parseArgs(argv: string[]): DemoOptions {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv, { from: 'user' });
-  const o = program.opts<{ agent: boolean; crashAt?: number; json: boolean; timeout: number }>();
+  const o = program.opts<{
+    agent: boolean;
+    mcp: boolean;
+    mcpTransport?: McpTransport;
+    crashAt?: number;
+    json: boolean;
+    timeout: number;
+  }>();
   if (o.agent && o.crashAt !== undefined && o.crashAt > AGENT_ACTIONS)
     throw new InvalidArgumentError(`with --agent, an action number from 1 to ${AGENT_ACTIONS}`);
-  return { agent: o.agent, crashAt: o.crashAt, json: o.json, timeoutSeconds: o.timeout };
+  if (o.mcp && (o.agent || o.crashAt !== undefined))
+    program.error('error: --mcp runs on its own: leave out --agent and --crash-at');
+  return {
+    agent: o.agent,
+    ...(o.mcp ? { mcp: o.mcpTransport ?? 'stdio' } : {}),
+    crashAt: o.crashAt,
+    json: o.json,
+    timeoutSeconds: o.timeout,
+  };
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
@@ -211,6 +239,16 @@ async function main(): Promise<void> {
     options = parseArgs(process.argv.slice(2));
   } catch (err) {
     process.exitCode = (err as { exitCode?: number }).exitCode ?? 2;
+    return;
+  }
+  if (options.mcp) {
+    const mcp = await runMcpDemo({
+      transport: options.mcp,
+      json: options.json,
+      timeoutSeconds: options.timeoutSeconds,
+    });
+    if (options.json) console.log(JSON.stringify(mcp, null, 2));
+    process.exitCode = mcp.status === 'SUCCEEDED' && mcp.ordersPlaced === 1 ? 0 : 1;
     return;
   }
   if (options.agent) {

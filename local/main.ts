@@ -51,6 +51,10 @@ const program = new Command()
     siteLatencyArgument,
   )
   .option(
+    '--mcp-answer-tenants <tenants>',
+    'tenants (comma-separated) whose agents may answer approvals, one-time codes and reviews through MCP (also BELAY_MCP_ANSWER_TENANTS; default: none, people answer them)',
+  )
+  .option(
     '--end-sessions',
     'end the browser sessions on exit (default: they live on for the next start)',
     false,
@@ -68,7 +72,9 @@ const opts = program.opts<{
   playbooks: string[];
   applications?: string;
   siteLatency?: LatencyProfile;
+  mcpAnswerTenants?: string;
 }>();
+const mcpAnswerTenants = opts.mcpAnswerTenants ?? process.env.BELAY_MCP_ANSWER_TENANTS;
 
 /** BELAY_APPLICATIONS, then --applications over it (both over the demo sites the stack starts). */
 function applicationsOrExit(): Record<string, ApplicationConfig> {
@@ -117,6 +123,7 @@ try {
     playbookDirs: opts.playbooks,
     applications,
     ...(opts.siteLatency ? { siteLatency: opts.siteLatency } : {}),
+    ...(mcpAnswerTenants ? { env: { BELAY_MCP_ANSWER_TENANTS: mcpAnswerTenants } } : {}),
     log: (line) => console.log(`  ${line}`),
     onHistoryEvent: (event) => {
       const line = track(event);
@@ -144,6 +151,7 @@ Belay is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s; da
 
   API               ${s.apiUrl}        (GET ${s.apiUrl}/openapi.json)
   console           ${s.apiUrl}/console   (sign in with the demo API key below)
+  MCP               ${s.apiUrl}/mcp   (Streamable HTTP; or stdio: BELAY_URL=${s.apiUrl} BELAY_KEY=... npx belay mcp)
   demo tenant       ${s.demoTenant}
   demo API key      ${s.demoApiKey}
   browser service   ${s.anchor.baseUrl}  (Anchor-compatible; key ${s.anchor.apiKey})

@@ -38,6 +38,8 @@ const WAITS: Record<string, string> = {
 
 export function createProgressTracker(): (event: HistoryEvent) => ProgressLine | undefined {
   const executions = new Map<string, ExecutionInfo>();
+  /** The last result RunStep or RunNextStep reported, per execution: RunNextStep hands on one it did not run. */
+  const lastStepResult = new Map<string, string>();
   return (event) => {
     if (event.type === 'ExecutionStarted') {
       const input = parse(event.executionStartedEventDetails?.input) as Partial<ExecutionInfo>;
@@ -90,7 +92,12 @@ export function createProgressTracker(): (event: HistoryEvent) => ProgressLine |
     const result = (name === 'Start' ? output.start : output.result) ?? {};
     const outcome = String(result.outcome ?? '');
     switch (name) {
-      case 'RunStep': {
+      case 'RunStep':
+      case 'RunNextStep': {
+        const seen = JSON.stringify(result);
+        const relayed = name === 'RunNextStep' && lastStepResult.get(event.executionArn) === seen;
+        lastStepResult.set(event.executionArn, seen);
+        if (relayed) return undefined;
         const text = OUTCOME_TEXT[outcome]?.(result);
         if (!text) return undefined;
         const kind = outcome === 'completed' || outcome === 'finished' ? 'step' : 'recovery';

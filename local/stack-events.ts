@@ -45,7 +45,7 @@ export function waitSubscriber(bus: string | undefined, webhookUrl: string | und
     name: 'local-wait-subscriber',
     eventBusName: bus ?? 'default',
     enabled: bus !== undefined && webhookUrl !== undefined,
-    pattern: { source: ['belay'], 'detail-type': ['Belay Job Waiting'] },
+    pattern: { source: ['belay'], 'detail-type': ['Belay Job Waiting', 'Belay Check Failed'] },
     targets: [
       {
         kind: 'handler',

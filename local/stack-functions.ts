@@ -3,6 +3,8 @@
  * machine, the API and its authorizer, the recovery function, the notifier (tenants' webhooks)
  * and the watchdog, each with its timeout, its environment and its IAM policy from the template.
  */
+import { PLAYWRIGHT_RUNTIME_MODULES } from '../lambdas/bundling.ts';
+import { BROWSER_ACCESS_VARIABLE } from '../lambdas/lib/browser/secret-key.ts';
 import { STATE_MACHINE_FUNCTIONS } from '../lambdas/lib/engine/functions.ts';
 import { functionArn } from './iam/binding.ts';
 import type { LambdaFunctionConfig } from './lambda/index.ts';
@@ -54,9 +56,10 @@ export function localFunctionArn(name: LocalFunction): string {
 
 /**
  * The Lambda runner's functions (by local ARN): the machine's tasks, recovery, the notifier
- * and the watchdog, each with the timeout the template gives it, the template's variables
- * the local stack takes (`TemplateWiring.variables`: a function deployed without credentials
- * runs with `BELAY_SECRETS=none`), its provisioned workers and its IAM policy.
+ * and the watchdog, each with the timeout and memory the template gives it, the template's
+ * variables the local stack takes (`TemplateWiring.variables`: a function deployed without
+ * credentials runs with `BELAY_SECRETS=none`), playwright-core beside the bundle unless it is
+ * deployed without browser access, its provisioned workers and its IAM policy.
  */
 export function localFunctions(
   wiring: TemplateWiring,
@@ -65,15 +68,20 @@ export function localFunctions(
   return Object.fromEntries(
     (Object.keys(HANDLER_DIRS) as LocalFunction[])
       .filter((id) => !IN_PROCESS.includes(id))
-      .map((id) => [
-        localFunctionArn(id),
-        {
-          entry: `lambdas/${HANDLER_DIRS[id]}/handler.ts`,
-          timeoutMs: wiring.timeoutMs(id),
-          env: wiring.variables(id),
-          provisioned: provisioned[id] ?? 0,
-          iam: wiring.spec(id),
-        },
-      ]),
+      .map((id) => {
+        const env = wiring.variables(id);
+        return [
+          localFunctionArn(id),
+          {
+            entry: `lambdas/${HANDLER_DIRS[id]}/handler.ts`,
+            timeoutMs: wiring.timeoutMs(id),
+            memoryMb: wiring.memoryMb(id),
+            env,
+            runtimeModules: env[BROWSER_ACCESS_VARIABLE] === 'none' ? [] : PLAYWRIGHT_RUNTIME_MODULES,
+            provisioned: provisioned[id] ?? 0,
+            iam: wiring.spec(id),
+          },
+        ];
+      }),
   );
 }

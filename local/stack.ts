@@ -27,6 +27,7 @@ import { playbookDirs } from '../lambdas/lib/playbooks/discovery/find.ts';
 import { type LoadedPlaybooks, loadPlaybooks } from '../lambdas/lib/playbooks/discovery/load.ts';
 import { registerSdkResolution } from '../lambdas/lib/playbooks/discovery/register.ts';
 import { writeRegistryModule } from '../lambdas/lib/playbooks/discovery/registry-module.ts';
+import { RECEIPT_KEY_VARIABLE } from '../lambdas/lib/receipts/config.ts';
 import { CONNECT_PAGE_PATH } from './anchor/connect-page.ts';
 import { type AnchorService, startAnchorService } from './anchor/service.ts';
 import { startLocalApi } from './api/server.ts';
@@ -38,9 +39,15 @@ import {
 } from './dynamodb.ts';
 import { createLocalEventBridge, type LocalEventBridge } from './events/bus.ts';
 import { startLocalEventsServer } from './events/http.ts';
-import { onRefused, type StackPolicies } from './iam/index.ts';
-import { createLambdaRunner, type IamRefusedEvent, type LambdaRunner } from './lambda/index.ts';
+import { invokeAsStateMachine, onRefused, type StackPolicies } from './iam/index.ts';
+import {
+  createLambdaRunner,
+  type IamRefusedEvent,
+  type LambdaRunner,
+  type LambdaRuntime,
+} from './lambda/index.ts';
 import { killRecorded, recordPid } from './pids.ts';
+import { policyHeldSigner } from './receipt-signer.ts';
 import { LOCAL_SCREENSHOT_BUCKET, type LocalS3, startLocalS3 } from './s3.ts';
 import { DEMO_TENANT, seedDemoTenant } from './seed.ts';
 import {
@@ -123,6 +130,11 @@ export interface LocalStackOptions {
   applications?: Record<string, ApplicationConfig>;
   /** Answer times the demo sites imitate (`npm start -- --site-latency p50=300,p95=1200`); default: none. */
   siteLatency?: LatencyProfile;
+  /**
+   * The Node the functions run on, as Lambda's runtime, and whether they read a compile cache
+   * (`ensureLambdaNode()` gives Lambda's Node 22); default: this process's Node, no cache.
+   */
+  lambdaRuntime?: LambdaRuntime;
 }
 
 export interface LocalStack {
@@ -277,6 +289,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       BELAY_SCREENSHOT_BUCKET: s3.bucket,
       BELAY_WEBHOOK_SIGNING_KEY: await persistentToken(join(dataDir, 'webhook-signing-key')),
       BELAY_WEBHOOK_ALLOW_LOOPBACK: 'true',
+      // Receipts are signed with a key file here (KMS in AWS), created on the first receipt, 0600.
+      BELAY_RECEIPT_KEY: `file:${join(dataDir, 'receipt-key.pem')}`,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       // Powertools' EMF lines, as CloudWatch would read them from the functions' logs.
       BELAY_METRICS_FILE: join(dataDir, 'metrics.jsonl'),
@@ -312,6 +326,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       env,
       output: options.workerOutput ?? 'ignore',
       playbookRegistry,
+      ...(options.lambdaRuntime ? { runtime: options.lambdaRuntime } : {}),
     });
     const runner = lambdas;
     cleanups.push(() => runner.stop());
@@ -345,7 +360,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // Execution names stay taken for 90 days and old task tokens stay dead, across restarts.
       stateFile: join(dataDir, 'sfn', 'state.jsonl'),
       substitutions,
-      invoke: lambdas.invoke,
+      // Step Functions invokes each task as the state machine's role: held to its policy too.
+      invoke: wiring.policies.stateMachine
+        ? invokeAsStateMachine(wiring.policies.stateMachine, lambdas.invoke)
+        : lambdas.invoke,
       // As Step Functions reports them to EventBridge's default bus.
       onStatusChange: (d) => putStatusChange(events, d),
       ...(options.onHistoryEvent ? { onEvent: options.onHistoryEvent } : {}),
@@ -402,6 +420,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         BELAY_API_BURST: env.BELAY_API_BURST ?? '100',
       };
       const apiDeps = await apiDepsFromEnv(apiEnv, playbooks.registry);
+      // The key file signs only as far as the API's policy lets it use the template's KMS key.
+      const receiptKey = wiring.variable('ApiHandler', RECEIPT_KEY_VARIABLE);
+      apiDeps.receipts = policyHeldSigner(
+        apiDeps.receipts,
+        wiring.spec('ApiHandler'),
+        receiptKey?.startsWith('kms:') ? receiptKey.slice(4) : undefined,
+        (r) => refused({ ...r, pid: process.pid }),
+      );
       const api = await startLocalApi({
         port: options.apiPort ?? 0,
         deps: apiDeps,

@@ -46,8 +46,12 @@ export interface TemplateWiring {
    * of `TAKEN_WHEN_NONE` it sets to `none`, and `BELAY_SECRETS=none` when it binds no store.
    */
   variables(constructId: string): Record<string, string>;
+  /** One variable of a function's template environment, resolved to the local resources (`undefined` when unset). */
+  variable(constructId: string, name: string): string | undefined;
   /** A function's timeout in the template (`Timeout`), in ms. */
   timeoutMs(constructId: string): number;
+  /** A function's memory in the template (`MemorySize`), in MB (Lambda's 128 when it says none). */
+  memoryMb(constructId: string): number;
   /** The template's event buses, by their local names. */
   buses: string[];
   /** The template's rules, with targets among `functionArns`; lines for what is left out go to `warnings`. */
@@ -89,11 +93,22 @@ export async function wireTemplate(
           : [[SECRETS_VARIABLE, 'none']]),
       ]);
     },
+    variable(constructId, name) {
+      const props = functionResource(constructId)?.Properties;
+      const all = (resolveValue(
+        (props?.Environment as { Variables?: unknown } | undefined)?.Variables ?? {},
+      ) ?? {}) as Record<string, unknown>;
+      return typeof all[name] === 'string' ? all[name] : undefined;
+    },
     timeoutMs(constructId) {
       const timeout = functionResource(constructId)?.Properties?.Timeout;
       if (typeof timeout !== 'number' || !(timeout > 0))
         throw new TemplateError(`the template ${file} gives ${constructId} no Timeout`);
       return timeout * 1000;
+    },
+    memoryMb(constructId) {
+      const memory = functionResource(constructId)?.Properties?.MemorySize;
+      return typeof memory === 'number' && memory >= 128 ? memory : 128;
     },
     buses: resourcesOfType(template, 'AWS::Events::EventBus').map((id) =>
       eventBusName(local.stackName, id, template.Resources[id]?.Properties),

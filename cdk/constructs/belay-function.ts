@@ -2,11 +2,18 @@
  * The house Lambda function: every Belay handler is one of these, so they all run, log,
  * trace and bundle alike.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnResource, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type CfnFunction,
+  LoggingFormat,
+  Runtime,
+  RuntimeManagementMode,
+} from 'aws-cdk-lib/aws-lambda';
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -17,8 +24,10 @@ import {
   ESM_REQUIRE_BANNER,
   PROVIDED_MODULES,
 } from '../../lambdas/bundling.ts';
+import { COMPILE_CACHE_DIR, LAMBDA_TASK_ROOT } from '../../lambdas/compile-cache.ts';
 import { TRACING_VARIABLE } from '../../lambdas/lib/observability/tracing.ts';
-import { RuntimeModuleError } from '../errors.ts';
+import { CONTEXT_KEYS } from '../config.ts';
+import { ConfigError, RuntimeModuleError } from '../errors.ts';
 import { LOCK_FILE, REPO_ROOT } from '../paths.ts';
 
 export { ESM_REQUIRE_BANNER, PLAYWRIGHT_RUNTIME_MODULES } from '../../lambdas/bundling.ts';
@@ -88,6 +97,20 @@ export interface BelayFunctionProps {
    * @default - none: the function runs no playbook (the authorizer, the notifier)
    */
   readonly playbookRegistry?: string;
+  /**
+   * The Node binary of the function's runtime (`belay:lambdaNode`): it builds V8's compile cache
+   * of the bundle at bundling time (with Lambda's heap flags for `memorySize`, its entries named
+   * for `/var/task`), and the function starts with `NODE_COMPILE_CACHE` on it. It must be the
+   * runtime's version on ARM64, and so run on the machine that bundles.
+   * @default - no compile cache
+   */
+  readonly lambdaNode?: string;
+  /**
+   * Pin the runtime to this version ARN (runtime management `Manual`): the one whose Node is
+   * `lambdaNode`, so the cache keeps matching until the next deploy.
+   * @default - automatic runtime updates
+   */
+  readonly lambdaRuntimeVersion?: string;
 }
 
 /**
@@ -134,18 +157,29 @@ export class BelayFunction extends NodejsFunction {
     ]
       .filter(Boolean)
       .join(' ');
+    const memorySize = props.memorySize ?? DEFAULT_MEMORY_MB;
+    const lambdaNode = props.lambdaNode ? checkLambdaNode(props.lambdaNode) : undefined;
+    const hooks = [
+      ...(runtimeModules.length > 0 ? [copyModulesHook(runtimeModules)] : []),
+      // After the runtime modules are in place: the cache holds them too.
+      ...(lambdaNode ? [compileCacheHook(lambdaNode, memorySize, runtimeModules)] : []),
+    ];
     super(scope, id, {
       entry: props.entry,
       handler: props.handler ?? 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
-      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      memorySize,
+      ...(props.lambdaRuntimeVersion
+        ? { runtimeManagementMode: RuntimeManagementMode.manual(props.lambdaRuntimeVersion) }
+        : {}),
       description: props.description,
       // The handler loads Powertools' Tracer (and the X-Ray SDK) only where this says tracing is on.
       environment: {
         ...props.environment,
         ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+        ...(lambdaNode ? { NODE_COMPILE_CACHE: `${LAMBDA_TASK_ROOT}/${COMPILE_CACHE_DIR}` } : {}),
         [TRACING_VARIABLE]: 'xray',
       },
       role,
@@ -171,7 +205,7 @@ export class BelayFunction extends NodejsFunction {
         // A playbook folder outside the repository imports Belay's zod and playwright-core.
         environment: { NODE_PATH: BUNDLE_NODE_PATHS.join(':') },
         forceDockerBundling: false,
-        commandHooks: runtimeModules.length > 0 ? copyModulesHook(runtimeModules) : undefined,
+        commandHooks: hooks.length > 0 ? chainHooks(hooks) : undefined,
       },
     });
     this.executionRole = role;
@@ -238,9 +272,68 @@ function checkRuntimeModules(names: readonly string[]): readonly string[] {
   return [...new Set(names)];
 }
 
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The Node of `belay:lambdaNode`, checked before anything is bundled: Node 22 on ARM64, the
+ * functions' runtime (a cache built by another Node is never read).
+ *
+ * @throws ConfigError when it does not run, or is another version or architecture
+ */
+function checkLambdaNode(path: string): string {
+  let said: string;
+  try {
+    said = execFileSync(path, ['-p', 'process.version + " " + process.arch'], { encoding: 'utf8' }).trim();
+  } catch (err) {
+    throw new ConfigError(CONTEXT_KEYS.lambdaNode, path, 'a Node binary that runs on this machine', {
+      cause: err,
+    });
+  }
+  const [version = '', arch = ''] = said.split(' ');
+  if (!version.startsWith('v22.') || arch !== 'arm64')
+    throw new ConfigError(
+      CONTEXT_KEYS.lambdaNode,
+      path,
+      `the Node of the functions' runtime, Node 22 on arm64 (this one is ${version} on ${arch})`,
+    );
+  return path;
+}
+
+/** Builds the bundle's compile cache with the runtime's Node (`npm run compile-cache`), named for /var/task. */
+export function compileCacheHook(
+  node: string,
+  memoryMb: number,
+  runtimeModules: readonly string[],
+): ICommandHooks {
+  return {
+    beforeBundling: (): string[] => [],
+    beforeInstall: (): string[] => [],
+    afterBundling: (_inputDir: string, outputDir: string): string[] => [
+      [
+        `cd ${quote(REPO_ROOT)} &&`,
+        quote(process.execPath),
+        '--import tsx tools/compile-cache/main.ts',
+        `--bundle ${quote(`${outputDir}/index.mjs`)}`,
+        `--node ${quote(node)}`,
+        `--memory ${memoryMb}`,
+        ...(runtimeModules.length > 0 ? [`--runtime-modules ${quote(runtimeModules.join(','))}`] : []),
+        `--relocate ${LAMBDA_TASK_ROOT}`,
+      ].join(' '),
+    ],
+  };
+}
+
+/** Hooks run one after another, in order. */
+function chainHooks(hooks: readonly ICommandHooks[]): ICommandHooks {
+  return {
+    beforeBundling: (i, o) => hooks.flatMap((h) => h.beforeBundling(i, o)),
+    beforeInstall: (i, o) => hooks.flatMap((h) => h.beforeInstall(i, o)),
+    afterBundling: (i, o) => hooks.flatMap((h) => h.afterBundling(i, o)),
+  };
+}
+
 /** Copies the runtime modules into the bundle's `node_modules` after esbuild ran. */
 function copyModulesHook(names: readonly string[]): ICommandHooks {
-  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   return {
     beforeBundling: (): string[] => [],
     beforeInstall: (): string[] => [],

@@ -180,6 +180,7 @@ const CONSOLE_OPEN_ROUTES: Readonly<Record<string, string>> = {
   'POST /console/api/jobs/{jobId}/takeover': CONSOLE_SELF_AUTH,
   'POST /console/api/jobs/{jobId}/cancel': CONSOLE_SELF_AUTH,
   'GET /console/accounts': CONSOLE_SELF_AUTH,
+  'GET /console/playbooks/{playbookId}': CONSOLE_SELF_AUTH,
   'POST /console/api/accounts/connect': CONSOLE_SELF_AUTH,
 };
 

@@ -6,8 +6,9 @@
  */
 import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -38,6 +39,7 @@ import { JobRecovery } from '../constructs/job-recovery.ts';
 import { JobStateMachine } from '../constructs/job-state-machine.ts';
 import { LedgerTable } from '../constructs/ledger-table.ts';
 import { Operations } from '../constructs/operations.ts';
+import { bindReceiptKey, ReceiptKey } from '../constructs/receipt-key.ts';
 import { bindScreenshots, ScreenshotBucket } from '../constructs/screenshot-bucket.ts';
 import {
   BROWSER_MEMORY_MB,
@@ -90,6 +92,8 @@ export class BelayStack extends Stack {
   readonly recovery: JobRecovery;
   /** The function behind every API route. */
   readonly apiHandler: BelayFunction;
+  /** The KMS key job receipts are signed with (the API's only). */
+  readonly receiptKey: Key;
   /** The API's Lambda authorizer. */
   readonly apiAuthorizer: BelayFunction;
   /** The HTTP API. */
@@ -173,7 +177,17 @@ export class BelayStack extends Stack {
         runtimeModules: spec.browser ? PLAYWRIGHT_RUNTIME_MODULES : [],
         environment: { ...shared, ...(spec.browser ? browserEnv : { [BROWSER_ACCESS_VARIABLE]: 'none' }) },
       });
-      bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });
+      if (spec.writePartitions) {
+        const isRead = (a: string): boolean => a === 'dynamodb:GetItem' || a === 'dynamodb:Query';
+        bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table.filter(isRead) });
+        bindTable(fn, this.ledger, {
+          env: 'TABLE_NAME',
+          actions: spec.table.filter((a) => !isRead(a)),
+          leadingKeys: spec.writePartitions,
+        });
+      } else {
+        bindTable(fn, this.ledger, { env: 'TABLE_NAME', actions: spec.table });
+      }
       if (spec.releasesLeases) {
         bindTable(fn, this.ledger, {
           env: 'TABLE_NAME',
@@ -240,6 +254,8 @@ export class BelayStack extends Stack {
       keyRemovalPolicy: config.removalPolicy,
     });
 
+    this.addScheduledChecks(config, shared);
+
     this.recoverJobs = this.addRecovery(shared, browserEnv);
     this.recovery = new JobRecovery(this, 'Recovery', {
       handler: this.recoverJobs,
@@ -253,7 +269,14 @@ export class BelayStack extends Stack {
       timeout: Duration.seconds(29),
       memorySize: BROWSER_MEMORY_MB,
       runtimeModules: PLAYWRIGHT_RUNTIME_MODULES,
-      environment: { ...shared, ...browserEnv },
+      environment: {
+        ...shared,
+        ...browserEnv,
+        // Where agents (MCP) may answer people's waits; unset, people answer them all.
+        ...(config.mcpAnswerTenants.length > 0
+          ? { BELAY_MCP_ANSWER_TENANTS: config.mcpAnswerTenants.join(',') }
+          : {}),
+      },
     });
     bindTable(this.apiHandler, this.ledger, { env: 'TABLE_NAME', actions: LEDGER_WRITE });
     bindTable(this.apiHandler, this.ledger, {
@@ -287,12 +310,16 @@ export class BelayStack extends Stack {
     bindSecret(this.apiHandler, this.webhookSigningKey, {
       env: SECRET_ARN_VARIABLES.BELAY_WEBHOOK_SIGNING_KEY,
     });
+    // Receipts: only the API signs them (GET /jobs/{jobId}/receipt); the engine never holds the key.
+    this.receiptKey = new ReceiptKey(this, 'Receipts', { removalPolicy: config.removalPolicy }).key;
+    bindReceiptKey(this.apiHandler, this.receiptKey);
 
     // Tenants' webhooks: a rule sends each wait event to the notifier, invoked asynchronously
     // (Lambda retries it twice), so a receiver's failure or slowness never touches the job.
     this.notifier = this.addFunction('Notifier', {
       entry: handlerEntry('notify'),
-      description: "Sends 'Belay Job Waiting' events to tenants' webhooks (signed, retried, logged).",
+      description:
+        "Sends 'Belay Job Waiting' and 'Belay Check Failed' events to tenants' webhooks (signed, retried, logged).",
       timeout: Duration.seconds(90),
       memorySize: PLAIN_MEMORY_MB,
       environment: { BELAY_SECRETS: 'none', [BROWSER_ACCESS_VARIABLE]: 'none' },
@@ -308,8 +335,8 @@ export class BelayStack extends Stack {
     });
     new Rule(this, 'WaitEventsToWebhooks', {
       eventBus: this.waitEvents,
-      description: "A job waits for a person: tell the tenant's webhooks.",
-      eventPattern: { source: ['belay'], detailType: ['Belay Job Waiting'] },
+      description: "A job waits for a person, or a drift check turned red: tell the tenant's webhooks.",
+      eventPattern: { source: ['belay'], detailType: ['Belay Job Waiting', 'Belay Check Failed'] },
       targets: [new LambdaTarget(this.notifier, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
     });
 
@@ -381,6 +408,8 @@ export class BelayStack extends Stack {
       logRemovalPolicy: this.config.removalPolicy,
       playbookRegistry: this.playbookRegistry,
       sourceMaps: this.config.sourceMaps,
+      ...(this.config.lambdaNode ? { lambdaNode: this.config.lambdaNode } : {}),
+      ...(this.config.lambdaRuntimeVersion ? { lambdaRuntimeVersion: this.config.lambdaRuntimeVersion } : {}),
       ...props,
     });
   }
@@ -394,6 +423,37 @@ export class BelayStack extends Stack {
    * of unfinished jobs (Query on gsi3), lists running executions (states:ListExecutions) and
    * looks one up (states:DescribeExecution). It never signs in: no credentials.
    */
+  /**
+   * Scheduled drift checks (`belay:checks`, none by default): one rule per playbook on its
+   * schedule, each sending its check to one small function that submits it as the API would.
+   * Without any, neither the function nor a rule exists.
+   */
+  private addScheduledChecks(config: BelayConfig, shared: Record<string, string>): void {
+    if (config.checks.length === 0) return;
+    const startCheck = this.addFunction('StartCheck', {
+      entry: handlerEntry('start-check'),
+      description: 'Submits a scheduled drift check of a playbook (belay:checks).',
+      timeout: Duration.seconds(30),
+      memorySize: PLAIN_MEMORY_MB,
+      environment: { ...shared, BELAY_SECRETS: 'none', [BROWSER_ACCESS_VARIABLE]: 'none' },
+    });
+    // Submitting a job: the tenant's accounts and the playbook's checks read, the job written, its execution started.
+    bindTable(startCheck, this.ledger, { env: 'TABLE_NAME', actions: LEDGER_WRITE });
+    bindStateMachine(startCheck, this.jobs.stateMachine, {
+      env: 'STATE_MACHINE_ARN',
+      actions: STATE_MACHINE_START,
+    });
+    for (const [i, check] of config.checks.entries()) {
+      new Rule(this, `Check${i + 1}`, {
+        description: `Drift check of ${check.playbook} for tenant ${check.tenant} (${check.schedule})`,
+        schedule: Schedule.expression(check.schedule),
+        targets: [
+          new LambdaTarget(startCheck, { event: RuleTargetInput.fromObject(check), retryAttempts: 2 }),
+        ],
+      });
+    }
+  }
+
   private addRecovery(shared: Record<string, string>, browserEnv: Record<string, string>): BelayFunction {
     const fn = this.addFunction('RecoverJobs', {
       entry: handlerEntry('recover'),

@@ -1,7 +1,9 @@
 import { accountsOf } from '../lib/engine/context.ts';
+import { RetryBudgetExhaustedError } from '../lib/engine/errors.ts';
 import { evidenceSoFar } from '../lib/engine/history.ts';
 import type { EngineDeps, JobRef, WaitEvent } from '../lib/engine/types.ts';
 import {
+  answeredReviews,
   decisionSinceRequest,
   isParkable,
   isWaitKind,
@@ -67,6 +69,9 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
     await answerFromLedger(deps, job, entries, kind, input.step, undefined);
   }
   const stepIndex = stepIndexOf(deps, job, input.step);
+  // A review that comes back for a reason a person answered spends a retry (or fails the job).
+  if (kind === 'review' && !isRetryOf(entries, kind, input.step, input.waitId))
+    await askedAgain(deps, job, entries, input);
   const now = deps.clock();
   const lasts = waitSeconds(kind, input);
   const expiresAt = new Date(now.getTime() + lasts * 1000).toISOString();
@@ -121,7 +126,7 @@ async function request(deps: EngineDeps, input: AwaitHumanInput, kind: WaitKind)
     reason: input.reason,
     expiresAt,
     evidence: evidenceSoFar(entries),
-    ...(kind === 'takeover' ? takeoverNotice(deps, job, stepIndex, input.question) : {}),
+    ...(kind === 'takeover' ? takeoverNotice(input.question) : {}),
   });
   return { outcome: 'waiting', kind, expiresAt };
 }
@@ -184,6 +189,43 @@ async function answerFromLedger(
   throw new WaitAnsweredError(job.jobId, step, 'approve');
 }
 
+/**
+ * A review of a write that comes back for the reason a person already answered (they said it did
+ * not happen, it was tried again, and it is uncertain again) has not been settled by the answer:
+ * asking again spends a retry, and once the budget is spent the job fails with the history of
+ * the answers, instead of asking the person again and again.
+ */
+async function askedAgain(
+  deps: EngineDeps,
+  job: Job,
+  entries: readonly LedgerEntry[],
+  input: AwaitHumanInput,
+): Promise<void> {
+  const earlier = answeredReviews(entries, input.step, input.reason);
+  if (earlier.length === 0) return;
+  const history = earlier.map((a) => `${a.answer} by ${a.by} at ${a.at}`).join('; ');
+  const used = job.retriesUsed + 1;
+  if (used > job.retryBudget)
+    throw new RetryBudgetExhaustedError(
+      input.step,
+      job.retriesUsed,
+      `a person was asked ${earlier.length} time${earlier.length === 1 ? '' : 's'} about the same write (${input.reason}) and it came back each time: ${history}`,
+    );
+  await deps.ledger.updateJob(job.tenantId, job.jobId, {
+    expectedVersion: job.version,
+    set: { retriesUsed: used },
+    entry: {
+      type: 'step-failed',
+      step: input.step,
+      detail: {
+        reason: `the write came back to review (${input.reason}) after a person answered: ${history}`,
+        retriesUsed: used,
+      },
+      cost: { dynamoWrites: 2 },
+    },
+  });
+}
+
 /** How long a wait of `kind` lasts: a takeover as its request says (never past the cap), the others fixed. */
 function waitSeconds(kind: WaitKind, input: AwaitHumanInput): number {
   if (kind !== 'takeover') return WAIT_TIMEOUT_SECONDS[kind];
@@ -195,24 +237,22 @@ function waitSeconds(kind: WaitKind, input: AwaitHumanInput): number {
 }
 
 /**
- * What a takeover's notification adds: the question and the session's live view for the tenant
- * (a signed link valid for a short while on the local service; Anchor's `live_view_url` as given).
+ * What a takeover's notification adds: the question, and nothing of the browser. The live view
+ * lets whoever holds it act, and a notification goes to a tenant's webhook (a chat channel) with
+ * no check of who reads it; it links to the decision page, where an approver gets the view.
  */
-function takeoverNotice(
-  deps: EngineDeps,
-  job: Job,
-  stepIndex: number,
-  question: string | undefined,
-): Pick<WaitEvent, 'question' | 'liveViewUrl'> {
-  const app = deps.playbooks.get(job.playbook).steps[stepIndex]?.app;
-  const session = app ? job.sessions[app] : undefined;
-  const liveViewUrl =
-    session && !session.endedAt ? deps.browser.liveViewLink(session, job.tenantId) : undefined;
-  return { ...(question ? { question } : {}), ...(liveViewUrl ? { liveViewUrl } : {}) };
+function takeoverNotice(question: string | undefined): Pick<WaitEvent, 'question'> {
+  return question ? { question } : {};
 }
 
 /** The latest request of this kind at `step` was made by an earlier attempt of the same wait. */
-function isRetryOf(entries: readonly LedgerEntry[], kind: WaitKind, step: string, waitId: string): boolean {
+function isRetryOf(
+  entries: readonly LedgerEntry[],
+  kind: WaitKind,
+  step: string,
+  waitId: string | undefined,
+): boolean {
+  if (!waitId) return false;
   const last = entries.findLast((e) => e.step === step && e.type === WAIT_ENTRY[kind]);
   return last?.detail?.waitId === waitId;
 }

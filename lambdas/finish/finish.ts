@@ -51,7 +51,8 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
 
   const verified: Record<string, Evidence> = {};
   for (const [index, step] of playbook.steps.entries()) {
-    if (step.kind !== 'write' || !step.probe) continue;
+    // A drift check made no write: there is none to look for.
+    if (step.kind !== 'write' || !step.probe || job.mode === 'check') continue;
     const reviewed = finishReview(entries, step.id);
     if (reviewed === 'absent') {
       throw new OutcomeNotVerifiedError(step.id, 'a reviewer found it absent from its application');

@@ -28,6 +28,8 @@ export interface FaultPointMessage {
   seq: number;
   point: FaultPoint;
   info: FaultPointInfo;
+  /** The process's CPU time so far (user + system), ms: a benchmark splits an invocation's CPU at its points. */
+  cpuMs?: number;
 }
 
 /** Runner -> worker: go on past fault point `seq`. */
@@ -89,9 +91,15 @@ export function faultPoint(point: FaultPoint, info: FaultPointInfo = {}): Promis
       stepIndex: info.stepIndex,
       ...(info.action === undefined ? {} : { action: info.action }),
     },
+    cpuMs: cpuSoFarMs(),
   };
   return new Promise<void>((resolve) => {
     waiting.set(id, resolve);
     process.send?.(message);
   });
+}
+
+function cpuSoFarMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }

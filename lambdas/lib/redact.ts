@@ -123,13 +123,23 @@ export function registeredSecretsSize(): { values: number; bytes: number; tenant
  * is running; every tenant's outside any).
  */
 export function redactText(text: string, scope: SecretScope = currentScope()): string {
-  let out = text
+  const out = text
     .replace(CARD_NUMBER, (m) => {
       const digits = m.replace(/\D/g, '');
       return digits.length >= 13 ? `[card ****${digits.slice(-4)}]` : m;
     })
     .replace(BEARER, `$1${REDACTED}`)
     .replace(API_KEY, REDACTED);
+  return maskKnownSecrets(out, scope);
+}
+
+/**
+ * Masks only the registered secrets of `scope` (credentials a store handled), leaving every
+ * other value as it is: for what the engine keeps and compares, where a number that merely looks
+ * like a card is a value like any other.
+ */
+export function maskKnownSecrets(text: string, scope: SecretScope = currentScope()): string {
+  let out = text;
   const tenants = scope === ALL_TENANTS ? [...KNOWN_SECRETS.values()] : [KNOWN_SECRETS.get(scope.tenantId)];
   for (const values of tenants) {
     for (const secret of values?.keys() ?? []) {

@@ -1,3 +1,4 @@
+import { tellIfTurnedRed } from '../lib/engine/checks.ts';
 import { releaseJobResources } from '../lib/engine/cleanup.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
 import { REJECTED_ERROR } from '../lib/engine/waits.ts';
@@ -19,6 +20,7 @@ const REASONS: Record<string, string> = {
   RetryBudgetExhaustedError: 'retry-budget-exhausted',
   OutcomeNotVerifiedError: 'outcome-not-verified',
   DeadlineExceededError: 'deadline-exceeded',
+  DriftFoundError: 'drift-found',
   QueueTimeoutError: 'queue-timeout',
   JobConfigurationError: 'misconfigured',
   UnknownPlaybookError: 'unknown-playbook',
@@ -48,6 +50,7 @@ export async function recordFailure(
     entry: { type: 'failed', detail: { reason, message }, cost: { lambdaInvocations: 1, dynamoWrites: 2 } },
   });
   await releaseJobResources(deps, failed);
+  await tellIfTurnedRed(deps, failed);
   return { status: 'FAILED', reason };
 }
 

@@ -112,7 +112,6 @@ async function recoverInScope(deps: RecoverDeps, dead: DeadExecution): Promise<R
   if (dead.executionName !== undefined && dead.executionName !== owner) {
     return { action: 'none', reason: 'superseded' };
   }
-  await releaseJobResources(engine, job);
   const recoveries = entries.filter((e) => e.type === 'recovered').length;
   const ageDays = (engine.clock().getTime() - Date.parse(job.createdAt)) / 86_400_000;
   if (recoveries >= settings.maxRecoveries || ageDays > settings.maxJobDays) {
@@ -120,14 +119,24 @@ async function recoverInScope(deps: RecoverDeps, dead: DeadExecution): Promise<R
       ageDays > settings.maxJobDays
         ? `the job is older than ${settings.maxJobDays} days; ${describeDeath(dead)}`
         : `${describeDeath(dead)}, after ${recoveries} recoveries`;
-    await engine.ledger.transition(job.tenantId, job.jobId, 'FAILED', {
-      failure: { reason: EXECUTION_LOST, message },
-      entry: {
-        type: 'failed',
-        detail: { reason: EXECUTION_LOST, message, execution: owner, status: dead.status, recoveries },
-        cost: { lambdaInvocations: 1, dynamoWrites: 2 },
-      },
-    });
+    let failed: Job;
+    try {
+      // Conditioned on the version this decision was taken on: of two recoveries of one death
+      // (the event twice, the event and the sweep), one writes and releases, the other nothing.
+      failed = await engine.ledger.transition(job.tenantId, job.jobId, 'FAILED', {
+        expectedVersion: job.version,
+        failure: { reason: EXECUTION_LOST, message },
+        entry: {
+          type: 'failed',
+          detail: { reason: EXECUTION_LOST, message, execution: owner, status: dead.status, recoveries },
+          cost: { lambdaInvocations: 1, dynamoWrites: 2 },
+        },
+      });
+    } catch (err) {
+      if (err instanceof StaleCheckpointError) return { action: 'none', reason: 'superseded' };
+      throw err;
+    }
+    await releaseJobResources(engine, failed);
     engine.log.error('job failed: its execution died and was not recovered', {
       tenantId: job.tenantId,
       jobId: job.jobId,
@@ -146,10 +155,13 @@ async function recoverInScope(deps: RecoverDeps, dead: DeadExecution): Promise<R
     if (generation > generationOf(owner) + 20) throw new Error(`job ${job.jobId}: no free execution name`);
     next = executionName(job, ++generation);
   }
-  const current = await engine.ledger.getJob(job.tenantId, job.jobId);
+  let recorded: Job;
   try {
-    await engine.ledger.updateJob(job.tenantId, job.jobId, {
-      expectedVersion: current.version,
+    // The version read when the job was judged dead, not a fresh one: a rival that recovered it
+    // meanwhile (and may have started the next generation, which opens its own session) wins,
+    // and this call releases nothing of it.
+    recorded = await engine.ledger.updateJob(job.tenantId, job.jobId, {
+      expectedVersion: job.version,
       set: { executionName: next },
       entry: {
         type: 'recovered',
@@ -170,6 +182,8 @@ async function recoverInScope(deps: RecoverDeps, dead: DeadExecution): Promise<R
     if (err instanceof StaleCheckpointError) return { action: 'none', reason: 'superseded' };
     throw err;
   }
+  // Only the call that won: what the dead execution held goes before the next one starts.
+  await releaseJobResources(engine, recorded);
   await executions.start(next, { tenantId: job.tenantId, jobId: job.jobId });
   engine.log.warn('job recovered: its execution died; a new one resumes it at its checkpoint', {
     tenantId: job.tenantId,

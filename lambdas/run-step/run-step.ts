@@ -1,9 +1,13 @@
 import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import { HealAfterWriteError } from '../lib/agent/errors.ts';
+import { pageDownloads } from '../lib/browser/downloads.ts';
+import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
+import { classifyRequests, type SentRequest } from '../lib/commits.ts';
+import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
   afterCheckpoint,
@@ -13,8 +17,10 @@ import {
   writeCheckpoint,
 } from '../lib/engine/checkpoint.ts';
 import { accountFor, attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
+import { approvesEffect, effectApproval, effectChanges, sealEffect } from '../lib/engine/effect-approval.ts';
 import {
   DeadlineExceededError,
+  DriftFoundError,
   isStateMachineError,
   JobConfigurationError,
   RetryBudgetExhaustedError,
@@ -26,7 +32,12 @@ import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib
 import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
-import { takeoverWaitRequest, takeoverWaitSeconds, waitRequest } from '../lib/engine/waits.ts';
+import {
+  AGENT_QUESTION_REASON,
+  takeoverWaitRequest,
+  takeoverWaitSeconds,
+  waitRequest,
+} from '../lib/engine/waits.ts';
 import { keepWriteOwned, newWriteOwner, type OwnedWrite } from '../lib/engine/write-owner.ts';
 import { reasonAfterStep } from '../lib/evidence/policy.ts';
 import { takeScreenshot } from '../lib/evidence/take.ts';
@@ -39,6 +50,7 @@ import type {
   Step,
   StepContext,
 } from '../lib/playbooks/contract.ts';
+import { effectOf, unprovenReason } from '../lib/playbooks/effects.ts';
 import { PersonAskedError, StepConfigurationError, TakeoverRequestedError } from '../lib/playbooks/errors.ts';
 import { ensureRunning, leaseLost } from './job-state.ts';
 
@@ -49,9 +61,11 @@ import { ensureRunning, leaseLost } from './job-state.ts';
  * 2. reattach to the job's session for the step's application (cached connection when warm);
  * 3. a write with an intent and no completion: probe the application before anything else;
  * 4. precondition (wrong page -> restore; signed out -> sign in here, a person's one-time code ->
- *    mfa_required; changed layout -> layout_changed);
+ *    mfa_required; changed layout -> layout_changed); for a write, what its verify already reads
+ *    before the action (a write that sets a value already set is done without acting);
  * 5. for a write, write the intent (with its idempotency key) before acting; then act;
- * 6. verify, then ONE transaction: completion entry + advance the pointer + cost.
+ * 6. verify (a write that creates must show evidence that was not there before the action),
+ *    then ONE transaction: completion entry + advance the pointer + cost.
  * It returns what the state machine should do next, so the happy path costs two transitions.
  */
 export async function runStep(deps: EngineDeps, ref: JobRef): Promise<StepOutcome> {
@@ -88,6 +102,12 @@ class StepAttempt {
   #cache!: StepCacheSession;
   /** The attempt's cache was kept in its `step-unconfirmed` entry, to be settled with the write. */
   #cachePending = false;
+  /** When the write's committing action began (its last action, or the step's run): what the page sent before is its own. */
+  #commitFrom: string | undefined;
+  /** A write approved on its effect was prepared, and its effect is the one approved: only its commit is left. */
+  #prepared = false;
+  /** A write's verify as read just before its action (null: it did not hold); undefined for reads. */
+  #before: Evidence | null | undefined;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
   readonly #written: CountedEntry[] = [];
 
@@ -158,9 +178,13 @@ class StepAttempt {
     try {
       outcome = this.#stopAfterSettling
         ? await this.#settleThenStop(this.#stopAfterSettling)
-        : ((await this.#resolveOpenIntent()) ??
-          (await this.#checkPrecondition()) ??
-          (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
+        : this.job.mode === 'check'
+          ? await this.#check()
+          : ((await this.#resolveOpenIntent()) ??
+            (await this.#checkPrecondition()) ??
+            (await this.#checkBeforeAction()) ??
+            (await this.#approveEffect()) ??
+            (await this.#verifyAndCheckpoint(await this.#writeIntentAndAct())));
     } catch (err) {
       outcome = await this.#classifyFailure(err);
     } finally {
@@ -264,7 +288,9 @@ class StepAttempt {
       this.#cache.port,
       probeAnswerAppender(deps.ledger, job, step, this.stepIndex),
     );
-    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions);
+    // A download is the one this step's click starts in this page, saved in this session's folder.
+    const downloads = { sessionId: attach.attached.sessionId, capture: pageDownloads(attach.attached.page) };
+    this.#ctx = stepContext(deps, job, this.playbook, step, this.stepIndex, this.entries, actions, downloads);
     this.#common = {
       step: step.id,
       stepIndex: this.stepIndex,
@@ -366,6 +392,155 @@ class StepAttempt {
   }
 
   /**
+   * 4, end. A write's verify, read-only, on the page as the step is about to act: what already
+   * holds proves nothing about this job's write. A write that sets state and already holds is done
+   * without acting (`alreadySatisfied`: no write of this job); one that creates keeps what it saw,
+   * so that evidence already there cannot complete it (point 6).
+   */
+  async #checkBeforeAction(): Promise<StepOutcome | undefined> {
+    if (this.step.kind !== 'write') return undefined;
+    this.#before = await evidenceBeforeAction(this.step, this.#page, this.#ctx);
+    this.#ctx.beforeAction = { evidence: this.#before };
+    if (this.#before === null || effectOf(this.step) !== 'sets') return undefined;
+    this.deps.log.info('the write is already satisfied: done without acting', { step: this.step.id });
+    return await this.#checkpoint(this.#before, undefined, { alreadySatisfied: true });
+  }
+
+  /**
+   * A drift check's step: its precondition (signing in as a job would), then a read is run and
+   * verified, and a write is checked up to its commit (its verify read before the action,
+   * prepared, the commit's element there) with every unsafe request refused, never committed. A step as expected is checkpointed with what was checked; one that is not is
+   * recorded (`step-checked`, a screenshot) and ends the check (DriftFoundError). A step that
+   * reads the evidence of a write the check did not make is skipped.
+   */
+  async #check(): Promise<StepOutcome> {
+    const { deps, step } = this;
+    const started = deps.clock().getTime();
+    let finding: { result: string; detail: string } | undefined;
+    let evidence: Evidence = {};
+    const skipped = (step.readsEvidenceOf ?? []).find(
+      (id) => this.playbook.steps.find((s) => s.id === id)?.kind === 'write',
+    );
+    let refused: string[] = [];
+    if (skipped) {
+      finding = {
+        result: 'skipped',
+        detail: `it reads the evidence of ${skipped}, a write a check does not make`,
+      };
+    } else {
+      const pre = await this.#checkPrecondition();
+      if (pre?.outcome === 'session_lost' || pre?.outcome === 'retry') return pre;
+      if (pre)
+        finding = {
+          result: pre.outcome === 'layout_changed' ? 'layout-changed' : 'signed-out',
+          detail: 'detail' in pre && pre.detail ? pre.detail : pre.outcome,
+        };
+      else {
+        // A write's own action is what must send nothing; a read (a cart, a search form) may post as it always does.
+        const refusing = step.kind === 'write' ? await this.#attached.refuseWrites() : undefined;
+        try {
+          if (step.kind === 'read') {
+            await step.run(this.#page, this.#ctx);
+            const verified = await step.verify(this.#page, this.#ctx);
+            if (verified) evidence = verified;
+            else
+              finding = {
+                result: 'not-verified',
+                detail:
+                  'the page does not show what the step expects after its action (its layout may have changed)',
+              };
+          } else {
+            const before = await evidenceBeforeAction(step, this.#page, this.#ctx);
+            if (step.prepare) await step.prepare(this.#page, this.#ctx);
+            const missing =
+              step.prepare && step.commitMissing ? await step.commitMissing(this.#page, this.#ctx) : null;
+            if (missing) finding = { result: 'layout-changed', detail: missing };
+            evidence = {
+              checked: step.prepare ? 'up-to-commit' : 'up-to-start',
+              ...(before ? { heldBefore: true } : {}),
+            };
+          }
+        } catch (err) {
+          if (browserLost(this.#attached, err)) return this.#sessionLost(describe(err));
+          finding = { result: 'failed', detail: describe(err) };
+        } finally {
+          refused = refusing?.end() ?? [];
+        }
+      }
+    }
+    // Refused requests are kept with the step: the page's own (a heartbeat) or its action's, none went.
+    const ms = deps.clock().getTime() - started;
+    if (finding && finding.result !== 'skipped') {
+      const screenshot = await this.#screenshot('on-failure');
+      await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+        expectedVersion: this.#current.version,
+        entry: {
+          type: 'step-checked',
+          ...this.#common,
+          detail: { ...finding, ms, ...(refused.length > 0 ? { refused } : {}) },
+          cost: { dynamoWrites: 2 },
+          ...(screenshot ? { screenshot } : {}),
+        },
+      });
+      throw new DriftFoundError(step.id, finding.result, finding.detail);
+    }
+    return await this.#checkpoint(finding ? { skipped: true } : evidence, ms, {
+      check: {
+        result: finding?.result ?? 'ok',
+        ms,
+        ...(finding ? { detail: finding.detail } : {}),
+        ...(refused.length > 0 ? { refused } : {}),
+      },
+    });
+  }
+
+  /**
+   * 4, end (a write approved on its effect). Prepare it up to its commit and read what the page
+   * would submit: the effect a person approved goes on to the commit; none approved yet, the
+   * effect is recorded (masked, hashed, with a screenshot) and a person is asked; a different one
+   * (the page's values changed, or the inputs, or the plan) is not committed: the changes are
+   * recorded and the person is asked again.
+   */
+  async #approveEffect(): Promise<StepOutcome | undefined> {
+    const { deps, step } = this;
+    if (!approvesEffect(step) || !step.prepare || !step.effectOf) return undefined;
+    await step.prepare(this.#page, this.#ctx);
+    const sealed = sealEffect(await step.effectOf(this.#page, this.#ctx));
+    const approval = effectApproval(this.entries, step.id);
+    if (approval.state === 'approved' && approval.hash === sealed.hash) {
+      this.#prepared = true;
+      return undefined;
+    }
+    const changes =
+      approval.state === 'approved' ? effectChanges(approval.prepared.effect, sealed.effect) : undefined;
+    const screenshot = await this.#screenshot('before-approval');
+    this.#current = await deps.ledger.updateJob(this.job.tenantId, this.job.jobId, {
+      expectedVersion: this.#current.version,
+      entry: {
+        type: changes ? 'effect-changed' : 'effect-prepared',
+        ...this.#common,
+        attempt: nextAttempt(this.entries, step.id),
+        detail: {
+          hash: sealed.hash,
+          effect: sealed.effect,
+          ...(changes && approval.state === 'approved'
+            ? { approvedHash: approval.hash, approvedBy: approval.by, changes }
+            : {}),
+        },
+        cost: { dynamoWrites: 2 },
+        ...(screenshot ? { screenshot } : {}),
+      },
+    });
+    const reason = changes ? 'effect_changed' : 'approve_effect';
+    return {
+      outcome: 'needs_approval',
+      step: step.id,
+      stepIndex: this.stepIndex,
+      wait: waitRequest(this.#current, 'approval', step.id, reason, deps.settings.parkAfterSeconds),
+    };
+  }
+
+  /**
    * 5. For a write, the intent first (with the idempotency key, fenced by the job's version so
    * a stale worker cannot act); then the step's action and its verify, a write under the
    * browser's write guard (its requests on fresh connections; the browser's own resends seen).
@@ -382,7 +557,8 @@ class StepAttempt {
           ...this.#common,
           attempt: nextAttempt(this.entries, step.id),
           idempotencyKey: this.#ctx.idempotencyKey,
-          detail: { attemptId: owner.attemptId },
+          // Whether its verify already held: evidence that was there cannot complete a write that creates.
+          detail: { attemptId: owner.attemptId, heldBefore: this.#before !== null },
           cost: { dynamoWrites: 2 },
         },
       });
@@ -391,11 +567,25 @@ class StepAttempt {
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
     const guard =
-      step.kind === 'write' ? await this.#attached.guardWrites(deps.settings.writeGuard) : undefined;
+      step.kind === 'write'
+        ? await this.#attached.guardWrites({
+            ...deps.settings.writeGuard,
+            ...(step.commits ? { commits: step.commits } : {}),
+          })
+        : undefined;
     let evidence: Evidence | null;
     let guarded: WriteGuardReport | undefined;
+    this.#commitFrom = new Date(deps.clock().getTime()).toISOString();
+    const faultPoint = this.#ctx.faultPoint;
+    // The step's last action (after `mid-action`) is the one that commits: the page's requests before it are its own.
+    this.#ctx.faultPoint = (point, at) => {
+      if (point === 'mid-action') this.#commitFrom = new Date(deps.clock().getTime()).toISOString();
+      return faultPoint(point, at);
+    };
     try {
-      await step.run(this.#page, this.#ctx);
+      // A write approved on its effect was prepared (and checked) above: only its commit is left.
+      if (this.#prepared && step.commit) await step.commit(this.#page, this.#ctx);
+      else await step.run(this.#page, this.#ctx);
       evidence = await step.verify(this.#page, this.#ctx);
     } finally {
       guarded = await guard?.finish();
@@ -428,6 +618,23 @@ class StepAttempt {
       if (await this.#isSignedOut()) return await this.#signedOut('signed out during the step');
       return await this.#retryLater('the step did not verify');
     }
+    // Evidence that was already there before the action (an earlier job's record) proves nothing
+    // about this write: it is unconfirmed, and its probe looks for this job's own record by its key.
+    const unproven = unprovenReason(step, this.#before, acted.evidence);
+    if (unproven !== undefined) {
+      await this.#recordUnconfirmed(unproven, acted.guarded);
+      return { outcome: 'uncertain', step: step.id, detail: unproven };
+    }
+    return await this.#checkpoint(acted.evidence, acted.actionMs, this.#completionDetail(acted.guarded));
+  }
+
+  /** The step's checkpoint with `evidence` (one transaction), then where the job goes next. */
+  async #checkpoint(
+    evidence: Evidence,
+    actionMs: number | undefined,
+    detail: Record<string, unknown> | undefined,
+  ): Promise<StepOutcome> {
+    const { deps, step } = this;
     const next = this.playbook.steps[this.stepIndex + 1];
     const screenshot = await this.#screenshot(
       reasonAfterStep(step.kind, next !== undefined && needsApproval(this.#current, next)),
@@ -444,16 +651,36 @@ class StepAttempt {
         identityId: this.#common.identityId,
         screenshot,
       },
-      acted.evidence,
-      checkpointCost(elapsedMs, acted.actionMs, this.#owned?.beats),
-      this.#completionDetail(acted.guarded),
+      evidence,
+      checkpointCost(elapsedMs, actionMs, this.#owned?.beats),
+      detail ? { detail } : {},
     );
     this.#checkpointed = true;
     return afterCheckpoint(deps, this.playbook, done, this.stepIndex);
   }
 
+  /**
+   * The write guard's report as the ledger records it: the requests that committed the write
+   * (method, origin and path, status, time, what the answer said) apart from the page's own
+   * (counted as background).
+   */
+  #guardSummary(report: WriteGuardReport): Record<string, unknown> {
+    const { commits, background } = classifyRequests(report.requests, {
+      commits: this.step.commits,
+      commitFrom: this.#commitFrom,
+    });
+    return {
+      prevented: report.prevented,
+      observed: report.observed,
+      unsafeRequests: report.unsafeRequests,
+      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId)),
+      ...(background.length > 0 ? { background: background.length } : {}),
+      ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
+    };
+  }
+
   /** What the completion entry adds: the write guard's report, and an agent step's counters (model calls, cache). */
-  #completionDetail(guarded: WriteGuardReport | undefined): { detail?: Record<string, unknown> } {
+  #completionDetail(guarded: WriteGuardReport | undefined): Record<string, unknown> | undefined {
     // An agent step (its definition carries `agent`): the counters, from all its entries so far.
     const agent =
       'agent' in this.step
@@ -464,10 +691,11 @@ class StepAttempt {
           ])[this.step.id]
         : undefined;
     const detail = {
-      ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+      ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
       ...(agent ? { agent } : {}),
+      ...(this.#before !== undefined && this.#before !== null ? { heldBefore: true } : {}),
     };
-    return Object.keys(detail).length > 0 ? { detail } : {};
+    return Object.keys(detail).length > 0 ? detail : undefined;
   }
 
   /**
@@ -498,7 +726,7 @@ class StepAttempt {
         attempt: nextAttempt(this.entries, this.step.id),
         detail: {
           reason,
-          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+          ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
           ...(cache ? { cache } : {}),
         },
         cost: { dynamoWrites: 2 },
@@ -527,7 +755,7 @@ class StepAttempt {
           this.job,
           'review',
           this.step.id,
-          'agent-question',
+          AGENT_QUESTION_REASON,
           this.deps.settings.parkAfterSeconds,
         ),
       };
@@ -604,7 +832,7 @@ class StepAttempt {
         detail: {
           reason: detail,
           retriesUsed: used,
-          ...(guarded ? { writeGuard: guardSummary(guarded) } : {}),
+          ...(guarded ? { writeGuard: this.#guardSummary(guarded) } : {}),
         },
         cost: { dynamoWrites: 2 },
         ...(screenshot ? { screenshot } : {}),
@@ -627,16 +855,6 @@ interface Acted {
   guarded: WriteGuardReport | undefined;
 }
 
-/** The write guard's report as the checkpoint records it. */
-function guardSummary(report: WriteGuardReport): Record<string, unknown> {
-  return {
-    prevented: report.prevented,
-    observed: report.observed,
-    unsafeRequests: report.unsafeRequests,
-    ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
-  };
-}
-
 /** The step's precondition, after bringing the page back to where the step starts when it is elsewhere. */
 async function precondition(step: Step, page: Page, ctx: StepContext): Promise<PreconditionResult> {
   const pre = await step.precondition(page, ctx);
@@ -654,6 +872,28 @@ function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
   }
   return false;
 }
+
+/**
+ * A committing request as the ledger records it, for the write's receipt: method, origin and
+ * path, time, status, and what the answer said (its media type, a redirect's target, a short
+ * redacted excerpt of its body).
+ */
+function committed(r: SentRequest, tenantId: string): Record<string, unknown> {
+  const excerpt = responseExcerpt(r.response?.contentType, r.response?.body, { tenantId });
+  return {
+    method: r.method,
+    url: r.url,
+    at: r.at,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    ...(r.failed ? { failed: true } : {}),
+    ...(r.response?.location ? { location: r.response.location } : {}),
+    ...(r.response?.contentType ? { contentType: r.response.contentType } : {}),
+    ...(excerpt ? { excerpt } : {}),
+  };
+}
+
+/** Committing requests a ledger entry lists (a step that commits more shows the count in `unsafeRequests`). */
+const MAX_COMMITS_RECORDED = 5;
 
 const SIGN_IN_DOES_NOT_HOLD = `signed out again after ${MAX_SIGN_INS_PER_STEP} sign-ins for this step`;
 

@@ -87,7 +87,11 @@ export async function routeConnectPage(
   }
   const credentials: Credential[] = [{ type: 'username_password', username, password }];
   if (secret) credentials.push({ type: 'authenticator', secret });
-  const identity = await registry.createIdentity({ applicationId: record.applicationId, credentials });
+  const identity = await registry.createIdentity({
+    applicationId: record.applicationId,
+    credentials,
+    tokenHash: record.tokenHash,
+  });
   const back = new URL(record.callbackUrl);
   back.searchParams.set('identityId', identity.id);
   res.writeHead(302, { location: back.toString(), 'cache-control': 'no-store' });

@@ -58,6 +58,12 @@ export interface IdentityRecord {
   status: 'pending' | 'validated' | 'failed';
   metadata: Record<string, unknown>;
   credentials: Credential[];
+  /**
+   * The hash of the identity token whose hosted sign-in created it (none for one created through
+   * the API). Listed with the application's identities so the caller can tell its own connection's
+   * identity from another's; Anchor's documentation names no such field (see /DESIGN.md).
+   */
+  token_hash?: string;
   created_at: string;
   updated_at: string;
 }
@@ -251,6 +257,7 @@ export class IdentityRegistry {
     name?: string;
     metadata?: Record<string, unknown>;
     credentials: Credential[];
+    tokenHash?: string;
   }): Promise<IdentityRecord> {
     const app = await this.application(input.applicationId);
     const now = this.now();
@@ -262,6 +269,7 @@ export class IdentityRegistry {
       status: 'pending',
       metadata: input.metadata ?? {},
       credentials: input.credentials,
+      ...(input.tokenHash ? { token_hash: input.tokenHash } : {}),
       created_at: now,
       updated_at: now,
     };

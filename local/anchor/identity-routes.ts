@@ -131,6 +131,7 @@ export async function routeIdentities(
           name: i.name,
           auth_flow: null,
           status: i.status,
+          ...(i.token_hash ? { token_hash: i.token_hash } : {}),
           created_at: i.created_at,
           updated_at: i.updated_at,
         }));

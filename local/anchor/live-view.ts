@@ -7,7 +7,11 @@
  * Tenant-checked and short-lived: the page and the WebSocket upgrade each need the `token` Belay
  * signed for this session and its tenant (`lambdas/lib/browser/live-view-token.ts`, checked
  * against the session's `tenantId` tag); a wrong, expired or other session's or tenant's token is
- * refused (403), and an open view is closed when its token expires. A viewer counts as a client
+ * refused (403), and an open view is closed when its token expires. A watch-only token
+ * (`interactive: false`) gets the frames and none of its input reaches the browser. Belay revokes
+ * a session's views when a takeover's wait ends (`POST /_local/sessions/<id>/live/revoke`): every
+ * token signed until then is refused and the views open with one are closed. Revocations are kept
+ * in memory (tokens live 15 minutes at most; a restart forgets them). A viewer counts as a client
  * of the session, so the session does not reach its idle timeout while a person works in it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -32,8 +36,33 @@ export function tenantOf(record: SessionRecord): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Per session: when its views were last revoked (epoch ms), and the views open now. */
+const revokedAt = new Map<string, number>();
+const openViews = new Map<string, Set<WebSocket>>();
+
 function check(apiKey: string, record: SessionRecord, token: string | null): LiveViewCheck {
-  return verifyLiveViewToken(apiKey, token, { sessionId: record.id, tenantId: tenantOf(record) }, Date.now());
+  const verdict = verifyLiveViewToken(
+    apiKey,
+    token,
+    { sessionId: record.id, tenantId: tenantOf(record) },
+    Date.now(),
+  );
+  if (verdict.ok && verdict.claims.issuedAt <= (revokedAt.get(record.id) ?? -1)) {
+    return { ok: false, reason: 'revoked' };
+  }
+  return verdict;
+}
+
+/**
+ * Refuses every live view token of the session signed until now and closes the views open with
+ * one (the takeover's wait ended: the person's access ends with it).
+ */
+export function revokeLiveViews(sessionId: string, nowMs = Date.now()): number {
+  revokedAt.set(sessionId, nowMs);
+  const open = [...(openViews.get(sessionId) ?? [])];
+  for (const view of open) view.close(4003, 'the takeover ended: this view is closed');
+  openViews.delete(sessionId);
+  return open.length;
 }
 
 const PAGE_CSP = [
@@ -252,6 +281,8 @@ export async function handleLiveViewUpgrade(
     return;
   }
   viewers.handleUpgrade(req, socket, head, (viewer) => {
+    const open = openViews.get(id) ?? new Set<WebSocket>();
+    openViews.set(id, open.add(viewer));
     let nextId = 1;
     const command = (method: string, params: Record<string, unknown>): void => {
       if (cdp.readyState === WebSocket.OPEN) cdp.send(JSON.stringify({ id: nextId++, method, params }));
@@ -262,6 +293,7 @@ export async function handleLiveViewUpgrade(
     );
     const closeBoth = (): void => {
       clearTimeout(expiry);
+      openViews.get(id)?.delete(viewer);
       if (cdp.readyState === WebSocket.OPEN || cdp.readyState === WebSocket.CONNECTING) cdp.close();
       if (viewer.readyState === WebSocket.OPEN) viewer.close(1000, 'the session view ended');
     };
@@ -279,6 +311,8 @@ export async function handleLiveViewUpgrade(
       }
     });
     viewer.on('message', (data: RawData) => {
+      // A watch-only view sends nothing on to the browser, whatever its page script sends.
+      if (!verdict.claims.interactive) return;
       let parsed: unknown;
       try {
         parsed = JSON.parse(data.toString());

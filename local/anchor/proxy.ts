@@ -6,11 +6,16 @@
  * byte to the session's browser endpoint; Chromium answers the handshake itself.
  *
  * A session with volumes mounted is relayed message by message instead: the relay sets the
- * browser's downloads to the writable volume's `downloads/` (or refuses them when every mount is
- * read-only) on each connection, and a client's own `Browser.setDownloadBehavior` gets the
- * mount's folder put in, so downloads land in the volume whatever the client asks (Playwright's
- * `connectOverCDP` points them at a folder of its own machine, which a remote browser lacks).
+ * browser's downloads to the session's own folder in the writable volume's `downloads/`
+ * (`downloads/<session id>/`, or refuses them when every mount is read-only) on each connection,
+ * and a client's own `Browser.setDownloadBehavior` gets that folder put in, so downloads land in
+ * the volume whatever the client asks (Playwright's `connectOverCDP` points them at a folder of
+ * its own machine, which a remote browser lacks). Downloads are saved "allowAndName": each file
+ * is named by the browser's id for the download, which the page's `Page.downloadWillBegin`
+ * reports, so a job finds the file its own click started and never one of the same name that
+ * another session (another tenant's job) saved at the same moment.
  */
+import { mkdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -35,7 +40,9 @@ export interface DownloadMount {
 const RELAY_COMMAND_ID = 2_147_483_000;
 
 function downloadBehavior(mount: DownloadMount): Record<string, unknown> {
-  return mount.downloadPath ? { behavior: 'allow', downloadPath: mount.downloadPath } : { behavior: 'deny' };
+  return mount.downloadPath
+    ? { behavior: 'allowAndName', downloadPath: mount.downloadPath }
+    : { behavior: 'deny' };
 }
 
 /**
@@ -145,9 +152,10 @@ export function proxyCdpUpgrade(
   const { port, wsEndpoint } = record.browser;
   if ((record.volumes ?? []).length > 0) {
     const writable = record.volumes?.find((v) => !v.readOnly);
-    relayWithVolumes(req, client, head, sessions, id, wsEndpoint, {
-      ...(writable ? { downloadPath: sessions.downloadsDir(writable.id) } : {}),
-    });
+    const downloadPath = writable ? sessions.downloadsDir(writable.id, id) : undefined;
+    // Chromium saves into an existing folder only.
+    if (downloadPath) mkdirSync(downloadPath, { recursive: true });
+    relayWithVolumes(req, client, head, sessions, id, wsEndpoint, downloadPath ? { downloadPath } : {});
     return;
   }
   const upstream: Socket = connect({ host: '127.0.0.1', port });

@@ -10,7 +10,12 @@ import { ApiError } from './errors.ts';
 import { readBody, send } from './http.ts';
 import type { IdentityRegistry } from './identities.ts';
 import { routeIdentities } from './identity-routes.ts';
-import { LIVE_VIEW_SCRIPT_PATH, serveLiveViewPage, serveLiveViewScript } from './live-view.ts';
+import {
+  LIVE_VIEW_SCRIPT_PATH,
+  revokeLiveViews,
+  serveLiveViewPage,
+  serveLiveViewScript,
+} from './live-view.ts';
 import { describeIssues, PROFILE_NAME, profileCreateSchema } from './schema.ts';
 import type { SessionManager } from './sessions.ts';
 import type { ProfileRecord, SessionRecord, Store } from './store.ts';
@@ -161,6 +166,10 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
       return send(res, 200, { data: { status: 'success' } });
     case 'GET /_local/sessions/:x':
       return send(res, 200, { data: session(ctx, id) });
+    case 'POST /_local/sessions/:x/live/revoke': {
+      const closed = revokeLiveViews(session(ctx, id).id);
+      return send(res, 200, { data: { status: 'revoked', closed } });
+    }
     case 'POST /_local/sessions/:x/kill-browser': {
       const pid = await ctx.sessions.killBrowser(session(ctx, id).id);
       return send(res, 200, { data: { status: 'killed', pid } });

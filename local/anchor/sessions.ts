@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   closeChromiumGracefully,
   isChromiumFor,
@@ -100,9 +100,12 @@ export class SessionManager {
     }
   }
 
-  /** Where a browser with volume `volumeId` mounted read-write saves downloads (the CDP proxy sets it). */
-  downloadsDir(volumeId: string): string {
-    return this.opts.volumes.downloadsDir(volumeId);
+  /**
+   * Where session `sessionId`'s browser, with volume `volumeId` mounted read-write, saves downloads
+   * (the CDP proxy sets it): a folder of the session's own under the volume's `downloads/`.
+   */
+  downloadsDir(volumeId: string, sessionId: string): string {
+    return join(this.opts.volumes.downloadsDir(volumeId), sessionId);
   }
 
   get(id: string): SessionRecord | undefined {

@@ -20,7 +20,8 @@ import { headersOf, toHttpApiEvent } from './events.ts';
  * The local API server: what API Gateway (HTTP API) does in AWS, on loopback. Each request
  * becomes a payload-2.0 event for the same Lambda handler (`createApiHandler`); routes that
  * need a key go through the same authorizer code first, whose context the handler reads as
- * it would in AWS. Bodies over the limit are refused while they are read, not buffered.
+ * it would in AWS. Bodies over the limit are read to their end without being kept, then refused
+ * (413 naming the limit), as API Gateway answers them.
  */
 
 export interface LocalApiOptions {
@@ -40,7 +41,11 @@ export interface LocalApi {
   stop(): Promise<void>;
 }
 
-/** Reading stops (and the connection closes after the 413) past this many bytes. */
+/**
+ * A body over the limit is read to its end and dropped, then answered 413, as API Gateway reads a
+ * request before it refuses it: a client still sending when the connection closed would see a
+ * reset instead of the answer. Past this many bytes it is answered and the connection closed.
+ */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
 function send(res: ServerResponse, result: HttpApiResult, close = false): void {
@@ -69,31 +74,38 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
     const declared = Number(req.headers['content-length'] ?? 0);
     let size = 0;
     let tooLarge = declared > limit;
+    let answered = false;
     const chunks: Buffer[] = [];
     const refuse = (): void => {
+      if (answered) return;
+      answered = true;
       sendError(res, new PayloadTooLargeError(limit), true);
       resolve(null);
     };
-    if (tooLarge) refuse();
+    // Too large to read through even to drop it: answered at once, the connection closed.
+    if (declared > DRAIN_LIMIT_BYTES) refuse();
     req.on('data', (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (tooLarge) {
-        if (size > DRAIN_LIMIT_BYTES) req.destroy();
-        return;
-      }
       if (size > limit) {
         tooLarge = true;
         chunks.length = 0;
-        refuse();
+      }
+      if (tooLarge) {
+        if (size > DRAIN_LIMIT_BYTES) {
+          refuse();
+          req.destroy();
+        }
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!tooLarge) resolve(Buffer.concat(chunks));
+      if (tooLarge) refuse();
+      else resolve(Buffer.concat(chunks));
     });
     req.on('error', (err) => {
-      if (!tooLarge) reject(err);
+      if (tooLarge) refuse();
+      else reject(err);
     });
   });
 }

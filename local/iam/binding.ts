@@ -107,6 +107,11 @@ export function localBinding(template: CfnTemplate, local: LocalResources): Loca
             },
           };
         }
+        case 'AWS::KMS::Key': {
+          // No KMS runs locally: the key's local id and ARN, which policies name and the local signer is held to.
+          const keyId = `${logicalId}-local`;
+          return { ref: keyId, attributes: { Arn: arn('kms', `key/${keyId}`), KeyId: keyId } };
+        }
         case 'AWS::SNS::Topic': {
           const topicArn = arn('sns', logicalId);
           return { ref: topicArn, attributes: { TopicArn: topicArn, TopicName: logicalId } };

@@ -10,6 +10,8 @@
  * wrapped once per process; the wrapper adds a middleware to each client's stack the first
  * time it sends. The middleware sits innermost in the deserialize step, where the request is
  * built but not yet sent: it answers a refused call itself, so nothing reaches the service.
+ * AWS calls sent with `fetch` (the AI SDK's Bedrock provider signs its own) are held by a wrapper
+ * of the process's `fetch` (`fetch.ts`) to the same policy.
  *
  * Whose policy applies to a call: the process's (a Lambda worker runs one function), or the
  * one a client was bound to, or the one of the `runAs` scope the call runs in (an in-process
@@ -21,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluate, type IamRequest } from './evaluate.ts';
+import { enforcedFetch } from './fetch.ts';
 import type { EnforcementSpec } from './policies.ts';
 import { refusalMessage, refusalResponse } from './refusal.ts';
 import { iamRequests } from './requests.ts';
@@ -56,6 +59,7 @@ const patchedStacks = new WeakSet<object>();
 let processSpec: EnforcementSpec | undefined;
 let installed: number | undefined;
 const listeners: ((refusal: Refusal) => void)[] = [];
+const callListeners: ((call: { clientName: string; commandName: string }) => void)[] = [];
 
 /** The spec a call is held to: the `runAs` scope's, the client's, or the process's. */
 function specFor(stack: object): EnforcementSpec | undefined {
@@ -65,10 +69,18 @@ function specFor(stack: object): EnforcementSpec | undefined {
 function iamMiddleware(stack: object) {
   return (next: Next, context: HandlerContext) =>
     async (args: { input: Record<string, unknown>; request?: unknown }): Promise<unknown> => {
-      const spec = specFor(stack);
-      if (!spec) return next(args);
       const clientName = context.clientName ?? 'UnknownClient';
       const commandName = context.commandName ?? 'UnknownCommand';
+      // Each attempt of a call, as the service sees (and bills) it: the SDK's retries wrap this step.
+      for (const listener of callListeners) {
+        try {
+          listener({ clientName, commandName });
+        } catch {
+          // A listener's failure must not change the call's outcome.
+        }
+      }
+      const spec = specFor(stack);
+      if (!spec) return next(args);
       for (const request of iamRequests(spec.facts, clientName, commandName, args.input ?? {})) {
         const decision = evaluate(spec.policy.statements, request);
         if (decision.allowed) continue;
@@ -132,6 +144,27 @@ export function installIamEnforcement(): number {
       return original.apply(this, args);
     };
   }
+  // The AI SDK's Bedrock provider signs and sends its own requests with fetch: held here too.
+  const originalFetch = globalThis.fetch;
+  globalThis.fetch = enforcedFetch(
+    () => scope.getStore() ?? processSpec,
+    originalFetch,
+    (refusal) => {
+      for (const listener of listeners) {
+        try {
+          listener({
+            functionName: refusal.functionName,
+            clientName: 'fetch',
+            commandName: refusal.operation,
+            request: refusal.request,
+            message: refusal.message,
+          });
+        } catch {
+          // A listener's failure must not change the call's outcome.
+        }
+      }
+    },
+  );
   installed = modules.length;
   return installed;
 }
@@ -152,6 +185,20 @@ export function bindClient(client: { middlewareStack: object }, spec: Enforcemen
 export function runAs<T>(spec: EnforcementSpec, fn: () => T): T {
   installIamEnforcement();
   return scope.run(spec, fn);
+}
+
+/**
+ * Tells `listener` of every AWS call this process sends (each attempt, allowed or refused, with
+ * or without a policy); returns a function that stops it. A Lambda worker counts its calls
+ * per invocation with it.
+ */
+export function onCall(listener: (call: { clientName: string; commandName: string }) => void): () => void {
+  installIamEnforcement();
+  callListeners.push(listener);
+  return () => {
+    const i = callListeners.indexOf(listener);
+    if (i >= 0) callListeners.splice(i, 1);
+  };
 }
 
 /** Tells `listener` of every refused call in this process; returns a function that stops it. */

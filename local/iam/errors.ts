@@ -25,3 +25,16 @@ export class SynthError extends BelayError {
     super('SynthError', 'synth-failed', message, options);
   }
 }
+
+/**
+ * The state machine's role may not invoke a task's function: what Step Functions records for such
+ * a task (`Lambda.AWSLambdaException`, with Lambda's AccessDeniedException in the cause), so the
+ * state's Retry and Catch handle it as they would in AWS.
+ */
+export class InvokeDeniedError extends Error {
+  readonly errorType = 'AccessDeniedException';
+  constructor(message: string) {
+    super(message);
+    this.name = 'Lambda.AWSLambdaException';
+  }
+}

@@ -5,7 +5,14 @@
  * (`runAs`, `bindClient`).
  */
 import { type LocalResources, localBinding } from './binding.ts';
-import { type EnforcementSpec, functionPolicies, type ResourceFacts, tableFacts } from './policies.ts';
+import {
+  type EnforcementSpec,
+  type FunctionPolicy,
+  functionPolicies,
+  type ResourceFacts,
+  stateMachinePolicy,
+  tableFacts,
+} from './policies.ts';
 import { type CfnTemplate, readTemplate } from './template.ts';
 
 export {
@@ -16,6 +23,7 @@ export {
   type Refusal,
   runAs,
 } from './enforce.ts';
+export { invokeAsStateMachine } from './invoke.ts';
 export type { EnforcementSpec, FunctionPolicy, ResourceFacts } from './policies.ts';
 export { synthesizedTemplate } from './synth.ts';
 
@@ -25,6 +33,8 @@ export interface StackPolicies {
   facts: ResourceFacts;
   /** By construct id (`RunStep`, `ApiHandler`). */
   specs: Record<string, EnforcementSpec>;
+  /** The state machine role's policy (what it may invoke); undefined when the template has no machine. */
+  stateMachine: FunctionPolicy | undefined;
 }
 
 /**
@@ -45,5 +55,5 @@ export function stackPolicies(templateFile: string, local: LocalResources): Stac
   const specs = Object.fromEntries(
     Object.entries(policies).map(([id, policy]) => [id, { policy, facts } satisfies EnforcementSpec]),
   );
-  return { template, facts, specs };
+  return { template, facts, specs, stateMachine: stateMachinePolicy(template, binding) };
 }

@@ -54,9 +54,7 @@ function asStatements(document: unknown): PolicyStatement[] {
 function roleIdOf(fnId: string, role: unknown): string {
   const getAtt = (role as { 'Fn::GetAtt'?: unknown } | undefined)?.['Fn::GetAtt'];
   if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
-  throw new TemplateError(
-    `function ${fnId} has a role the local stack cannot follow: ${JSON.stringify(role)}`,
-  );
+  throw new TemplateError(`${fnId} has a role the local stack cannot follow: ${JSON.stringify(role)}`);
 }
 
 /**
@@ -70,37 +68,62 @@ export function functionPolicies(
   binding: LocalBinding,
   constructIds: Record<string, string>,
 ): Record<string, FunctionPolicy> {
-  const resolve = createResolver(template, binding);
-  const policies = resourcesOfType(template, 'AWS::IAM::Policy').map((id) => template.Resources[id]);
   const out: Record<string, FunctionPolicy> = {};
   for (const [constructId, functionName] of Object.entries(constructIds)) {
     const fnId = logicalIdOf(template, 'AWS::Lambda::Function', constructId);
     if (!fnId) throw new TemplateError(`the template has no function ${constructId}`);
     const roleId = roleIdOf(fnId, template.Resources[fnId]?.Properties?.Role);
-    const role = template.Resources[roleId];
-    if (role?.Type !== 'AWS::IAM::Role')
-      throw new TemplateError(`function ${constructId} has no role ${roleId}`);
-    const attached = policies.filter((p) =>
+    out[constructId] = {
+      constructId,
+      functionName,
+      callerArn: `arn:aws:sts::${binding.account}:assumed-role/${binding.stackName}-${roleId}/${functionName}`,
+      statements: roleStatements(template, binding, roleId, `function ${constructId}`),
+    };
+  }
+  return out;
+}
+
+/** Every statement the role `roleId` holds: its attached `AWS::IAM::Policy`s and inline policies, resolved. */
+function roleStatements(
+  template: CfnTemplate,
+  binding: LocalBinding,
+  roleId: string,
+  whose: string,
+): PolicyStatement[] {
+  const role = template.Resources[roleId];
+  if (role?.Type !== 'AWS::IAM::Role') throw new TemplateError(`${whose} has no role ${roleId}`);
+  const resolve = createResolver(template, binding);
+  const attached = resourcesOfType(template, 'AWS::IAM::Policy')
+    .map((id) => template.Resources[id])
+    .filter((p) =>
       ((p?.Properties?.Roles as unknown[] | undefined) ?? []).some(
         (r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId }),
       ),
     );
-    const inline = ((role.Properties?.Policies as { PolicyDocument?: unknown }[] | undefined) ?? []).map(
-      (p) => p.PolicyDocument,
-    );
-    // Managed policies (ARNs outside the template) grant nothing here: a house function has none.
-    const statements = [...attached.map((p) => p?.Properties?.PolicyDocument), ...inline].flatMap((doc) =>
-      asStatements(resolve(doc)),
-    );
-    const roleName = `${binding.stackName}-${roleId}`;
-    out[constructId] = {
-      constructId,
-      functionName,
-      callerArn: `arn:aws:sts::${binding.account}:assumed-role/${roleName}/${functionName}`,
-      statements,
-    };
-  }
-  return out;
+  const inline = ((role.Properties?.Policies as { PolicyDocument?: unknown }[] | undefined) ?? []).map(
+    (p) => p.PolicyDocument,
+  );
+  // Managed policies (ARNs outside the template) grant nothing here: a house role has none.
+  return [...attached.map((p) => p?.Properties?.PolicyDocument), ...inline].flatMap((doc) =>
+    asStatements(resolve(doc)),
+  );
+}
+
+/**
+ * The policy of the state machine's role (what it may invoke), or undefined when the template has
+ * no state machine (or gives it no role). Its calls are Step Functions' own, so its session is named `StepFunctions`.
+ */
+export function stateMachinePolicy(template: CfnTemplate, binding: LocalBinding): FunctionPolicy | undefined {
+  const id = resourcesOfType(template, 'AWS::StepFunctions::StateMachine')[0];
+  const roleArn = id ? template.Resources[id]?.Properties?.RoleArn : undefined;
+  if (!id || roleArn === undefined) return undefined;
+  const roleId = roleIdOf(id, roleArn);
+  return {
+    constructId: id,
+    functionName: 'StepFunctions',
+    callerArn: `arn:aws:sts::${binding.account}:assumed-role/${binding.stackName}-${roleId}/StepFunctions`,
+    statements: roleStatements(template, binding, roleId, `state machine ${id}`),
+  };
 }
 
 /** The template's tables under their local names, with the partition keys of the table and each index. */

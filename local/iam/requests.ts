@@ -232,15 +232,43 @@ function s3(operation: string, input: Input): IamRequest[] {
   return [{ action: onBucket[operation] ?? `s3:${operation}`, resource: `arn:aws:s3:::${bucket}` }];
 }
 
+/** A cross-region (system-defined) inference profile's id: its geography, then the model's id. */
+const INFERENCE_PROFILE = /^(us|eu|apac|global|us-gov)\.(.+)$/;
+
+/**
+ * Bedrock authorizes Converse and InvokeModel by `bedrock:InvokeModel` (the streaming ones by
+ * `InvokeModelWithResponseStream`) on the model's ARN. A model id that names an inference profile
+ * (`us.anthropic...`) is authorized on the profile's ARN and on the foundation model it routes to
+ * (in the caller's region here; the grant names every region it may route to).
+ */
 function bedrock(facts: ResourceFacts, operation: string, input: Input): IamRequest[] {
   const modelId = String(input.modelId ?? '');
-  const resource = modelId.startsWith('arn:')
-    ? modelId
-    : `arn:aws:bedrock:${facts.region}::foundation-model/${modelId}`;
   const streaming = operation === 'InvokeModelWithResponseStream' || operation === 'ConverseStream';
   const known = ['InvokeModel', 'Converse', 'InvokeModelWithResponseStream', 'ConverseStream'];
   if (!known.includes(operation)) return [{ action: `bedrock:${operation}`, resource: '*' }];
-  return [{ action: streaming ? 'bedrock:InvokeModelWithResponseStream' : 'bedrock:InvokeModel', resource }];
+  const action = streaming ? 'bedrock:InvokeModelWithResponseStream' : 'bedrock:InvokeModel';
+  if (modelId.startsWith('arn:')) return [{ action, resource: modelId }];
+  const profile = INFERENCE_PROFILE.exec(modelId);
+  if (profile) {
+    return [
+      { action, resource: `arn:aws:bedrock:${facts.region}:${facts.account}:inference-profile/${modelId}` },
+      { action, resource: `arn:aws:bedrock:${facts.region}::foundation-model/${profile[2]}` },
+    ];
+  }
+  return [{ action, resource: `arn:aws:bedrock:${facts.region}::foundation-model/${modelId}` }];
+}
+
+/** A KMS key's ARN from a key id, alias name or ARN (what `KeyId` takes). */
+function kms(facts: ResourceFacts, operation: string, input: Input): IamRequest[] {
+  const id = typeof input.KeyId === 'string' ? input.KeyId : '';
+  const resource = id.startsWith('arn:')
+    ? id
+    : id.startsWith('alias/')
+      ? `arn:aws:kms:${facts.region}:${facts.account}:${id}`
+      : id
+        ? `arn:aws:kms:${facts.region}:${facts.account}:key/${id}`
+        : '*';
+  return [{ action: `kms:${operation}`, resource }];
 }
 
 function lambda(facts: ResourceFacts, operation: string, input: Input): IamRequest[] {
@@ -286,6 +314,8 @@ export function iamRequests(
       return bedrock(facts, operation, input);
     case 'lambda':
       return lambda(facts, operation, input);
+    case 'kms':
+      return kms(facts, operation, input);
     default:
       return [{ action: `${prefix}:${operation}`, resource: '*' }];
   }

@@ -62,7 +62,7 @@ const BUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: `node${process.versions.node.split('.')[0]}`,
+  target: `node${process.versions.node.split('.')[0]}` as string,
   mainFields: ['module', 'main'],
   banner: { js: ESM_REQUIRE_BANNER },
   minify: true,
@@ -80,6 +80,8 @@ export interface BundleOptions {
    * `#belay/playbooks`. Without it the bundle gets no playbooks (right for the worker script).
    */
   playbookRegistry?: string;
+  /** esbuild's target: the Node the bundle runs on, e.g. `node22` (default: this process's major). */
+  target?: string;
 }
 
 const building = new Map<string, Promise<string>>();
@@ -96,9 +98,10 @@ export function bundleHandler(entry: string, options: BundleOptions = {}): Promi
   const absolute = resolve(REPO_ROOT, entry);
   const buildOptions = {
     ...BUILD_OPTIONS,
+    target: options.target ?? BUILD_OPTIONS.target,
     alias: options.playbookRegistry ? bundleAliases(options.playbookRegistry) : { ...BUILD_OPTIONS.alias },
   };
-  const key = JSON.stringify([absolute, buildOptions.alias]);
+  const key = JSON.stringify([absolute, buildOptions.alias, buildOptions.target]);
   let pending = building.get(key);
   if (!pending) {
     // Callers at the same time share one build; a later call checks the inputs again.

@@ -73,3 +73,15 @@ export class LambdaRunnerStoppedError extends Error {
     this.name = 'LambdaRunnerStoppedError';
   }
 }
+
+/** Lambda's Node (`lambda-node.ts`) could not be had on this machine. */
+export class LambdaNodeUnavailableError extends Error {
+  constructor(
+    readonly version: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Lambda's Node ${version} is not available: ${reason}`, options);
+    this.name = 'LambdaNodeUnavailableError';
+  }
+}

@@ -3,6 +3,7 @@
  */
 import type { FaultPoint, FaultPointInfo } from '../../lambdas/lib/fault.ts';
 import type { ExitReason } from './errors.ts';
+import type { InvocationUsage } from './protocol.ts';
 
 /** An invocation was handed to a worker (after its module loaded, for a new worker). */
 export interface InvocationStartedEvent {
@@ -26,6 +27,8 @@ export interface InvocationEndedEvent {
   /** The error name the invocation rejected with. */
   errorName?: string;
   reason?: ExitReason;
+  /** What it used in its worker (absent when the worker died before answering). */
+  usage?: InvocationUsage;
 }
 
 /** A handler reached a fault point (`fault-point`), or an armed fault killed it there (`fault-fired`). */
@@ -35,6 +38,8 @@ export interface FaultPointEvent {
   requestId?: string;
   point: FaultPoint;
   info: FaultPointInfo;
+  /** The worker process's CPU time so far, ms (on the clock of the invocation's `usage.cpuStartMs`). */
+  cpuMs?: number;
 }
 
 /** A worker process started. */

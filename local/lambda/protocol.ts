@@ -32,12 +32,23 @@ export interface ReadyMessage {
   initMs: number;
 }
 
+/** What one invocation used in its worker process. */
+export interface InvocationUsage {
+  /** The process's CPU time (user + system) during the invocation, ms. */
+  cpuMs: number;
+  /** The process's CPU time before the invocation began, ms: a fault point's `cpuMs` is on the same clock. */
+  cpuStartMs: number;
+  /** AWS calls sent during the invocation (each attempt), by `<client>.<command>`, e.g. `DynamoDB.Query`. */
+  awsCalls: Record<string, number>;
+}
+
 /** Worker -> runner: the handler returned. */
 export interface ResultMessage {
   type: 'result';
   id: string;
   ok: true;
   value: unknown;
+  usage?: InvocationUsage;
 }
 
 /** Worker -> runner: the handler threw (or could not be loaded), in Lambda's error shape. */
@@ -48,6 +59,7 @@ export interface ErrorMessage {
   errorType: string;
   errorMessage: string;
   trace: string[];
+  usage?: InvocationUsage;
 }
 
 /** Worker -> runner: IAM refused one of the handler's AWS calls (what a CloudTrail denial would show). */

@@ -5,9 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
+import { lambdaNodeFlags } from '../../lambdas/compile-cache.ts';
 import { FAULT_HOOKS_ENV } from '../../lambdas/lib/fault.ts';
 import type { InvokeOptions } from '../sfn/types.ts';
 import { bundleHandler } from './bundle.ts';
+import { type BundleCache, ensureBundleCache, privateCacheCopy } from './compile-cache.ts';
 import {
   type ExitReason,
   FunctionNotFoundError,
@@ -19,8 +21,14 @@ import {
 } from './errors.ts';
 import type { LambdaRunnerEvents } from './events.ts';
 import { matchFault } from './faults.ts';
-import { LOCAL_IAM_ENV } from './protocol.ts';
-import type { ArmedFault, LambdaFunctionConfig, LambdaRunner, LambdaRunnerOptions } from './types.ts';
+import { type InvocationUsage, LOCAL_IAM_ENV } from './protocol.ts';
+import type {
+  ArmedFault,
+  LambdaFunctionConfig,
+  LambdaRunner,
+  LambdaRunnerOptions,
+  LambdaRuntime,
+} from './types.ts';
 import {
   REPO_ROOT,
   SOURCE_LAUNCH,
@@ -35,8 +43,17 @@ export type {
   LambdaFunctionConfig,
   LambdaRunner,
   LambdaRunnerOptions,
+  LambdaRuntime,
   WorkerInfo,
 } from './types.ts';
+
+/** How a function's workers start and what they load on one runtime. */
+interface Code {
+  launch: WorkerLaunch;
+  entry: string;
+  /** The bundle's compile cache, when the runtime reads one. */
+  cache?: BundleCache;
+}
 
 interface FunctionState {
   name: string;
@@ -45,10 +62,18 @@ interface FunctionState {
   provisioned: number;
   /** The provisioned workers, idle or busy. */
   reserved: Set<WorkerProcess>;
-  /** How its workers start and what they load, once known (bundles are built on first use). */
-  code?: Promise<{ launch: WorkerLaunch; entry: string }>;
+  /** Its code by runtime, once known (bundles and caches are built on first use). */
+  code: Map<string, Promise<Code>>;
   idle: WorkerProcess[];
   inFlight: number;
+}
+
+/** Memory of a function that does not say, as the stack deploys it. */
+const DEFAULT_MEMORY_MB = 1024;
+
+/** esbuild's target for bundles run by `runtime`'s Node. */
+function targetOf(runtime: LambdaRuntime): string {
+  return `node${(runtime.node?.version ?? process.versions.node).split('.')[0]}`;
 }
 
 /** Reduces `arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]` to `<name>`. */
@@ -95,6 +120,7 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       inFlight: 0,
       provisioned: config.provisioned ?? 0,
       reserved: new Set(),
+      code: new Map(),
     });
   }
   const all = new Set<WorkerProcess>();
@@ -103,6 +129,9 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '000000000000';
   const initTimeoutMs = options.initTimeoutMs ?? 30_000;
+  let runtime: LambdaRuntime = { ...options.runtime };
+  /** A worker's private copy of its compile cache, removed when it exits. */
+  const cacheCopies = new Map<WorkerProcess, () => Promise<void>>();
 
   const hooks = {
     onFaultPoint(worker: WorkerProcess, message: Parameters<typeof matchFault>[1]): void {
@@ -113,6 +142,7 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
         requestId: worker.requestId,
         point: message.point,
         info: message.info,
+        ...(message.cpuMs === undefined ? {} : { cpuMs: message.cpuMs }),
       };
       events.emit('fault-point', detail);
       const hit = matchFault(armed, message, functionName, functionNameOf);
@@ -146,43 +176,66 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
         // Lambda replaces a provisioned environment that died.
         if (fn.reserved.delete(worker)) void topUp(fn);
       }
+      void cacheCopies.get(worker)?.();
+      cacheCopies.delete(worker);
       events.emit('worker-exited', { functionName: worker.spec.functionName, pid: worker.pid, ...exit });
     },
   };
 
   const bundled = options.bundle ?? true;
-  let workerLaunch: Promise<WorkerLaunch> | undefined;
-  /** The function's code: its bundle and the bundled worker, or its sources through tsx. */
-  const codeOf = (fn: FunctionState): Promise<{ launch: WorkerLaunch; entry: string }> => {
-    if (!bundled)
-      return Promise.resolve({ launch: SOURCE_LAUNCH, entry: resolvePath(REPO_ROOT, fn.config.entry) });
-    workerLaunch ??= bundleHandler(WORKER_SCRIPT).then((script) => ({
-      script,
-      // Node's options come from the function's environment (`NODE_OPTIONS`), as in Lambda.
-      execArgv: [],
-    }));
-    if (!fn.code) {
-      const bundle = bundleHandler(
-        fn.config.entry,
-        options.playbookRegistry ? { playbookRegistry: options.playbookRegistry } : {},
-      );
-      const code = Promise.all([workerLaunch, bundle]).then(([launch, entry]) => ({
-        launch,
-        entry,
-      }));
-      // A build that failed (a syntax error) is tried again on the next invocation.
-      code.catch(() => {
-        if (fn.code === code) fn.code = undefined;
-        workerLaunch = undefined;
-      });
-      fn.code = code;
+  const workerLaunches = new Map<string, Promise<WorkerLaunch>>();
+  /** The function's code on the current runtime: its bundle (and cache) and the bundled worker, or its sources through tsx. */
+  const codeOf = (fn: FunctionState): Promise<Code> => {
+    const at = runtime;
+    const execPath = at.node?.execPath;
+    if (!bundled) {
+      const launch = { ...SOURCE_LAUNCH, ...(execPath ? { execPath } : {}) };
+      return Promise.resolve({ launch, entry: resolvePath(REPO_ROOT, fn.config.entry) });
     }
-    return fn.code;
+    const target = targetOf(at);
+    const key = JSON.stringify([execPath, target, at.compileCache === true]);
+    let workerLaunch = workerLaunches.get(target);
+    if (!workerLaunch) {
+      workerLaunch = bundleHandler(WORKER_SCRIPT, { target }).then((script) => ({
+        script,
+        // Node's own options come from the function's environment (`NODE_OPTIONS`), as in Lambda.
+        execArgv: [],
+      }));
+      workerLaunches.set(target, workerLaunch);
+    }
+    let code = fn.code.get(key);
+    if (!code) {
+      const bundle = bundleHandler(fn.config.entry, {
+        target,
+        ...(options.playbookRegistry ? { playbookRegistry: options.playbookRegistry } : {}),
+      });
+      const node = at.node;
+      const cache =
+        at.compileCache && node
+          ? bundle.then((b) => ensureBundleCache(b, node, memoryOf(fn), fn.config.runtimeModules ?? []))
+          : Promise.resolve(undefined);
+      const built: Promise<Code> = Promise.all([workerLaunch, bundle, cache]).then(
+        ([launch, entry, bundleCache]) => ({
+          launch: { ...launch, ...(execPath ? { execPath } : {}) },
+          entry,
+          ...(bundleCache ? { cache: bundleCache } : {}),
+        }),
+      );
+      // A build that failed (a syntax error) is tried again on the next invocation.
+      built.catch(() => {
+        if (fn.code.get(key) === built) fn.code.delete(key);
+        if (workerLaunches.get(target) === workerLaunch) workerLaunches.delete(target);
+      });
+      fn.code.set(key, built);
+      code = built;
+    }
+    return code;
   };
+  const memoryOf = (fn: FunctionState): number => fn.config.memoryMb ?? DEFAULT_MEMORY_MB;
 
   const spawn = (
     fn: FunctionState,
-    code: { launch: WorkerLaunch; entry: string },
+    code: Code,
     initialization: 'on-demand' | 'provisioned-concurrency' = 'on-demand',
   ): WorkerProcess => {
     const env: Record<string, string> = {
@@ -205,10 +258,15 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     else delete env[LOCAL_IAM_ENV];
     if (options.faultHooks ?? true) env[FAULT_HOOKS_ENV] = '1';
     else delete env[FAULT_HOOKS_ENV];
+    // Read only through a private copy (Node adds to a cache it reads; Lambda's is read-only).
+    const copy = code.cache ? privateCacheCopy(code.cache) : undefined;
+    if (copy) env.NODE_COMPILE_CACHE = copy.dir;
+    else delete env.NODE_COMPILE_CACHE;
     const worker = new WorkerProcess(
       {
         functionName: fn.name,
-        launch: code.launch,
+        // Started with the flags Lambda's runtime gives Node for the function's memory.
+        launch: { ...code.launch, execArgv: [...code.launch.execArgv, ...lambdaNodeFlags(memoryOf(fn))] },
         entry: code.entry,
         exportName: fn.config.exportName ?? 'handler',
         env,
@@ -217,6 +275,10 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
       hooks,
     );
     all.add(worker);
+    if (copy) {
+      if (worker.alive) cacheCopies.set(worker, copy.remove);
+      else void copy.remove();
+    }
     events.emit('worker-spawned', { functionName: fn.name, pid: worker.pid });
     return worker;
   };
@@ -288,7 +350,12 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     const startedAt = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const onAbort = (): void => worker.kill('killed');
-    let outcome: { outcome: 'success' | 'error' | 'died'; errorName?: string; reason?: ExitReason } = {
+    let outcome: {
+      outcome: 'success' | 'error' | 'died';
+      errorName?: string;
+      reason?: ExitReason;
+      usage?: InvocationUsage;
+    } = {
       outcome: 'died',
     };
     try {
@@ -318,15 +385,16 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
           invokedFunctionArn: nameOrArn.startsWith('arn:')
             ? nameOrArn
             : `arn:aws:lambda:${region}:${accountId}:function:${fn.name}`,
-          memoryLimitInMB: '1024',
+          memoryLimitInMB: String(memoryOf(fn)),
           deadlineMs,
         },
       });
+      const usage = answer.usage ? { usage: answer.usage } : {};
       if (answer.ok) {
-        outcome = { outcome: 'success' };
+        outcome = { outcome: 'success', ...usage };
         return answer.value;
       }
-      outcome = { outcome: 'error', errorName: answer.errorType };
+      outcome = { outcome: 'error', errorName: answer.errorType, ...usage };
       throw new LambdaFunctionError(fn.name, requestId, answer.errorType, answer.errorMessage, answer.trace);
     } catch (err) {
       if (err instanceof Error) throw err;
@@ -396,6 +464,10 @@ export function createLambdaRunner(options: LambdaRunnerOptions): LambdaRunner {
     },
     arm(fault) {
       armed.push({ ...fault, left: fault.times ?? 1 });
+    },
+    async setRuntime(next) {
+      runtime = { ...next };
+      await Promise.all([...functions.values()].map((fn) => codeOf(fn)));
     },
     disarm() {
       armed = [];

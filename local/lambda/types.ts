@@ -26,12 +26,33 @@ export interface LambdaFunctionConfig {
    * `provisioned-concurrency` in them), and one that dies is replaced at once, as Lambda does.
    */
   provisioned?: number;
+  /** The function's memory in MB (default 1024): its context's `memoryLimitInMB`, and Node's heap flags as Lambda sizes them. */
+  memoryMb?: number;
+  /**
+   * Packages shipped beside the function's bundle and loaded by it at run time
+   * (`PLAYWRIGHT_RUNTIME_MODULES` for a function that drives a browser): its compile cache
+   * covers them. Default none.
+   */
+  runtimeModules?: readonly string[];
   /**
    * Hold every AWS SDK call of the function to this IAM policy (from the synthesized
    * template; see `local/iam/`): a call the policy does not allow is refused with AWS's
    * `AccessDeniedException`. Without it the function's calls are not checked.
    */
   iam?: EnforcementSpec;
+}
+
+/** The Node workers run on, as Lambda's runtime, and whether they read a compile cache. */
+export interface LambdaRuntime {
+  /** The Node binary and its version (`ensureLambdaNode()`); default: this process's Node. */
+  node?: { execPath: string; version: string };
+  /**
+   * Build V8's compile cache of each bundle with that Node (`lambdas/compile-cache.ts`) and
+   * start workers reading it, as a deployment with `belay:lambdaNode` does (bundled mode only).
+   * Each worker reads a private copy: Node adds entries to a cache it reads, and in Lambda the
+   * cache's folder is read-only.
+   */
+  compileCache?: boolean;
 }
 
 /** Options of `createLambdaRunner`. */
@@ -65,6 +86,8 @@ export interface LambdaRunnerOptions {
   killOnAbort?: boolean;
   /** Time allowed to load a handler module (default 30 s). */
   initTimeoutMs?: number;
+  /** The Node workers run on (default: this process's, no compile cache); `setRuntime` changes it. */
+  runtime?: LambdaRuntime;
   /** Used to build `invokedFunctionArn` when invoked by name. */
   region?: string;
   accountId?: string;
@@ -108,6 +131,13 @@ export interface LambdaRunner {
    * with how many ended. A benchmark uses it to put the function back to one warm worker.
    */
   retireIdle(nameOrArn: string, keep?: number): Promise<number>;
+  /**
+   * Runs workers started from now on on `runtime` (live workers keep theirs: in cold mode every
+   * invocation gets a new one); resolves once every function's bundle (and compile cache) for it
+   * is built, so no invocation pays for a build. A benchmark compares Node versions and the
+   * compile cache with it.
+   */
+  setRuntime(runtime: LambdaRuntime): Promise<void>;
   /** Kills every worker and waits until each has exited; later invokes reject. */
   stop(): Promise<void>;
 }

@@ -28,6 +28,8 @@ export interface WorkerLaunch {
   script: string;
   /** Node options of the worker process. */
   execArgv: string[];
+  /** The Node binary (default: this process's). */
+  execPath?: string;
 }
 
 /** Workers run from the sources through tsx: the script as it appears in `ps`. */
@@ -91,6 +93,7 @@ export class WorkerProcess {
       ['--function', spec.functionName, '--entry', spec.entry, '--export', spec.exportName],
       {
         cwd: REPO_ROOT,
+        ...(spec.launch.execPath ? { execPath: spec.launch.execPath } : {}),
         execArgv: spec.launch.execArgv,
         env: spec.env,
         stdio: ['ignore', spec.output, spec.output, 'ipc'],

@@ -8,11 +8,12 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { enforceForProcess, onRefused } from '../iam/enforce.ts';
+import { enforceForProcess, onCall, onRefused } from '../iam/enforce.ts';
 import type { EnforcementSpec } from '../iam/policies.ts';
 import {
   type ErrorMessage,
   type FromWorker,
+  type InvocationUsage,
   type InvokeMessage,
   LOCAL_IAM_ENV,
   type ToWorker,
@@ -55,6 +56,17 @@ function toErrorMessage(id: string, err: unknown, fallbackType = 'Error'): Error
 let handler: Handler | undefined;
 let initError: { errorType: string; err: unknown } | undefined;
 const started = performance.now();
+/** AWS calls of the invocation in flight, by `<client>.<command>` (one invocation at a time). */
+let calls: Record<string, number> = {};
+try {
+  // Counted from the init on, like the policy: what the handler sends, whoever builds the client.
+  onCall(({ clientName, commandName }) => {
+    const key = `${clientName.replace(/Client$/, '')}.${commandName.replace(/Command$/, '')}`;
+    calls[key] = (calls[key] ?? 0) + 1;
+  });
+} catch {
+  // No AWS SDK installed: there is nothing to count.
+}
 try {
   // The function's IAM policy holds every AWS SDK call the handler makes, from its init on: the
   // SDK's one Client class (shared with the bundle, which leaves @aws-sdk/* out) is wrapped
@@ -99,13 +111,26 @@ async function invoke(message: InvokeMessage): Promise<void> {
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: (): number => Math.max(0, init.deadlineMs - Date.now()),
   };
+  calls = {};
+  const cpuAtStart = process.cpuUsage();
+  /** What the invocation used: its process CPU (user + system) and its AWS calls. */
+  const usage = (): { usage: InvocationUsage } => {
+    const cpu = process.cpuUsage(cpuAtStart);
+    return {
+      usage: {
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        cpuStartMs: (cpuAtStart.user + cpuAtStart.system) / 1000,
+        awsCalls: calls,
+      },
+    };
+  };
   try {
     const value = await handler(payload, context);
     // Lambda returns JSON: what JSON.stringify drops is dropped, undefined becomes null.
     const json = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
-    send({ type: 'result', id, ok: true, value: json });
+    send({ type: 'result', id, ok: true, value: json, ...usage() });
   } catch (err) {
-    send(toErrorMessage(id, err));
+    send({ ...toErrorMessage(id, err), ...usage() });
   }
 }
 

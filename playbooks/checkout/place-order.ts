@@ -31,12 +31,24 @@ export const placeOrder: Step<CheckoutInputs> = {
   needsApproval: true,
   ...startsAt('/checkout/review', 'place-order-form'),
   async run(page, ctx) {
+    await placeOrder.prepare?.(page, ctx);
+    await placeOrder.commit?.(page, ctx);
+  },
+  // In two parts, so that a drift check goes up to the click that places the order, never past it.
+  async prepare(page, ctx) {
     const key = page.locator(`${tid('place-order-form')} input[name="idempotencyKey"]`);
     await key.evaluate((el, value) => {
       (el as HTMLInputElement).value = value;
     }, ctx.idempotencyKey);
+  },
+  async commit(page, ctx) {
     await ctx.faultPoint('mid-action');
     await clickAndWait(page, tid('place-order'));
+  },
+  async commitMissing(page) {
+    return (await visibleWithin(page, tid('place-order'), READY_TIMEOUT_MS))
+      ? null
+      : 'the Place order button is not on the page';
   },
   async verify(page, ctx) {
     if (!isAt(page, ctx, APP, /^\/orders\/[^/]+$/) || (await hasVisibleError(page))) return null;

@@ -4,6 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApiDeps } from '../../lambdas/lib/api/deps.ts';
 import { apiDepsFromEnv } from '../../lambdas/lib/api/runtime.ts';
+import { playbookDirs as discoveredDirs } from '../../lambdas/lib/playbooks/discovery/find.ts';
+import { loadPlaybooks } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import type { LocalStackOptions } from '../../local/stack.ts';
 import { TEST_STACK_SETTINGS } from './fixtures.ts';
 import { repoPlaybooks } from './playbooks.ts';
@@ -127,8 +129,12 @@ export async function startChildStack(
   dataDir: string,
   ports: NonNullable<LocalStackOptions['ports']>,
   timeoutMs = 150_000,
+  more: Pick<LocalStackOptions, 'applications' | 'playbookDirs'> = {},
 ): Promise<ChildStack> {
-  const { child, info, exited } = await startStackProcess({ dataDir, ports, resume: true }, timeoutMs);
+  const { child, info, exited } = await startStackProcess(
+    { dataDir, ports, resume: true, ...more },
+    timeoutMs,
+  );
   return {
     child,
     info,
@@ -139,14 +145,16 @@ export async function startChildStack(
   };
 }
 
-/** API dependencies against a stack running in a child process. */
-export async function apiDepsForChild(child: ChildStack): Promise<ApiDeps> {
+/** API dependencies against a stack running in a child process (its playbooks: the repository's and `playbookDirs`). */
+export async function apiDepsForChild(child: ChildStack, playbookDirs: string[] = []): Promise<ApiDeps> {
   return apiDepsFromEnv(
     {
       ...child.info.env,
       STATE_MACHINE_ARN: child.info.stateMachineArn,
       SFN_ENDPOINT: child.info.sfnEndpoint,
     },
-    (await repoPlaybooks()).registry,
+    playbookDirs.length > 0
+      ? (await loadPlaybooks(discoveredDirs(playbookDirs))).registry
+      : (await repoPlaybooks()).registry,
   );
 }

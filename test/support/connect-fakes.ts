@@ -38,7 +38,7 @@ export function fakeAnchor(): FakeAnchor {
       url.searchParams.set('token', token);
       return url.toString();
     },
-    async isIdentityOf() {
+    async findIdentity() {
       throw new Error('not used by these tests');
     },
     async tagIdentity() {

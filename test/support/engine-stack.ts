@@ -59,6 +59,8 @@ export interface EngineStackOptions {
   template?: string;
   /** Playbook folders besides `playbooks/` (as `npm start -- --playbooks`). */
   playbookDirs?: string[];
+  /** Target applications besides the demo sites (as `npm start -- --applications`). */
+  applications?: LocalStackOptions['applications'];
 }
 
 /** Starts a stack in `dataDir` (a new temp directory by default) on free ports. */
@@ -73,6 +75,7 @@ export async function startEngineStack(options: EngineStackOptions = {}): Promis
     resume: options.resume ?? true,
     ...(options.template ? { template: options.template } : {}),
     ...(options.playbookDirs ? { playbookDirs: options.playbookDirs } : {}),
+    ...(options.applications ? { applications: options.applications } : {}),
   });
   const faultPoints: SeenFaultPoint[] = [];
   stack.lambdas.events.on('fault-point', (e) => faultPoints.push({ ...e, at: Date.now(), fired: false }));
@@ -140,11 +143,17 @@ export async function stopEngineStack(
   }
 }
 
-/** Registers beforeAll/afterAll for one stack shared by the tests of a file. */
-export function useEngineStack(options: EngineStackOptions = {}): () => EngineStack {
+/**
+ * Registers beforeAll/afterAll for one stack shared by the tests of a file. `options` may be a
+ * function, called when the stack starts (after the file's earlier `beforeAll`s: a site of the
+ * test's own is running by then).
+ */
+export function useEngineStack(
+  options: EngineStackOptions | (() => EngineStackOptions) = {},
+): () => EngineStack {
   let engine: EngineStack | undefined;
   beforeAll(async () => {
-    engine = await startEngineStack(options);
+    engine = await startEngineStack(typeof options === 'function' ? options() : options);
     running.add(engine);
   }, 180_000);
   afterAll(async () => {

@@ -28,12 +28,14 @@ export function fakeBrowser(
     page: options.page ?? ({} as Page),
     reused: true,
     blockedRequests: () => [],
+    refuseWrites: async () => ({ end: () => [] }),
     guardWrites: async () => ({
       finish: async () => ({
         prevented: false,
         observed: options.resent !== undefined,
         unsafeRequests: 1,
         resent: options.resent ?? [],
+        requests: [],
       }),
     }),
   });
@@ -46,6 +48,7 @@ export function fakeBrowser(
     isAlive: async () => true,
     runningSessions: async () => [],
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     usage: async () => ({ proxyBytes: 0, modelTokens: 0 }),
   };
 }
@@ -78,7 +81,7 @@ export function depsFor(
     secrets: { getCredentials: async () => ({ username: 'u', password: 'p' }) },
     capacity: { renew: async () => true, release: async () => undefined },
     applications: { site: { baseUrl: 'http://127.0.0.1:9', allowedDomains: ['127.0.0.1'] } },
-    notifier: { waiting: async () => undefined },
+    notifier: { waiting: async () => undefined, checkFailed: async () => undefined },
     clock: () => new Date(),
     log: createLogger({ service: 'test', sink: () => undefined }),
     recordSessionOwner: async () => undefined,

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultPoint } from '../../lambdas/lib/fault.ts';
 import { isTerminal } from '../../lambdas/lib/ledger/status.ts';
 import type { JobStatus } from '../../lambdas/lib/ledger/types.ts';
+import type { LambdaRuntime } from '../../local/lambda/types.ts';
 import { createProgressTracker } from '../../local/progress.ts';
 import type { HistoryEvent } from '../../local/sfn/index.ts';
 import { localFunctionArn, startLocalStack } from '../../local/stack.ts';
@@ -26,6 +27,8 @@ export async function startBenchStack(options: {
   log: (line: string) => void;
   /** Added to the functions' environment. */
   env?: Record<string, string>;
+  /** The Node the functions run on (default: this process's). */
+  lambdaRuntime?: LambdaRuntime;
 }): Promise<BenchStack> {
   const events = new EventEmitter<{ history: [HistoryEvent] }>();
   events.setMaxListeners(100);
@@ -39,6 +42,7 @@ export async function startBenchStack(options: {
     env: { BELAY_DEFAULT_PLAN: 'free', ...options.env },
     log: (line) => options.log(`  [${options.mode} stack] ${line}`),
     onHistoryEvent: (event) => events.emit('history', event),
+    ...(options.lambdaRuntime ? { lambdaRuntime: options.lambdaRuntime } : {}),
   });
   return { stack, mode: options.mode, events, api: apiClient(stack.apiUrl as string, stack.demoApiKey) };
 }

@@ -9,11 +9,30 @@ import type {
   InvocationEndedEvent,
   InvocationStartedEvent,
 } from '../../local/lambda/events.ts';
+import type { LambdaRuntime } from '../../local/lambda/types.ts';
 import { loadTestShopAccountId } from '../../local/seed.ts';
 import type { HistoryEvent } from '../../local/sfn/index.ts';
 import { type BelayRun, type BenchJob, type BenchStack, runBelayJob, startBenchStack } from './belay.ts';
 import { RUN_STEP, RunStepPhases, type RunStepPhaseTotals } from './phases.ts';
 import { type LoadAverage, loadAverage } from './report.ts';
+import type { CleanJobs } from './wall-ratio.ts';
+
+/** What one function's invocations used in their workers during a run (`invocation-ended` events). */
+export interface FunctionUsage {
+  /** Invocations that answered (a killed one reports nothing). */
+  invocations: number;
+  /** Their processes' CPU time, user + system, ms. */
+  cpuMs: number;
+  /** Their AWS calls (each attempt), by `<client>.<command>`, e.g. `DynamoDB.Query`. */
+  awsCalls: Record<string, number>;
+}
+
+/** One RunStep invocation as the benchmark saw it. */
+export interface RunStepInvocation {
+  /** The step's index (0-based), from its fault points; absent when it ran no step's action. */
+  stepIndex?: number;
+  awsCalls: Record<string, number>;
+}
 
 /** A Belay run measured alone on its stack, with what the Lambda runner saw meanwhile. */
 export interface MeasuredRun extends BelayRun {
@@ -27,6 +46,10 @@ export interface MeasuredRun extends BelayRun {
   coldStarts: number;
   /** RunStep's invocations split at the step's action (module load, before, the action, after). */
   runStepPhases: RunStepPhaseTotals;
+  /** CPU and AWS calls by function (`run-step`, `start`, `finish`...). */
+  usageByFunction: Record<string, FunctionUsage>;
+  /** Each RunStep invocation that answered: the step it ran (none for a relay or a wait asked before acting) and its AWS calls. */
+  runStepInvocations: RunStepInvocation[];
   /** Load average when the run started and ended. */
   load: { start: LoadAverage; end: LoadAverage };
   /** With a crash: what the recovery took, from the kill to the re-run of the step. */
@@ -35,7 +58,7 @@ export interface MeasuredRun extends BelayRun {
 
 /** From the SIGKILL of the RunStep worker to the end of the step's re-run. */
 export interface RecoveryTimeline {
-  /** Kill -> the next RunStep invocation handed to a worker (retry backoff + new process + module load), ms. */
+  /** Kill -> the next RunStep invocation handed to a worker (the state machine's pause + new process + module load), ms. */
   restartMs: number;
   /** Module load of the worker that took the retry, ms (a live worker's was at its own start). */
   initMs: number;
@@ -44,11 +67,11 @@ export interface RecoveryTimeline {
   /** The re-run RunStep invocation once handed to its worker (reattach, precondition, step 12 again, checkpoint), ms. */
   rerunMs: number;
   /**
-   * Of `restartMs`: the Retry's backoff, from the execution history (the failed invocation's
-   * event to the next one scheduled): drawn by the state machine's `JitterStrategy: FULL`
-   * between 0 and the interval (1 s). Absent when the history showed no such pair.
+   * Of `restartMs`: the state machine's pause, from the execution history (the failed
+   * invocation's event to the next one scheduled): none when the death is caught (`WorkerDied`),
+   * a Retry's jittered backoff otherwise. Absent when the history showed no such pair.
    */
-  backoffMs?: number;
+  pauseMs?: number;
 }
 
 /** History events of a Task's invocation that failed (the retry follows), and of one being scheduled. */
@@ -72,6 +95,8 @@ export class BenchContext {
   readonly verbose: boolean;
   /** Clean checkout@1 runs on the warm stack (recovery's clean Belay runs are these). */
   readonly cleanWarm: MeasuredRun[] = [];
+  /** Clean job times of the naive runner and Belay by the shop's speed, as the recovery section measured them. */
+  readonly cleanJobs = new Map<string, CleanJobs>();
   /** Every process the stacks started (DynamoDB Local, workers, Chromium): all must be gone at the end. */
   readonly pids = new Set<number>();
   readonly #stacks = new Map<'warm' | 'cold', BenchStack>();
@@ -80,9 +105,12 @@ export class BenchContext {
 
   /** Added to the stacks' function environment (the agent section's model provider). */
   readonly stackEnv: Record<string, string>;
+  /** The Node the stacks' functions run on (`runtimes.ts`). */
+  readonly lambdaRuntime: LambdaRuntime;
 
   constructor(options: {
     stackEnv?: Record<string, string>;
+    lambdaRuntime?: LambdaRuntime;
     runs: number;
     browserRuns: number;
     dataDir: string;
@@ -91,6 +119,7 @@ export class BenchContext {
   }) {
     this.verbose = options.verbose ?? false;
     this.stackEnv = options.stackEnv ?? {};
+    this.lambdaRuntime = options.lambdaRuntime ?? {};
     this.runs = options.runs;
     this.browserRuns = options.browserRuns;
     this.dataDir = options.dataDir;
@@ -120,7 +149,13 @@ export class BenchContext {
     const existing = this.#stacks.get(mode);
     if (existing) return existing;
     this.log(`starting the ${mode} local stack (lambdaMode '${mode}', browser cap 5)`);
-    const b = await startBenchStack({ dataDir: this.dataDir, mode, log: this.log, env: this.stackEnv });
+    const b = await startBenchStack({
+      dataDir: this.dataDir,
+      mode,
+      log: this.log,
+      env: this.stackEnv,
+      lambdaRuntime: this.lambdaRuntime,
+    });
     this.#stacks.set(mode, b);
     this.pids.add(b.stack.dynamodb.pid);
     b.stack.lambdas.events.on('worker-spawned', (e) => this.pids.add(e.pid));
@@ -167,12 +202,29 @@ export class BenchContext {
           newProcess: e.cold,
         };
     };
+    const usageByFunction: Record<string, FunctionUsage> = {};
     const onEnded = (e: InvocationEndedEvent): void => {
       phases.ended(e, performance.now());
       invocations++;
       lambdaMs += e.durationMs;
       const fn = e.functionName.replace(/^belay-/, '');
       byFunction[fn] = (byFunction[fn] ?? 0) + e.durationMs;
+      if (e.usage && RUN_STEP.test(e.functionName)) {
+        const stepIndex = stepOf.get(e.requestId);
+        runStepInvocations.push({
+          ...(stepIndex === undefined ? {} : { stepIndex }),
+          awsCalls: e.usage.awsCalls,
+        });
+      }
+      stepOf.delete(e.requestId);
+      if (e.usage) {
+        const u = usageByFunction[fn] ?? { invocations: 0, cpuMs: 0, awsCalls: {} };
+        usageByFunction[fn] = u;
+        u.invocations++;
+        u.cpuMs += e.usage.cpuMs;
+        for (const [call, n] of Object.entries(e.usage.awsCalls))
+          u.awsCalls[call] = (u.awsCalls[call] ?? 0) + n;
+      }
       if (rerun && !recovery && e.requestId === rerun.requestId && killedAt !== undefined) {
         const rerunMs = performance.now() - rerun.startedAt;
         recovery = {
@@ -180,15 +232,21 @@ export class BenchContext {
           initMs: rerun.initMs,
           newProcess: rerun.newProcess,
           rerunMs,
-          ...(failedAt !== undefined && retriedAt !== undefined ? { backoffMs: retriedAt - failedAt } : {}),
+          ...(failedAt !== undefined && retriedAt !== undefined ? { pauseMs: retriedAt - failedAt } : {}),
         };
       }
     };
     const onFault = (): void => {
       killedAt ??= performance.now();
     };
-    const onPoint = (e: FaultPointEvent): void => phases.point(e, performance.now());
-    // The killed invocation's failure in the history, then the retry scheduled after its backoff.
+    const stepOf = new Map<string, number>();
+    const runStepInvocations: RunStepInvocation[] = [];
+    const onPoint = (e: FaultPointEvent): void => {
+      phases.point(e, performance.now());
+      if (e.requestId !== undefined && e.info.stepIndex !== undefined && RUN_STEP.test(e.functionName))
+        stepOf.set(e.requestId, e.info.stepIndex);
+    };
+    // The killed invocation's failure in the history, then its re-run scheduled.
     let failedAt: number | undefined;
     let retriedAt: number | undefined;
     const onHistory = (e: HistoryEvent): void => {
@@ -223,6 +281,8 @@ export class BenchContext {
         lambdaMsByFunction: byFunction,
         coldStarts: cold,
         runStepPhases: phases.totals(),
+        usageByFunction,
+        runStepInvocations,
         load: { start: loadStart, end: loadAverage() },
         ...(recovery ? { recovery } : {}),
       };
@@ -233,6 +293,16 @@ export class BenchContext {
       b.stack.lambdas.events.off('fault-point', onPoint);
       b.events.off('history', onHistory);
     }
+  }
+
+  /** The clean job times at `speed` (`own`, or a latency profile's text), created empty on first use. */
+  cleanJobsAt(speed: string, latency: boolean): CleanJobs {
+    let jobs = this.cleanJobs.get(speed);
+    if (!jobs) {
+      jobs = { speed, latency, naiveMs: [], belayMs: [] };
+      this.cleanJobs.set(speed, jobs);
+    }
+    return jobs;
   }
 
   /** Load average at the start of the first and the end of the last of `runs`. */

@@ -3,6 +3,7 @@
  * `npm run bench -- --sections scale [--scale-jobs 1000] [--scale-tenants 10]`: the load simulation (`scale/run.ts`)
  * `npm run bench -- --sections agent [--agent-runs 1] [--agent-model <spec> [--model-server]]`: a model in the loop (`agent.ts`)
  * `--site-latency p50=300,p95=1200`: the recovery section runs again with the shop answering that slowly
+ * `--lambda-runtime node22-cache|node22|node20`: the Node the stacks' functions run on (default: Lambda's Node 22 with the compile cache)
  *
  * Measures, in one run on the local stack, Belay against the naive baseline: recovery from a
  * crash in step 12, coordinator overhead per step (warm and cold), cost per job, 20 jobs
@@ -16,7 +17,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LatencyProfile } from '../../demo/sites/http/latency.ts';
 import { siteLatencyArgument } from '../../demo/sites/latency-option.ts';
 import { isProcessAlive, waitForExit } from '../../local/chromium.ts';
@@ -25,6 +26,7 @@ import { type BrowserSamples, runBrowser } from './browser.ts';
 import { runConcurrency } from './concurrency.ts';
 import { BenchContext } from './context.ts';
 import { runCost } from './cost.ts';
+import { countedSample } from './counted.ts';
 import { killNaiveLeftovers, naivePids } from './naive-runner.ts';
 import { overheadSample, overheadSection, runColdOverhead } from './overhead.ts';
 import { runRecovery } from './recovery.ts';
@@ -38,7 +40,11 @@ import {
   type SectionName,
   type SectionResult,
 } from './report.ts';
+import { lambdaRuntime, RUNTIME_NAMES, type RuntimeName, runtimeLabel } from './runtimes.ts';
 import { runScale } from './scale/run.ts';
+
+/** Sections that run jobs on a local stack (the others start none). */
+const STACK_SECTIONS: readonly SectionName[] = ['recovery', 'overhead', 'cost', 'concurrency', 'agent'];
 
 interface Options {
   json: boolean;
@@ -54,6 +60,7 @@ interface Options {
   agentModel: string;
   modelServer: boolean;
   siteLatency?: LatencyProfile;
+  lambdaRuntime: RuntimeName;
 }
 
 function positive(value: string): number {
@@ -92,6 +99,14 @@ function parseOptions(argv: string[]): Options {
       '--site-latency <profile>',
       'recovery: run it again with the shop answering as slowly as a real application, a log-normal delay per response with this median and 95th percentile (ms), e.g. p50=300,p95=1200; both are printed',
       siteLatencyArgument,
+    )
+    .addOption(
+      new Option(
+        '--lambda-runtime <name>',
+        "the Node the stacks' functions run on: Lambda's Node 22 (fetched from npm) with each bundle's compile cache, as deployed, or without it, or this project's Node 20",
+      )
+        .choices(RUNTIME_NAMES)
+        .default('node22-cache'),
     )
     .option('--agent-runs <n>', 'agent: rounds of its runs (each round is about six jobs)', positive, 1)
     .option(
@@ -146,7 +161,12 @@ async function main(options: Options): Promise<number> {
   const agentModel = options.sections.includes('agent')
     ? await agentModelSetup(options.agentModel, options.modelServer)
     : undefined;
+  const stacks = options.sections.some((s) => STACK_SECTIONS.includes(s));
+  // Fetched before anything starts: a machine without it fails here, not after the other sections.
+  const runtime = stacks ? await lambdaRuntime(options.lambdaRuntime, log) : {};
+  if (stacks) log(`functions run on ${runtimeLabel(options.lambdaRuntime, runtime.node?.version)}`);
   const ctx = new BenchContext({
+    lambdaRuntime: runtime,
     stackEnv: agentModel?.env ?? {},
     runs: options.runs,
     browserRuns: options.browserRuns,
@@ -252,9 +272,20 @@ async function main(options: Options): Promise<number> {
       }
     }
     if (warm || cold) {
-      const none = { samples: [], load: { start: loadAverage(), end: loadAverage() }, seconds: 0 };
-      results.set('overhead', overheadSection(warm ?? none, cold ?? none, browser));
-      raw.overhead = { warm: warm?.samples ?? [], cold: cold?.samples ?? [] };
+      const load = { start: loadAverage(), end: loadAverage() };
+      const counted = ctx.cleanWarm.slice(0, ctx.runs).map(countedSample);
+      const cleanJobs = [...ctx.cleanJobs.values()];
+      results.set(
+        'overhead',
+        overheadSection(
+          warm ?? { samples: [], load, seconds: 0 },
+          cold ?? { cold: [], load, seconds: 0 },
+          browser,
+          warm ? counted : [],
+          cleanJobs,
+        ),
+      );
+      raw.overhead = { warm: warm?.samples ?? [], cold: cold?.cold ?? [], counted, cleanJobs };
     }
   } finally {
     await ctx.close();

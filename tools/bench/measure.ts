@@ -56,6 +56,12 @@ export async function measure(
   const scheduled = histories
     .flat()
     .filter((h) => h.type === 'LambdaFunctionScheduled' || h.type === 'TaskScheduled').length;
+  // RunNextStep entered with a RunStep result it only hands on (see `lambdas/run-step/next-step.ts`).
+  const relays = histories.flat().filter((h) => {
+    if (h.stateEnteredEventDetails?.name !== 'RunNextStep') return false;
+    const input = JSON.parse(h.stateEnteredEventDetails.input ?? '{}') as { result?: { outcome?: string } };
+    return input.result?.outcome !== 'completed';
+  }).length;
   const sessionIds = new Set(
     [...Object.values(job.sessions ?? {}).map((s) => s.sessionId)].concat(
       entries.map((e) => e.sessionId).filter((s): s is string => Boolean(s)),
@@ -78,6 +84,7 @@ export async function measure(
     stepInvocationMs,
     stateTransitions: histories.reduce((s, h) => s + countStateTransitions(h), 0),
     invocationsScheduled: scheduled,
+    relays,
     ledgerCost: sumCost(entries),
     ledgerByType: byType(entries),
     statesEntered: countBy(

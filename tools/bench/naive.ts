@@ -18,7 +18,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { chromium, type Page } from 'playwright-core';
 import { demoCredentials } from '../../demo/accounts.ts';
 import { NO_VOLUMES } from '../../lambdas/lib/browser/volumes.ts';
-import { createJobFiles } from '../../lambdas/lib/files/job-files.ts';
+import { createJobFiles, NO_DOWNLOADS } from '../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../lambdas/lib/ledger/types.ts';
 import type { Logger, Playbook, Step, StepContext } from '../../lambdas/lib/playbooks/contract.ts';
 import { memoryStepActions } from '../../lambdas/lib/playbooks/memory-actions.ts';
@@ -94,7 +94,13 @@ export async function prepare<I>(
 
 /** A naive runner's files: none (it mounts no volume), refused if a step asks. */
 export function naiveFiles(jobId: string): StepContext['files'] {
-  return createJobFiles({ volumes: NO_VOLUMES, volumeName: 'none', tenantId: 'naive', jobId });
+  return createJobFiles({
+    volumes: NO_VOLUMES,
+    volumeName: 'none',
+    tenantId: 'naive',
+    jobId,
+    downloads: NO_DOWNLOADS,
+  });
 }
 
 /** Runs the whole checkout once, from step one, in a new browser. */

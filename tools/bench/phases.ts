@@ -24,12 +24,19 @@ export interface RunStepPhaseTotals {
   afterActionMs: number;
   /** RunStep invocations counted. */
   invocations: number;
+  /**
+   * The worker's CPU between `before-action` and `after-action`: the step's own run and verify
+   * (the page's work driven from the process), ms. Only invocations whose points carried it.
+   */
+  actionCpuMs: number;
 }
 
 interface Open {
   startedAt: number;
   beforeAt?: number;
   afterAt?: number;
+  beforeCpu?: number;
+  afterCpu?: number;
 }
 
 /** RunStep's function name, as the local runner names it (`belay-run-step`). */
@@ -44,6 +51,7 @@ export class RunStepPhases {
     actionMs: 0,
     afterActionMs: 0,
     invocations: 0,
+    actionCpuMs: 0,
   };
 
   started(e: InvocationStartedEvent, at: number): void {
@@ -53,8 +61,13 @@ export class RunStepPhases {
   point(e: FaultPointEvent, at: number): void {
     const open = e.requestId === undefined ? undefined : this.#open.get(e.requestId);
     if (!open) return;
-    if (e.point === 'before-action') open.beforeAt ??= at;
-    else if (e.point === 'after-action') open.afterAt ??= at;
+    if (e.point === 'before-action') {
+      open.beforeAt ??= at;
+      open.beforeCpu ??= e.cpuMs;
+    } else if (e.point === 'after-action') {
+      open.afterAt ??= at;
+      open.afterCpu ??= e.cpuMs;
+    }
   }
 
   ended(e: InvocationEndedEvent, at: number): void {
@@ -69,6 +82,8 @@ export class RunStepPhases {
     t.beforeActionMs += actionFrom - open.startedAt;
     t.actionMs += actionTo - actionFrom;
     t.afterActionMs += at - actionTo;
+    if (open.beforeCpu !== undefined && open.afterCpu !== undefined)
+      t.actionCpuMs += open.afterCpu - open.beforeCpu;
   }
 
   totals(): RunStepPhaseTotals {

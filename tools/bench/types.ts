@@ -35,6 +35,8 @@ export interface BelayRun {
   stateTransitions: number;
   /** Lambda invocations scheduled by the state machine (history: Lambda/Task scheduled events). */
   invocationsScheduled: number;
+  /** Of them, RunNextStep handing on a RunStep result that was not `completed` (a wait, the finish). */
+  relays: number;
   /** Sum of the cost records of every ledger entry of the job. */
   ledgerCost: Cost;
   /** Per ledger entry type: how many, and the invocations and writes they record. */

@@ -1,11 +1,14 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './belay/admin.ts';
+import { registerChecks } from './belay/checks.ts';
 import { createClient } from './belay/client.ts';
 import { forgetCredentials, requireKey, resolveTarget, saveCredentials } from './belay/config.ts';
 import { CliError, EXIT } from './belay/errors.ts';
 import { type Io, processIo } from './belay/io.ts';
 import { type CommandContext, registerAnswers, registerJobs } from './belay/jobs.ts';
+import { registerMcp } from './belay/mcp.ts';
+import { registerReceipts } from './belay/receipts.ts';
 import { registerWebhooks } from './belay/webhooks.ts';
 
 /**
@@ -14,6 +17,7 @@ import { registerWebhooks } from './belay/webhooks.ts';
  *   belay --url http://127.0.0.1:3000 --key - login      (the key on standard input)
  *   belay jobs submit demo/jobs/checkout.json --wait     (stops when the job needs a person: exit 10)
  *   belay approve demo-checkout-1 --comment "checked" --wait
+ *   belay receipt get demo-checkout-1 -o receipt.json && belay receipt verify receipt.json
  *
  * Exit codes are in `belay/errors.ts` (`EXIT`); `--json` prints the API's answer for scripts.
  */
@@ -25,7 +29,7 @@ export async function runBelay(
   let exitCode: number = EXIT.ok;
   const program = new Command('belay')
     .description(
-      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks.\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
+      'Belay from the terminal: submit and follow durable browser jobs, answer their approvals, one-time codes and reviews, manage accounts, keys and webhooks, serve agent runtimes over MCP (belay mcp).\nWhere: --url/--key, else BELAY_URL/BELAY_KEY, else `belay login`.\nExit codes: 0 ok, 1 error, 2 usage, 3 not signed in or refused (401/403), 4 not found, 5 request refused (4xx), 6 job FAILED/CANCELLED, 7 Belay unreachable (5xx/429), 10 job waits for a person.',
     )
     .option(
       '--url <url>',
@@ -89,6 +93,15 @@ export async function runBelay(
   registerAnswers(program, ctx);
   registerAdmin(program, ctx);
   registerWebhooks(program, ctx);
+  registerChecks(program, ctx);
+  registerMcp(program, {
+    io,
+    async target() {
+      const target = await resolveTarget(opts(), env);
+      return { url: target.url, key: requireKey(target) };
+    },
+  });
+  registerReceipts(program, ctx);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -15,7 +15,7 @@ import { DEMO_TENANT } from '../../local/seed.ts';
 import { type LocalStack, localFunctionArn } from '../../local/stack.ts';
 import type { BelayClient } from '../cli/belay/client.ts';
 import { ApiCallError } from '../cli/belay/errors.ts';
-import type { DropProxy } from './drop-proxy.ts';
+import type { DropProxy, ProxiedWrite, WriteMatcher } from './drop-proxy.ts';
 import { FAULT_POINTS, type RunOutcome, type Scenario } from './verdicts.ts';
 
 export interface DriveOptions {
@@ -23,10 +23,21 @@ export interface DriveOptions {
   /** The API, with the demo tenant's key. */
   client: BelayClient;
   playbook: Playbook;
-  inputs: unknown;
   jobTimeoutMs: number;
   /** The proxy in front of each application that has one (`drop-response` runs one job at a time through it). */
   proxies: Record<string, DropProxy>;
+  /**
+   * The committing request of each write, by step index (its `commits`, or what the clean run's
+   * write guard recorded): what a drop run drops and counts. Unknown: any unsafe request.
+   */
+  committing: Record<number, CommittingSignature>;
+}
+
+/** A write's committing request, as a drop run matches it. */
+export interface CommittingSignature {
+  matches: WriteMatcher;
+  /** `POST /api/notes`, for the report. */
+  label: string;
 }
 
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
@@ -43,14 +54,24 @@ async function unlessRefused<T>(call: Promise<T>): Promise<T | undefined> {
 
 interface ArmedFault {
   struck: () => boolean;
-  /** `drop-response`: the writes the site committed from the step's start to the next step's (or the job's end). */
-  commits: () => number | undefined;
+  /**
+   * `drop-response`: the committing requests the site committed from the step's start to the
+   * next step's (or the job's end), and the page's own unsafe requests in that time.
+   */
+  commits: () => { count: number; as?: string; background?: string } | undefined;
   off: () => void;
+}
+
+/** The page's own requests in a drop run's window, grouped: `9 POST /api/heartbeat, 1 PUT /autosave`. */
+function backgroundOf(writes: readonly ProxiedWrite[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const w of writes) counts.set(`${w.method} ${w.path}`, (counts.get(`${w.method} ${w.path}`) ?? 0) + 1);
+  return counts.size === 0 ? undefined : [...counts].map(([what, n]) => `${n} ${what}`).join(', ');
 }
 
 /** Strikes the scenario's fault when the job's worker reaches its point; settles whether it struck. */
 function armFault(o: DriveOptions, jobId: string, s: Scenario): ArmedFault {
-  if (s.fault === 'clean' || s.stepIndex === undefined)
+  if (s.fault === 'clean' || s.fault === 'repeat' || s.stepIndex === undefined)
     return { struck: () => false, commits: () => undefined, off: () => undefined };
   const stepIndex = s.stepIndex;
   const point = FAULT_POINTS[s.fault];
@@ -61,22 +82,41 @@ function armFault(o: DriveOptions, jobId: string, s: Scenario): ArmedFault {
   let listener: (e: FaultPointEvent) => void;
   if (s.fault === 'drop-response') {
     const proxy = o.proxies[o.playbook.steps[stepIndex]?.app ?? ''];
+    const signature = o.committing[stepIndex];
+    const isWrite: WriteMatcher = signature?.matches ?? (() => true);
     // Counted from the step's first attempt until a later step begins (or the job ends).
     let window: { from: number; dropsFrom: number; to?: number } | undefined;
     listener = (e) => {
       if (!proxy || e.info.jobId !== jobId) return;
       if (!window && ours(e)) {
-        window = { from: proxy.committedWrites, dropsFrom: proxy.dropped };
-        proxy.armDrop();
+        window = { from: Date.now(), dropsFrom: proxy.dropped };
+        proxy.armDrop(isWrite);
       } else if (window && window.to === undefined && Number(e.info.stepIndex) > stepIndex) {
-        window.to = proxy.committedWrites;
+        window.to = Date.now();
         proxy.disarm();
       }
     };
     events.on('fault-point', listener);
+    const inWindow = (): ProxiedWrite[] => {
+      if (!window || !proxy) return [];
+      const { from, to } = window;
+      return proxy.writes.filter(
+        (w) => w.at >= from && (to === undefined || w.at <= to) && (w.status ?? 500) < 400,
+      );
+    };
     return {
       struck: () => Boolean(window && proxy && proxy.dropped > window.dropsFrom),
-      commits: () => (window && proxy ? (window.to ?? proxy.committedWrites) - window.from : undefined),
+      commits: () => {
+        if (!window || !proxy) return undefined;
+        const committed = inWindow();
+        const writes = committed.filter((w) => isWrite(w.method, w.path));
+        const background = backgroundOf(committed.filter((w) => !isWrite(w.method, w.path)));
+        return {
+          count: writes.length,
+          ...(signature ? { as: signature.label } : {}),
+          ...(background ? { background } : {}),
+        };
+      },
       off: () => {
         proxy?.disarm();
         events.off('fault-point', listener);
@@ -130,12 +170,13 @@ export async function runScenario(
   s: Scenario,
   jobId: string,
   accounts: Record<string, string>,
+  inputs: unknown,
 ): Promise<RunOutcome> {
   const started = Date.now();
   const fault = armFault(o, jobId, s);
   try {
     try {
-      await o.client.request('POST', '/jobs', { jobId, playbook: o.playbook.id, inputs: o.inputs, accounts });
+      await o.client.request('POST', '/jobs', { jobId, playbook: o.playbook.id, inputs, accounts });
     } catch (err) {
       if (!(err instanceof ApiCallError)) throw err;
       return {
@@ -182,11 +223,21 @@ export async function runScenario(
       entries,
       seconds: (Date.now() - started) / 1000,
       ...(detail ? { detail } : {}),
-      ...(fault.commits() === undefined ? {} : { commits: fault.commits() }),
+      ...commitsOf(fault),
     };
   } finally {
     fault.off();
   }
+}
+
+function commitsOf(fault: ArmedFault): Pick<RunOutcome, 'commits' | 'commitsAs' | 'background'> {
+  const c = fault.commits();
+  if (!c) return {};
+  return {
+    commits: c.count,
+    ...(c.as ? { commitsAs: c.as } : {}),
+    ...(c.background ? { background: c.background } : {}),
+  };
 }
 
 /** Runs `scenarios` in `lanes` (one job at a time each, on the lane's accounts), reporting each as it ends. */
@@ -196,6 +247,7 @@ export async function runAll(
   lanes: number,
   accountsOf: (lane: number) => Record<string, string>,
   jobIdOf: (s: Scenario, i: number) => string,
+  inputsOf: (s: Scenario, i: number) => unknown,
   onDone: (outcome: RunOutcome, done: number) => void,
 ): Promise<RunOutcome[]> {
   const out: RunOutcome[] = new Array(scenarios.length);
@@ -206,7 +258,7 @@ export async function runAll(
       const i = next++;
       const s = scenarios[i];
       if (!s) return;
-      out[i] = await runScenario(o, s, jobIdOf(s, i), accountsOf(lane));
+      out[i] = await runScenario(o, s, jobIdOf(s, i), accountsOf(lane), inputsOf(s, i));
       onDone(out[i] as RunOutcome, ++done);
     }
   };

@@ -4,10 +4,13 @@
  * real network does to a write (the site commits it, and the answer never arrives) and count
  * the write requests the site committed, whatever the site records.
  *
- * Armed, it forwards the next unsafe request (POST, PUT, PATCH, DELETE) to the site, reads the
- * site's whole answer (the write is committed), and resets the browser's connection without a
- * byte of it. Chromium sends a request again by itself after such a reset on a reused
- * connection; a resend reaches the site as any request does, and counts.
+ * Armed, it forwards the next unsafe request (POST, PUT, PATCH, DELETE) that is the step's write
+ * (its committing request: a heartbeat or autosave the page sends of its own is let through) to
+ * the site, reads the site's whole answer (the write is committed), and resets the browser's
+ * connection without a byte of it. Chromium sends a request again by itself after such a reset
+ * on a reused connection; a resend reaches the site as any request does, and counts.
+ * Every unsafe request is logged with its answer's status, so a test counts the committing
+ * request apart from the page's background requests.
  *
  * Hand-written on `node:http`: the two things needed (hold the whole answer, then reset the
  * client's socket instead of writing it) are what a general proxy library hides.
@@ -16,17 +19,34 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import type { AddressInfo, Socket } from 'node:net';
 import { UNSAFE_METHODS } from '../../lambdas/lib/browser/write-guard.ts';
 
+/** An unsafe request the site answered (or did not), as the proxy saw it. */
+export interface ProxiedWrite {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  /** The site's status; absent when the site did not answer. */
+  status?: number;
+  /** When it reached the proxy (epoch ms). */
+  at: number;
+  dropped: boolean;
+}
+
+/** Which requests are the write: (method, path) -> is it. */
+export type WriteMatcher = (method: string, path: string) => boolean;
+
 export interface DropProxy {
   /** `http://127.0.0.1:<port>`: the application's base URL for the stack. */
   url: string;
-  /** Drops the answer of the next unsafe request (after the site answered it). */
-  armDrop(): void;
+  /** Drops the answer of the next unsafe request that `matches` (default: any), after the site answered it. */
+  armDrop(matches?: WriteMatcher): void;
   /** Disarms without dropping (the fault's window closed). */
   disarm(): void;
   /** Answers dropped so far. */
   readonly dropped: number;
   /** Unsafe requests the site answered with a status below 400 (committed writes), so far. */
   readonly committedWrites: number;
+  /** Every unsafe request so far, in order. */
+  readonly writes: readonly ProxiedWrite[];
   stop(): Promise<void>;
 }
 
@@ -55,16 +75,22 @@ async function body(req: IncomingMessage): Promise<Buffer> {
  */
 export async function startDropProxy(upstream: string): Promise<DropProxy> {
   const target = new URL(upstream);
-  let armed = false;
+  let armed: WriteMatcher | undefined;
   let dropped = 0;
   let committedWrites = 0;
+  const writes: ProxiedWrite[] = [];
   let self = '';
   const sockets = new Set<Socket>();
 
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const unsafe = UNSAFE_METHODS.has(req.method ?? '');
-    const drop = unsafe && armed;
-    if (drop) armed = false;
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const drop = unsafe && armed?.(req.method ?? '', path) === true;
+    if (drop) armed = undefined;
+    const logged: ProxiedWrite | undefined = unsafe
+      ? { method: req.method ?? '', path, at: Date.now(), dropped: drop }
+      : undefined;
+    if (logged) writes.push(logged);
     const payload = await body(req);
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())),
@@ -90,6 +116,7 @@ export async function startDropProxy(upstream: string): Promise<DropProxy> {
         out.end(payload);
       },
     );
+    if (logged) logged.status = answer.status;
     if (unsafe && answer.status < 400) committedWrites++;
     if (drop) {
       dropped++;
@@ -127,17 +154,20 @@ export async function startDropProxy(upstream: string): Promise<DropProxy> {
   self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: self,
-    armDrop: () => {
-      armed = true;
+    armDrop: (matches = () => true) => {
+      armed = matches;
     },
     disarm: () => {
-      armed = false;
+      armed = undefined;
     },
     get dropped() {
       return dropped;
     },
     get committedWrites() {
       return committedWrites;
+    },
+    get writes() {
+      return writes;
     },
     stop: async () => {
       for (const s of sockets) s.destroy();

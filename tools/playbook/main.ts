@@ -14,14 +14,25 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { type ApplicationConfig, configuredApplications } from '../../lambdas/lib/engine/applications.ts';
 import { declarativeJsonSchema } from '../../lambdas/lib/playbooks/declarative/json-schema.ts';
+import { registerSdkResolution } from '../../lambdas/lib/playbooks/discovery/register.ts';
 import { freePorts } from '../../local/ports.ts';
 import { startLocalStack } from '../../local/stack.ts';
 import { createClient } from '../cli/belay/client.ts';
-import { runAll } from './drive.ts';
+import { committingRequests } from './committing.ts';
+import { type DriveOptions, runAll } from './drive.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';
 import { DEFAULT_FREEZE_TENANT, FROZEN_DIR, type FreezeOptions, freezeCommand } from './freeze-command.ts';
+import { inputsPerRun } from './inputs.ts';
 import { type AccountOption, accountsByApp, collect, collectAccount, readJsonFile } from './options.ts';
-import { formatVerdicts, planScenarios, scenarioName, verdicts } from './verdicts.ts';
+import { formatValidated, validatePaths } from './validate.ts';
+import {
+  formatVerdicts,
+  planScenarios,
+  type RunOutcome,
+  type Scenario,
+  scenarioName,
+  verdicts,
+} from './verdicts.ts';
 
 const program = new Command()
   .name('npm run playbook --')
@@ -32,6 +43,26 @@ program
   .description('print the JSON Schema of the declarative playbook form (*.playbook.yaml / .json)')
   .action(() => {
     console.log(JSON.stringify(declarativeJsonSchema(), null, 2));
+  });
+
+program
+  .command('validate <paths...>')
+  .description(
+    "check playbooks with no stack: each declarative file's schema, compile and lints (a write's probe that names neither an input nor the key, a write whose expect an earlier record satisfies, a within that may find several elements), and each TypeScript playbook folder's module; exit 1 when one has a problem",
+  )
+  .addHelpText(
+    'after',
+    `
+Examples:
+  npm run playbook -- validate playbooks/
+  npm run playbook -- validate my-playbooks/expenses.playbook.yaml`,
+  )
+  .action(async (paths: string[]) => {
+    registerSdkResolution();
+    const { results, missing } = await validatePaths(paths);
+    if (results.length > 0) console.log(formatValidated(results));
+    for (const m of missing) console.error(m);
+    process.exitCode = missing.length > 0 ? 2 : results.every((r) => r.problems.length === 0) ? 0 : 1;
   });
 
 program
@@ -79,6 +110,7 @@ interface TestOptions {
   parallel: number;
   jobTimeout: number;
   drop: boolean;
+  mark?: string;
 }
 
 program
@@ -87,7 +119,14 @@ program
     "run the playbook on the local stack clean, then with its worker killed before, in the middle of and after each step, its browser lost before each step, and each write's answer dropped after the site committed it; print a table per step; exit 1 when a step is not safe to retry",
   )
   .option('--playbooks <dir>', 'a folder of playbooks besides playbooks/ (repeatable)', collect, [])
-  .option('--inputs <file>', "the job's inputs (JSON); default: the playbook's exampleInputs")
+  .option(
+    '--inputs <file>',
+    "the job's inputs (JSON): an object, whose first free-text input each run marks with the run (see --mark), or a list with one inputs object per run; default: the playbook's exampleInputs",
+  )
+  .option(
+    '--mark <input>',
+    "the input each run marks with the run so that no run meets an earlier run's records (a dotted path, e.g. shippingAddress.name; default: the first free-text input that stays valid), or none",
+  )
   .option(
     '--account <app=account>',
     'the account per application: an account id of the demo tenant, or @file.json with {username, password, totpSecret?} (repeatable; default: the first account connected for it)',
@@ -222,42 +261,64 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
       opts.steps?.split(',').map((x) => x.trim()),
       (app) => app in proxies,
     );
-    // A dropped answer is counted at the application's proxy: those runs go one at a time, last.
+    // The clean run, then the same inputs again (the first run's records are there now), one
+    // after the other; then the faults; a dropped answer is counted at the application's proxy,
+    // matching the committing request the clean run recorded: those runs go one at a time, last.
+    const first = scenarios.filter((sc) => sc.fault === 'clean' || sc.fault === 'repeat');
     const drops = scenarios.filter((sc) => sc.fault === 'drop-response');
-    const others = scenarios.filter((sc) => sc.fault !== 'drop-response');
+    const others = scenarios.filter((sc) => !first.includes(sc) && !drops.includes(sc));
+    const ordered = [...first, ...others, ...drops];
+    const runId = Date.now().toString(36);
+    const perRun = inputsPerRun(playbook, inputs, ordered.length, runId, opts.mark);
+    // The repeat takes the clean run's inputs: that is what it is for.
+    const inputsOf = (sc: Scenario, i: number): unknown => perRun.inputs[sc.fault === 'repeat' ? 0 : i];
     say(
       `${id}: ${playbook.steps.length} steps, ${scenarios.length} runs (${lanes} at a time, one account each${drops.length ? `; the ${drops.length} with a dropped answer one at a time` : ''}), accounts ${JSON.stringify(laneAccounts(0))}${lanes > 1 ? ' ...' : ''}`,
     );
-    const runId = Date.now().toString(36);
-    const drive = { stack: s, client, playbook, inputs, jobTimeoutMs: opts.jobTimeout * 1000, proxies };
+    say(
+      perRun.marked
+        ? `each run's inputs are its own: ${perRun.marked} is marked with the run`
+        : Array.isArray(inputs)
+          ? 'each run takes its own inputs from the --inputs list'
+          : "every run has the same inputs (no free-text input takes a mark): an earlier run's records may satisfy a later run; give --inputs a list",
+    );
+    const drive: DriveOptions = {
+      stack: s,
+      client,
+      playbook,
+      jobTimeoutMs: opts.jobTimeout * 1000,
+      proxies,
+      committing: {},
+    };
     const progress =
       (offset: number) =>
       (o: (typeof outcomes)[number], done: number): void => {
         const mark = o.status === 'SUCCEEDED' ? 'ok' : o.status;
         const commits =
-          o.commits === undefined ? '' : `, ${o.commits} committed write${o.commits === 1 ? '' : 's'}`;
+          o.commits === undefined
+            ? ''
+            : `, ${o.commits} committed write${o.commits === 1 ? '' : 's'}${o.commitsAs ? ` (${o.commitsAs})` : ''}${o.background ? `; background ${o.background}` : ''}`;
         say(
           `  [${offset + done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && !o.struck ? ' (fault did not strike)' : ''}${commits} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
         );
       };
-    const outcomes = await runAll(
-      drive,
-      others,
-      lanes,
-      laneAccounts,
-      (_sc, i) => `pbtest-${runId}-${i}`,
-      progress(0),
-    );
-    outcomes.push(
-      ...(await runAll(
+    const batch = async (list: Scenario[], at: number, width: number): Promise<RunOutcome[]> =>
+      runAll(
         drive,
-        drops,
-        1,
+        list,
+        width,
         laneAccounts,
-        (_sc, i) => `pbtest-${runId}-${others.length + i}`,
-        progress(others.length),
-      )),
+        (_sc, i) => `pbtest-${runId}-${at + i}`,
+        (sc, i) => inputsOf(sc, at + i),
+        progress(at),
+      );
+    const outcomes = await batch(first, 0, 1);
+    outcomes.push(...(await batch(others, first.length, lanes)));
+    drive.committing = committingRequests(
+      playbook,
+      outcomes.find((o) => o.scenario.fault === 'clean'),
     );
+    outcomes.push(...(await batch(drops, first.length + others.length, 1)));
     const list = verdicts(playbook, outcomes);
     say('');
     const clean = outcomes.find((o) => o.scenario.fault === 'clean');

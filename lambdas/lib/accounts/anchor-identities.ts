@@ -11,6 +11,7 @@
 import type AnchorbrowserClient from 'anchorbrowser';
 import { NotFoundError } from 'anchorbrowser/core/error';
 import { ConfigError } from '../config.ts';
+import type { AnchorIdentity } from './identity-binding.ts';
 
 /** Anchor's hosted sign-in page; the token goes in its `token` query parameter. */
 export const ANCHOR_CONNECT_PAGE_URL = 'https://app.anchorbrowser.io/identity/create';
@@ -32,8 +33,12 @@ export interface AnchorIdentities {
   createToken(applicationId: string, callbackUrl: string): Promise<IdentityToken>;
   /** The hosted sign-in page's URL for a token. */
   connectPageUrl(token: string): string;
-  /** Is this identity one of the application's? (false when it does not exist) */
-  isIdentityOf(applicationId: string, identityId: string): Promise<boolean>;
+  /**
+   * The identity as Anchor reports it, if it is one of the application's (undefined when it is
+   * not, or does not exist): when it was created, the token that created it where reported, and
+   * its metadata.
+   */
+  findIdentity(applicationId: string, identityId: string): Promise<AnchorIdentity | undefined>;
   /** Tags the identity with the account it serves (metadata only: no credentials). */
   tagIdentity(identityId: string, metadata: Record<string, string>): Promise<void>;
   /** Deletes the identity at Anchor; true when it existed. */
@@ -130,9 +135,26 @@ export function createAnchorIdentities(config: AnchorIdentitiesConfig): AnchorId
       url.searchParams.set('token', token);
       return url.toString();
     },
-    async isIdentityOf(applicationId, identityId) {
-      const listed = await (await sdk()).applications.listIdentities(applicationId, {}, call);
-      return (listed.identities ?? []).some((i) => i.id === identityId);
+    async findIdentity(applicationId, identityId) {
+      const client = await sdk();
+      const listed = await client.applications.listIdentities(applicationId, {}, call);
+      const found = (listed.identities ?? []).find((i) => i.id === identityId);
+      if (!found) return undefined;
+      let metadata: Record<string, unknown> = {};
+      try {
+        metadata = (await client.identities.retrieve(identityId, call)).metadata ?? {};
+      } catch (err) {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      }
+      // Not in the SDK's type: reported by the local service, not documented by Anchor.
+      const tokenHash = (found as { token_hash?: unknown }).token_hash;
+      return {
+        id: identityId,
+        ...(found.created_at ? { createdAt: found.created_at } : {}),
+        ...(typeof tokenHash === 'string' && tokenHash ? { tokenHash } : {}),
+        metadata,
+      };
     },
     async tagIdentity(identityId, metadata) {
       await (await sdk()).identities.update(identityId, { metadata }, call);

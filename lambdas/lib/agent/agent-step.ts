@@ -71,6 +71,14 @@ export interface AgentStepOptions<I> {
   /** The model, unless the job names one: `local` (default), `bedrock:<id>`, `anthropic:<id>`, `openai:<id>`. */
   model?: string;
   verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  /** The verify as the page is now, without waiting (see `Step.check`). */
+  check?(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  /** Writes: what the write does (see `Step.effect`): `creates` (default) or `sets`. */
+  effect?: Step['effect'];
+  /** Writes that create: evidence fields that must be new (see `Step.newEvidence`). */
+  newEvidence?: Step['newEvidence'];
+  /** Writes: the request that commits the write (see `Step.commits`). */
+  commits?: Step['commits'];
   /** Writes: a probe function, or `agentProbe({ start, question })` for the step's model to answer from the page. */
   probe?: ((page: Page, ctx: StepContext<I>) => Promise<ProbeResult>) | AgentProbe<I>;
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
@@ -111,6 +119,10 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
       await new AgentRun(options, step.agent, page, ctx).run(startUrl(ctx));
     },
     verify: (page, ctx) => options.verify(page, ctx),
+    ...(options.check ? { check: options.check } : {}),
+    ...(options.effect ? { effect: options.effect } : {}),
+    ...(options.newEvidence ? { newEvidence: options.newEvidence } : {}),
+    ...(options.commits ? { commits: options.commits } : {}),
     ...(probe === undefined
       ? {}
       : {

@@ -5,12 +5,15 @@ import type { ConnectionStore } from '../accounts/connections.ts';
 import type { AccountRegistry } from '../accounts/directory.ts';
 import type { WritableSecretStore } from '../accounts/types.ts';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
+import { ConfigError, getOptionalStringFromEnv } from '../config.ts';
 import type { EngineDeps } from '../engine/types.ts';
 import type { WebhookStore } from '../notifications/store.ts';
 import type { Playbook } from '../playbooks/contract.ts';
 import { UnknownPlaybookError } from '../playbooks/errors.ts';
+import type { ReceiptSigner } from '../receipts/sign.ts';
 import type { ConsoleSessionStore } from './console/sessions.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { ID_PATTERN } from './schemas.ts';
 
 /** Checking Anchor's webhooks: the shared signing secrets and how fresh a delivery must be. */
 export interface WebhookSettings {
@@ -53,10 +56,37 @@ export interface ApiDeps {
   webhooks: WebhookSettings;
   /** Tenants' outgoing webhooks: where they are kept, the key their secrets derive from ('' = not configured). */
   notifications: { webhooks: WebhookStore; signingKey: string; allowLoopback: boolean };
+  /** The key that signs job receipts (KMS in AWS, a key file locally; one that refuses when none is configured). */
+  receipts: ReceiptSigner;
   /** Base URL of the API for links; `''` = the URL the request came in on. */
   baseUrl: string;
   /** Largest request body accepted (bytes). */
   maxBodyBytes: number;
+  /**
+   * Tenants whose agents may answer approvals, one-time codes and reviews through MCP (with an
+   * approver key that did not submit the job); for every other tenant only people answer them.
+   */
+  mcpAnswerTenants: ReadonlySet<string>;
+}
+
+/**
+ * A comma-separated list of tenant ids from the environment variable `name`, as a set; unset
+ * or empty = none. An entry that is not a tenant id fails the cold start with the variable's name.
+ */
+export function getTenantListFromEnv(name: string, env: NodeJS.ProcessEnv): ReadonlySet<string> {
+  const tenants = (getOptionalStringFromEnv(name, env) ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const tenant of tenants) {
+    if (!ID_PATTERN.test(tenant)) {
+      throw new ConfigError(
+        name,
+        `${JSON.stringify(tenant)} is not a tenant id (1-64 of A-Z, a-z, 0-9, _, -)`,
+      );
+    }
+  }
+  return new Set(tenants);
 }
 
 /** 256 KiB: the largest body the API accepts (and Step Functions' payload limit). */

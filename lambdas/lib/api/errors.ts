@@ -77,6 +77,17 @@ export class ForbiddenError extends ApiError {
   }
 }
 
+/**
+ * 403: the key holds the role, but this answer is not its to give: an agent's answer to a
+ * person's wait where the deployment does not allow it, the job's own submitter approving its
+ * own write, or a question answered by a key that did not submit the job.
+ */
+export class AnswerRefusedError extends ApiError {
+  constructor(code: string, message: string, options?: ApiErrorOptions) {
+    super('AnswerRefusedError', 403, code, message, options);
+  }
+}
+
 /** 404: no such resource for this tenant (another tenant's job reads exactly like a missing one). */
 export class NotFoundError extends ApiError {
   constructor(message: string, options?: ApiErrorOptions) {

@@ -2,12 +2,15 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { registerAccountPaths } from './accounts/openapi.ts';
 import { registerCatalogPaths } from './catalog/openapi.ts';
+import { registerCheckPaths } from './checks/openapi.ts';
 import { registerConsolePaths } from './console/openapi.ts';
 import { registerEvidencePaths } from './evidence/openapi.ts';
 import { registerJobPaths } from './jobs/openapi.ts';
 import { registerKeyPaths } from './keys/openapi.ts';
+import { registerMcpPaths } from './mcp/openapi.ts';
 import { registerNotificationPaths } from './notifications/openapi.ts';
 import { openApiKit } from './openapi-kit.ts';
+import { registerReceiptPaths } from './receipts/openapi.ts';
 import { registerReportPaths } from './reports/openapi.ts';
 import { registerWebhookPaths } from './webhooks/openapi.ts';
 
@@ -21,13 +24,16 @@ function registry(): OpenAPIRegistry {
   const kit = openApiKit(r);
   registerJobPaths(r, kit);
   registerEvidencePaths(r, kit);
+  registerReceiptPaths(r, kit);
   registerAccountPaths(r, kit);
   registerCatalogPaths(r, kit);
+  registerCheckPaths(r, kit);
   registerReportPaths(r, kit);
   registerKeyPaths(r, kit);
   registerNotificationPaths(r, kit);
   registerConsolePaths(r, kit);
   registerWebhookPaths(r, kit);
+  registerMcpPaths(r, kit);
   r.registerPath({
     method: 'get',
     path: '/openapi.json',

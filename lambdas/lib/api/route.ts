@@ -1,7 +1,7 @@
 import type { Principal, Role } from '../auth/api-keys.ts';
 import { jsonBody } from './body.ts';
 import type { ApiDeps } from './deps.ts';
-import { type HttpApiEvent, header } from './events.ts';
+import { type HttpApiEvent, type HttpApiResult, header } from './events.ts';
 
 /**
  * A route of the API: each use case (`jobs/`, `accounts/`, `reports/`, `webhooks/`) exports
@@ -16,6 +16,11 @@ export interface RouteRequest {
   /** Present on routes with `auth: true`. */
   principal: Principal;
   params: Record<string, string>;
+  /**
+   * Answers another request through this API's router, in this process, as the router answers
+   * any event (the MCP endpoint's tools call the API's routes this way). Throws `ApiError`s.
+   */
+  dispatch(event: HttpApiEvent): Promise<HttpApiResult>;
 }
 
 export interface RouteResponse {

@@ -103,7 +103,13 @@ async function answer(deps: ApiDeps, event: HttpApiEvent): Promise<HttpApiResult
   }
   let response: Awaited<ReturnType<Route['handle']>>;
   try {
-    response = await route.handle({ event, deps, principal, params });
+    response = await route.handle({
+      event,
+      deps,
+      principal,
+      params,
+      dispatch: (next) => handleApiEvent(deps, next),
+    });
   } catch (err) {
     throw translateError(err, params.jobId);
   }

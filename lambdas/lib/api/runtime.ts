@@ -8,8 +8,9 @@ import { engineDepsFromEnv, sharedPartsFromEnv } from '../engine/runtime.ts';
 import { createWebhookStore } from '../notifications/store.ts';
 import { bundledPlaybooks } from '../playbooks/bundled.ts';
 import type { PlaybookRegistry } from '../playbooks/registry.ts';
+import { receiptSignerFromEnv } from '../receipts/runtime.ts';
 import { createConsoleSessionStore } from './console/sessions.ts';
-import { type ApiDeps, MAX_BODY_BYTES } from './deps.ts';
+import { type ApiDeps, getTenantListFromEnv, MAX_BODY_BYTES } from './deps.ts';
 import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-limit.ts';
 
 /**
@@ -28,6 +29,10 @@ import { anonymousRateLimiterFromEnv, createDynamoRateLimiter } from './rate-lim
  * - `BELAY_API_RATE_PER_SECOND` (default 10) and `BELAY_API_BURST` (default 20): per-key limits;
  * - `BELAY_API_ANONYMOUS_RATE_PER_SECOND` (default 5) and `BELAY_API_ANONYMOUS_BURST` (default 30):
  *   per source address, for requests with no valid key;
+ * - `BELAY_MCP_ANSWER_TENANTS`: tenants (comma-separated) whose agents may answer approvals,
+ *   one-time codes and reviews through MCP; default none (people answer them);
+ * - `BELAY_RECEIPT_KEY`: the key receipts are signed with, `kms:<key id or ARN>` or `file:<path>`;
+ *   without one `GET /jobs/{jobId}/receipt` answers 503;
  * - `SFN_ENDPOINT`, `DYNAMODB_ENDPOINT`: local endpoints.
  *
  * @param playbooks the bundle's (`bundledPlaybooks`), or `loadPlaybooks`' for an API run from its sources
@@ -81,8 +86,10 @@ export async function apiDepsFromEnv(env: NodeJS.ProcessEnv, playbooks: Playbook
       signingKey: getOptionalStringFromEnv('BELAY_WEBHOOK_SIGNING_KEY', withSecrets) ?? '',
       allowLoopback: getOptionalStringFromEnv('BELAY_WEBHOOK_ALLOW_LOOPBACK', env) === 'true',
     },
+    receipts: receiptSignerFromEnv(env),
     baseUrl: getOptionalStringFromEnv('BELAY_API_URL', env) ?? '',
     maxBodyBytes: MAX_BODY_BYTES,
+    mcpAnswerTenants: getTenantListFromEnv('BELAY_MCP_ANSWER_TENANTS', env),
   };
 }
 

@@ -11,9 +11,9 @@
 import type AnchorbrowserClient from 'anchorbrowser';
 import { NotFoundError } from 'anchorbrowser/core/error';
 import type { Browser } from 'playwright-core';
-import { type AllowlistState, applyAllowlist, installRequestPolicy } from './allowlist.ts';
+import { type AllowlistState, applyAllowlist, installRequestPolicy, refuseWrites } from './allowlist.ts';
 import { BrowserConfigError, SessionUnavailableError } from './errors.ts';
-import { liveViewLinkFor } from './live-view-token.ts';
+import { isLocalLiveView, liveViewLinkFor } from './live-view-token.ts';
 import { loadPlaywright } from './load-playwright.ts';
 import { classifyConnectFailure, isTerminalStatus, translateApiError } from './translate.ts';
 import type {
@@ -135,8 +135,16 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
   };
 
   return {
-    liveViewLink: (session, tenantId) =>
-      liveViewLinkFor({ apiKey: config.apiKey, baseUrl }, session, tenantId, Date.now()),
+    liveViewLink: (session, tenantId, access) =>
+      liveViewLinkFor({ apiKey: config.apiKey, baseUrl }, session, tenantId, Date.now(), access),
+    async revokeLiveViews(session) {
+      if (!session.liveViewUrl || !URL.canParse(session.liveViewUrl)) return;
+      if (!isLocalLiveView(baseUrl, session.sessionId, new URL(session.liveViewUrl))) return;
+      await (await client()).post(
+        `/_local/sessions/${encodeURIComponent(session.sessionId)}/live/revoke`,
+        call,
+      );
+    },
     volumes: sdkVolumeApi(client, call),
 
     async openSession(options: OpenSessionOptions): Promise<OpenedSession> {
@@ -213,6 +221,7 @@ export function createBrowserAdapter(config: BrowserAdapterConfig): BrowserAdapt
           blockedRequests: () => [...blocked],
           guardWrites: (guard) =>
             startWriteGuard(browser, page, allowlist, () => installRequestPolicy(context, allowlist), guard),
+          refuseWrites: () => refuseWrites(context, allowlist),
         };
       } catch (err) {
         await drop(sessionId);

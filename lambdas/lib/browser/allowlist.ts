@@ -59,6 +59,8 @@ export interface AllowlistState extends UnsafeRequestHook {
   allowed: readonly string[];
   blocked: string[];
   installed: boolean;
+  /** Read-only (a drift check): every unsafe request is refused, and listed here (method, origin and path). */
+  refusing?: string[] | undefined;
 }
 
 /**
@@ -78,7 +80,8 @@ export async function applyAllowlist(
 
 /**
  * Installs the connection's one route handler (once): requests outside the allowlist are
- * blocked; an unsafe request waits for the write guard's hook, when one is set, before it goes.
+ * blocked; read-only, an unsafe request is refused; else it waits for the write guard's hook,
+ * when one is set, before it goes.
  */
 export async function installRequestPolicy(context: BrowserContext, state: AllowlistState): Promise<void> {
   if (state.installed) return;
@@ -91,6 +94,10 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
         state.blocked.push(redactUrl(url));
         return route.abort('blockedbyclient').catch(() => undefined);
       }
+      if (state.refusing && UNSAFE_METHODS.has(request.method())) {
+        state.refusing.push(`${request.method()} ${redactUrl(url)}`);
+        return route.abort('blockedbyclient').catch(() => undefined);
+      }
       const hold = UNSAFE_METHODS.has(request.method()) ? state.beforeUnsafe : state.beforeOther;
       if (hold) await hold(request).catch(() => undefined);
       // A page closing mid-request rejects this; nothing to report then.
@@ -100,4 +107,23 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
     state.installed = false;
     throw err;
   }
+}
+
+/** Read-only until `end`: every unsafe request the context's pages send is refused (a drift check). */
+export interface RefusedWrites {
+  /** Stops refusing; the requests refused (method, origin and path), in order. */
+  end(): string[];
+}
+
+/** Makes the connection read-only (see {@link RefusedWrites}). */
+export async function refuseWrites(context: BrowserContext, state: AllowlistState): Promise<RefusedWrites> {
+  const refused: string[] = [];
+  state.refusing = refused;
+  await installRequestPolicy(context, state);
+  return {
+    end: () => {
+      if (state.refusing === refused) state.refusing = undefined;
+      return [...refused];
+    },
+  };
 }

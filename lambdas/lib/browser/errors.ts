@@ -48,3 +48,13 @@ export class BrowserConfigError extends BelayError {
     this.variable = context.variable;
   }
 }
+
+/**
+ * The click a step made started no download, or the browser did not finish it in time (or
+ * canceled it). Retryable: the step runs again (a download is a read).
+ */
+export class DownloadFailedError extends BelayError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('DownloadFailedError', 'download-failed', message, { ...options, retryable: true });
+  }
+}

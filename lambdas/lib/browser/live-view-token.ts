@@ -5,12 +5,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * session's browser, until when. Belay signs one each time it shows the live view (the
  * console's job page, the takeover notification); the local Anchor-compatible service checks
  * it on the page and again on the WebSocket that carries the screencast and the input. It is
- * bound to one session and one tenant (the session's `tenantId` tag) and expires quickly.
+ * bound to one session and one tenant (the session's `tenantId` tag), says whether the person may
+ * act (`interactive`: only an approver, only while the job waits for a takeover) or only watch,
+ * and expires quickly: at the takeover wait's end at the latest, and the local service refuses
+ * every token issued before the session's live views were revoked (the takeover's Done).
  *
  * The key is derived from the Anchor API key both sides already hold, so no new secret is
  * stored. Anchor's own `live_view_url` carries Anchor's own access: Belay does not sign it.
  *
- * Format: `<base64url JSON {s, t, e}>.<base64url HMAC-SHA256(key, first part)>`.
+ * Format: `<base64url JSON {s, t, e, i, n}>.<base64url HMAC-SHA256(key, first part)>`.
  */
 
 /** How long a live view link stays valid once shown (seconds): a person opens it within this. */
@@ -21,11 +24,26 @@ export interface LiveViewClaims {
   tenantId: string;
   /** Expiry, epoch seconds. */
   expiresAt: number;
+  /** May the holder act in the browser (a takeover), or only watch? */
+  interactive: boolean;
+  /** When it was signed, epoch milliseconds (a revocation refuses every token signed before it). */
+  issuedAt: number;
+}
+
+/** What a person may do with a live view link, and until when. */
+export interface LiveViewAccess {
+  /** Act in the browser (a takeover, for an approver) rather than only watch. */
+  interactive: boolean;
+  /** The link stops working at this instant at the latest (the takeover wait's end), epoch ms. */
+  untilMs?: number;
 }
 
 export type LiveViewCheck =
   | { ok: true; claims: LiveViewClaims }
-  | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' | 'other-session' | 'other-tenant' };
+  | {
+      ok: false;
+      reason: 'malformed' | 'bad-signature' | 'expired' | 'other-session' | 'other-tenant' | 'revoked';
+    };
 
 function signingKey(apiKey: string): Buffer {
   return createHmac('sha256', apiKey).update('belay-live-view-v1').digest();
@@ -38,7 +56,13 @@ function mac(apiKey: string, payload: string): Buffer {
 /** A token for `claims`, signed with the key derived from `apiKey`. */
 export function signLiveViewToken(apiKey: string, claims: LiveViewClaims): string {
   const payload = Buffer.from(
-    JSON.stringify({ s: claims.sessionId, t: claims.tenantId, e: claims.expiresAt }),
+    JSON.stringify({
+      s: claims.sessionId,
+      t: claims.tenantId,
+      e: claims.expiresAt,
+      i: claims.interactive,
+      n: claims.issuedAt,
+    }),
   ).toString('base64url');
   return `${payload}.${mac(apiKey, payload).toString('base64url')}`;
 }
@@ -64,10 +88,16 @@ export function verifyLiveViewToken(
   let claims: LiveViewClaims;
   try {
     const raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (typeof raw.s !== 'string' || typeof raw.t !== 'string' || typeof raw.e !== 'number') {
+    if (
+      typeof raw.s !== 'string' ||
+      typeof raw.t !== 'string' ||
+      typeof raw.e !== 'number' ||
+      typeof raw.i !== 'boolean' ||
+      typeof raw.n !== 'number'
+    ) {
       return { ok: false, reason: 'malformed' };
     }
-    claims = { sessionId: raw.s, tenantId: raw.t, expiresAt: raw.e };
+    claims = { sessionId: raw.s, tenantId: raw.t, expiresAt: raw.e, interactive: raw.i, issuedAt: raw.n };
   } catch {
     return { ok: false, reason: 'malformed' };
   }
@@ -84,14 +114,18 @@ export const LOCAL_LIVE_VIEW_PATH = /^\/_local\/sessions\/([^/]+)\/live$/;
 
 /**
  * The live view link to show a person of `tenantId` for a session: the local service's view
- * with a fresh token (valid {@link LIVE_VIEW_TOKEN_SECONDS}), or Anchor's `live_view_url` as
- * Anchor gave it. Undefined when the provider gave none, or gave something that is not http(s).
+ * with a fresh token (interactive or watch-only as `access` says; valid
+ * {@link LIVE_VIEW_TOKEN_SECONDS}, or until `access.untilMs` when sooner), or Anchor's
+ * `live_view_url` as Anchor gave it, for an interactive view only: Anchor's link lets whoever
+ * holds it act, so it is never shown as a watch-only one. Undefined when the provider gave none,
+ * or gave something that is not http(s).
  */
 export function liveViewLinkFor(
   config: { apiKey: string; baseUrl: string },
   session: { sessionId: string; liveViewUrl?: string },
   tenantId: string,
   nowMs: number,
+  access: LiveViewAccess,
 ): string | undefined {
   const raw = session.liveViewUrl;
   if (!raw) return undefined;
@@ -102,17 +136,26 @@ export function liveViewLinkFor(
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const local = LOCAL_LIVE_VIEW_PATH.exec(url.pathname);
-  const isLocalService =
-    url.origin === new URL(config.baseUrl).origin && local?.[1] === encodeURIComponent(session.sessionId);
-  if (!isLocalService) return url.toString();
+  const isLocalService = isLocalLiveView(config.baseUrl, session.sessionId, url);
+  if (!isLocalService) return access.interactive ? url.toString() : undefined;
+  const latest = Math.floor(nowMs / 1000) + LIVE_VIEW_TOKEN_SECONDS;
+  const until = access.untilMs === undefined ? latest : Math.floor(access.untilMs / 1000);
+  if (until * 1000 <= nowMs) return undefined;
   url.searchParams.set(
     'token',
     signLiveViewToken(config.apiKey, {
       sessionId: session.sessionId,
       tenantId,
-      expiresAt: Math.floor(nowMs / 1000) + LIVE_VIEW_TOKEN_SECONDS,
+      expiresAt: Math.min(latest, until),
+      interactive: access.interactive,
+      issuedAt: nowMs,
     }),
   );
   return url.toString();
+}
+
+/** Is `url` the local service's own view of this very session (which Belay signs and can revoke)? */
+export function isLocalLiveView(baseUrl: string, sessionId: string, url: URL): boolean {
+  const local = LOCAL_LIVE_VIEW_PATH.exec(url.pathname);
+  return url.origin === new URL(baseUrl).origin && local?.[1] === encodeURIComponent(sessionId);
 }

@@ -111,6 +111,7 @@ function noBrowserAccess(): BrowserAdapter {
     usage: refuse,
     runningSessions: refuse,
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     volumes: { ensure: refuse, listFiles: refuse, readFile: refuse, writeFile: refuse },
   };
 }

@@ -1,4 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
+import type { RefusedWrites } from './allowlist.ts';
+import type { LiveViewAccess } from './live-view-token.ts';
 import type { VolumeApi } from './volumes.ts';
 import type { WriteGuard, WriteGuardOptions } from './write-guard.ts';
 
@@ -45,6 +47,8 @@ export interface Attached {
    * connection, and the browser's own resends are reported (`write-guard.ts`).
    */
   guardWrites(options: WriteGuardOptions): Promise<WriteGuard>;
+  /** Refuses every unsafe request the page sends until `end` (a drift check: nothing is committed). */
+  refuseWrites(): Promise<RefusedWrites>;
 }
 
 /** What the provider reports a session used, where it reports it (zero when it does not). */
@@ -78,11 +82,22 @@ export interface BrowserAdapter {
    */
   runningSessions(tags: Record<string, string>): Promise<string[]>;
   /**
-   * The session's interactive live view for a person of `tenantId` (a takeover): Anchor's
-   * `live_view_url` as given at create, or the local service's view with a fresh signed,
-   * short-lived token (`live-view-token.ts`). Undefined when the provider gave none.
+   * The session's live view for a person of `tenantId`: interactive (a takeover, for an approver)
+   * or watch-only, as `access` says. Anchor's `live_view_url` as given at create, for an
+   * interactive view only (it lets whoever holds it act), or the local service's view with a
+   * fresh signed, short-lived token (`live-view-token.ts`). Undefined when there is none to show.
    */
-  liveViewLink(session: { sessionId: string; liveViewUrl?: string }, tenantId: string): string | undefined;
+  liveViewLink(
+    session: { sessionId: string; liveViewUrl?: string },
+    tenantId: string,
+    access: LiveViewAccess,
+  ): string | undefined;
+  /**
+   * Ends every live view link given out for the session so far (the takeover's wait ended):
+   * the local service refuses their tokens from now on and closes the views open with them.
+   * Anchor's `live_view_url` has no such call: it lives with its session.
+   */
+  revokeLiveViews(session: { sessionId: string; liveViewUrl?: string }): Promise<void>;
   /** The team's volumes and their files (files carried between sessions). */
   volumes: VolumeApi;
 }

@@ -34,10 +34,18 @@
  * pages, or tracing while it traces itself); the report says which ran, and the probes that
  * count what the application holds remain the last line (Finish checks every write).
  */
-import type { Browser, BrowserContext, CDPSession, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from 'playwright-core';
+import {
+  type AnswerSeen,
+  type CommitsSpec,
+  committingRequest,
+  type SentRequest as GuardedRequest,
+  originAndPath,
+  UNSAFE_METHODS,
+} from '../commits.ts';
+import { MAX_READ_BYTES } from './response-excerpt.ts';
 
-/** Methods that change something on the server: the requests the guard holds and counts. */
-export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export { UNSAFE_METHODS } from '../commits.ts';
 
 /** An unsafe request the browser sent more than once by itself. */
 export interface ResentRequest {
@@ -60,6 +68,8 @@ export interface WriteGuardReport {
   unsafeRequests: number;
   /** Of those, the ones the browser sent again by itself. */
   resent: ResentRequest[];
+  /** Each unsafe request the page sent, in order (the step's write and the page's own, see `classifyRequests`). */
+  requests: GuardedRequest[];
 }
 
 /** Which parts of the guard run: both by default (`BELAY_WRITE_GUARD`). */
@@ -68,6 +78,12 @@ export interface WriteGuardOptions {
   prevent: boolean;
   /** Read the browser's network log for resends. */
   detect: boolean;
+  /**
+   * The request that commits the step's write, when the step names it (`commits`): only it is
+   * held for the flush; the page's other unsafe requests (a heartbeat, autosave) wait beside it
+   * like any other request. Without it every unsafe request is treated as the write.
+   */
+  commits?: CommitsSpec | undefined;
 }
 
 /** The guard over one write step: `finish` stops it and reports. */
@@ -91,6 +107,10 @@ const EARLIER_WRITES_WAIT_MS = 2_000;
 const BESIDE_WRITE_WAIT_MS = 5_000;
 /** The pause between the two flushes before an unsafe request goes. */
 const SECOND_FLUSH_AFTER_MS = 100;
+/** How long the end of a write step waits for the answers to its unsafe requests still in flight. */
+const SETTLE_MS = 10_000;
+/** How long the end of a write step waits, after the answers came, for their bodies to be read. */
+const BODY_WAIT_MS = 1_000;
 /** How long the flush may take to be confirmed before the request goes unprotected. */
 const FLUSH_CONFIRM_MS = 2_000;
 
@@ -108,15 +128,21 @@ export async function startWriteGuard(
     ? openSocketCloser(browser, page).catch(() => undefined)
     : Promise.resolve(undefined);
   const trace = options.detect ? await startNetlogTrace(browser).catch(() => undefined) : undefined;
+  const sent = new SentRequests(context);
   let unsafeRequests = 0;
   let hooked = false;
   let flushesConfirmed = true;
   const writes = options.prevent ? new WritesInFlight(context) : undefined;
+  const isCommit = options.commits ? committingRequest(options.commits) : undefined;
   if (writes) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
         unsafeRequests++;
+        // The page's own (a heartbeat every 200 ms would otherwise queue behind flushes and hold
+        // the page's reads for seconds): it waits while the write is in flight, never flushes.
+        if (isCommit && !isCommit(request.method(), request.url()))
+          return writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
         const closer = await opening;
         // No helper: the request goes as it would without the guard (the report says so).
         if (!closer) return;
@@ -139,17 +165,113 @@ export async function startWriteGuard(
       hook.beforeUnsafe = undefined;
       hook.beforeOther = undefined;
       writes?.dispose();
+      const requests = await sent.stop(SETTLE_MS);
       const closer = await opening;
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
         prevented: hooked && closer !== undefined && flushesConfirmed,
         observed: seen !== undefined,
-        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0),
+        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0, requests.length),
         resent: seen?.resent ?? [],
+        requests,
       };
     },
   };
+}
+
+/**
+ * Every unsafe request the context's pages send while the guard runs, with the status of its
+ * answer. At the end of the step it waits (bounded) for the answers of those still in flight:
+ * a save the page sent in the background and that is still on its way when the step's verify
+ * returned may yet commit, and whoever looks for the write next (the probe) must see it.
+ */
+class SentRequests {
+  readonly #requests = new Map<Request, GuardedRequest>();
+  readonly #waiters = new Set<() => void>();
+  readonly #sent = (request: Request): void => {
+    if (!UNSAFE_METHODS.has(request.method())) return;
+    this.#requests.set(request, {
+      method: request.method(),
+      url: originAndPath(request.url()),
+      at: new Date().toISOString(),
+      navigation: request.isNavigationRequest(),
+    });
+  };
+  /** The answers' bodies being read: the step's end waits for them (bounded) with the answers. */
+  readonly #bodies: Promise<void>[] = [];
+  readonly #answered = (response: Response): void => {
+    const seen = this.#requests.get(response.request());
+    if (!seen) return;
+    seen.status = response.status();
+    seen.response = answerSeen(response);
+    // A redirect has no body to read; any other answer's body is read as it finishes.
+    if (seen.status < 300 || seen.status >= 400) {
+      const answer = seen.response;
+      this.#bodies.push(
+        response.body().then(
+          (body) => {
+            if (body.length > 0) answer.body = body.subarray(0, MAX_READ_BYTES);
+          },
+          () => undefined,
+        ),
+      );
+    }
+    this.#wake();
+  };
+  readonly #failed = (request: Request): void => {
+    const seen = this.#requests.get(request);
+    if (!seen || seen.status !== undefined) return;
+    seen.failed = true;
+    this.#wake();
+  };
+
+  constructor(private readonly context: BrowserContext) {
+    context.on('request', this.#sent);
+    context.on('response', this.#answered);
+    context.on('requestfailed', this.#failed);
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters) wake();
+  }
+
+  #pending(): number {
+    return [...this.#requests.values()].filter((r) => r.status === undefined && !r.failed).length;
+  }
+
+  /** Stops listening once the requests sent so far have an answer (or failed), or after `settleMs`. */
+  async stop(settleMs: number): Promise<GuardedRequest[]> {
+    this.context.off('request', this.#sent);
+    const deadline = Date.now() + settleMs;
+    while (this.#pending() > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, deadline - Date.now());
+        this.#waiters.add(wake);
+      });
+    }
+    this.context.off('response', this.#answered);
+    this.context.off('requestfailed', this.#failed);
+    // The bodies of the answers that came, for their excerpts: at most BODY_WAIT_MS more.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.#bodies),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, BODY_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    // Copies: a body read after this point changes nothing already reported.
+    return [...this.#requests.values()].map((r) => ({
+      ...r,
+      ...(r.response ? { response: { ...r.response } } : {}),
+    }));
+  }
 }
 
 /**
@@ -430,20 +552,28 @@ export function resendsIn(trace: { traceEvents?: TraceEvent[] } | TraceEvent[]):
   };
 }
 
+/** An answer's media type and, for a redirect, where it sends the page (origin and path: a query may carry secrets). */
+function answerSeen(response: Response): AnswerSeen {
+  const headers = response.headers();
+  const seen: AnswerSeen = {};
+  const type = headers['content-type']?.split(';')[0]?.trim();
+  if (type) seen.contentType = type;
+  const status = response.status();
+  if (status >= 300 && status < 400 && headers.location) {
+    try {
+      seen.location = originAndPath(new URL(headers.location, response.url()).href);
+    } catch {
+      // An unreadable Location says nothing worth keeping.
+    }
+  }
+  return seen;
+}
+
 /** Scheme, host and port: what the browser's connections are pooled by. */
 function hostOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
     return url;
-  }
-}
-
-function originAndPath(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '<invalid url>';
   }
 }

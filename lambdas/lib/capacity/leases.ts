@@ -77,6 +77,14 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   const graceSeconds = options.queueGraceSeconds ?? 3 * maxPollSeconds(pollSeconds);
   const liveness = () => ({ since: new Date(clock().getTime() - graceSeconds * 1000) });
   const nowSeconds = (): number => Math.floor(clock().getTime() / 1000);
+  /**
+   * Expiry of each lease this process took, renewed or read unexpired. Nobody else can take a
+   * lease before it expires, and only the job's own handlers release it (no step of the job
+   * runs after that until Start takes one again), so a renewal that is not yet due needs no
+   * read: a warm worker's steps read the lease once, not once a step.
+   */
+  const known = new Map<string, number>();
+  const leaseKey = (tenantId: string, jobId: string): string => `${tenantId}\u0000${jobId}`;
 
   async function capFor(tenantId: string): Promise<number> {
     const res = await doc.send(
@@ -147,6 +155,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
       if (competing > 0 || held + sessions > cap) {
         return { outcome: 'queued', position, retryAfterSeconds: pollSeconds, reason: 'cap' };
       }
+      const expiresAt = nowSeconds() + ttl;
       try {
         await doc.send(
           new TransactWriteCommand({
@@ -161,7 +170,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
                     sessions,
                     accounts,
                     acquiredAt: clock().toISOString(),
-                    leaseExpiresAt: nowSeconds() + ttl,
+                    leaseExpiresAt: expiresAt,
                   },
                 },
               },
@@ -169,6 +178,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
             ],
           }),
         );
+        known.set(leaseKey(tenantId, jobId), expiresAt);
         return { outcome: 'acquired' };
       } catch (err) {
         if (!(err instanceof TransactionCanceledException)) throw err;
@@ -181,6 +191,14 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   async function renew(tenantId: string, jobId: string, renewal: RenewOptions = {}): Promise<boolean> {
     const now = nowSeconds();
     const expires = now + (renewal.forSeconds ?? ttl);
+    const key = leaseKey(tenantId, jobId);
+    const seen = known.get(key);
+    if (
+      seen !== undefined &&
+      renewal.ifRemainingBelow !== undefined &&
+      seen - now >= renewal.ifRemainingBelow
+    )
+      return true;
     const res = await doc.send(
       new GetCommand({
         TableName: tableName,
@@ -191,7 +209,11 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
     const lease = res.Item as LeaseItem | undefined;
     // An expired lease is not the holder's any more (its slot may be another job's by now),
     // even while DynamoDB's TTL has not deleted the item yet: it is never extended again.
-    if (!lease || lease.leaseExpiresAt <= now) return false;
+    if (!lease || lease.leaseExpiresAt <= now) {
+      known.delete(key);
+      return false;
+    }
+    known.set(key, lease.leaseExpiresAt);
     if (renewal.ifRemainingBelow !== undefined && lease.leaseExpiresAt - now >= renewal.ifRemainingBelow) {
       return true;
     }
@@ -207,6 +229,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
           ExpressionAttributeValues: { ':exp': expires, ':now': now, ':at': clock().toISOString() },
         }),
       );
+      known.set(key, expires);
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       // Extended further by someone else (a wait), or expired in between.
@@ -216,6 +239,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
   }
 
   async function release(tenantId: string, jobId: string): Promise<void> {
+    known.delete(leaseKey(tenantId, jobId));
     for (let round = 0; round < ROUNDS; round++) {
       const { version } = await readState(tenantId);
       try {

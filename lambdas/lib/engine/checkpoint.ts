@@ -1,5 +1,6 @@
 import type { Cost, Evidence, Job, ScreenshotRef } from '../ledger/types.ts';
 import type { Playbook, Step } from '../playbooks/contract.ts';
+import { approvesEffect } from './effect-approval.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
 import type { EngineDeps, StepOutcome } from './types.ts';
 import { waitRequest } from './waits.ts';
@@ -19,15 +20,15 @@ export interface CheckpointAt {
 
 /**
  * What one invocation cost when it ends by writing a checkpoint: the invocation, its time,
- * the browser time (the step's own work when known, else the whole invocation), its two
- * states (the task and `Route`) and the transaction's two writes.
+ * the browser time (the step's own work when known, else the whole invocation) and the
+ * transaction's two writes. Its states are the metered ledger's to stamp (`statesOf`): they
+ * depend on the state that invoked it (`RunStep` alone, `RunNextStep` with `Route`).
  */
 export function checkpointCost(elapsedMs: number, actionMs?: number, heartbeats = 0): Partial<Cost> {
   return {
     lambdaInvocations: 1,
     lambdaMs: elapsedMs,
     browserSeconds: (actionMs ?? elapsedMs) / 1000,
-    stateTransitions: 2,
     // The transaction's two, and the write owner's heartbeats (`write-owner.ts`).
     dynamoWrites: 2 + heartbeats,
   };
@@ -52,6 +53,8 @@ export async function writeCheckpoint(
     tenantId: job.tenantId,
     jobId: job.jobId,
     expectedVersion: job.version,
+    // Nothing is read back: the job it leaves follows from the job as read.
+    job,
     stepIndex,
     step: step.id,
     attempt: Math.max(1, at.attempt),
@@ -71,8 +74,14 @@ export async function writeCheckpoint(
   return done;
 }
 
-/** The step waits for a person's approval before it runs (its own flag, or the job's approvals policy). */
+/**
+ * The step waits for a person's approval before it runs (its own flag, or the job's approvals
+ * policy). Not a step approved on its effect: RunStep asks once it has prepared what the write
+ * would submit (`effect-approval.ts`); nor any step of a drift check.
+ */
 export function needsApproval(job: Job, step: Step): boolean {
+  // A drift check commits nothing: there is nothing to approve.
+  if (approvesEffect(step) || job.mode === 'check') return false;
   return step.needsApproval === true || job.approvals.includes(step.id);
 }
 

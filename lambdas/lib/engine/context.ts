@@ -3,7 +3,7 @@ import { IdentitySignedOutError } from '../accounts/errors.ts';
 import type { Account } from '../accounts/types.ts';
 import { SessionGoneError } from '../browser/errors.ts';
 import type { Attached } from '../browser/types.ts';
-import { createJobFiles } from '../files/job-files.ts';
+import { createJobFiles, NO_DOWNLOADS, type StepDownloads } from '../files/job-files.ts';
 import type { Job, LedgerEntry } from '../ledger/types.ts';
 import type { Playbook, Step, StepActions, StepContext } from '../playbooks/contract.ts';
 import { TakeoverRequestedError } from '../playbooks/errors.ts';
@@ -44,9 +44,10 @@ export function endpointFor(deps: EngineDeps, app: string): ApplicationEndpoint 
 
 /**
  * The step context a playbook step runs with: inputs, idempotency key, credentials, redacting
- * logger, the evidence earlier steps verified (from `entries`, the job's ledger as read), and the
+ * logger, the evidence earlier steps verified (from `entries`, the job's ledger as read), the
  * step's action record: written by the step only where it runs (RunStep gives a live one),
- * read-only elsewhere (probes, sign-ins).
+ * read-only elsewhere (probes, sign-ins), and the step's page's downloads (RunStep's; none
+ * elsewhere).
  */
 export function stepContext(
   deps: EngineDeps,
@@ -61,6 +62,7 @@ export function stepContext(
     step.id,
     probeAnswerAppender(deps.ledger, job, step, stepIndex),
   ),
+  downloads: StepDownloads = NO_DOWNLOADS,
 ): StepContext {
   const evidence = verifiedEvidence(entries);
   const apps: StepContext['apps'] = {};
@@ -108,6 +110,7 @@ export function stepContext(
       volumeName: deps.settings.filesVolume,
       tenantId: job.tenantId,
       jobId: job.jobId,
+      downloads,
     }),
   };
 }

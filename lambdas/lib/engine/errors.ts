@@ -108,6 +108,21 @@ export class DeadlineExceededError extends BelayError {
 }
 
 /**
+ * A drift check found a step that is not as the playbook expects (its page changed, its sign-in
+ * fails, its action sends a write): the check ends FAILED with the finding (`step-checked`).
+ */
+export class DriftFoundError extends BelayError {
+  constructor(
+    readonly step: string,
+    readonly finding: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super('DriftFoundError', 'drift-found', `step ${step}: ${finding}: ${detail}`, options);
+  }
+}
+
+/**
  * Errors with a meaning of their own (ledger conflicts, revoked accounts, budgets) go to the
  * state machine as they are (its `Retry`/`Catch` match their names); anything else thrown during
  * a step is the page misbehaving, which RunStep classifies from what the page shows.
@@ -122,6 +137,7 @@ const STATE_MACHINE_ERRORS = [
   SessionUnavailableError,
   DeadlineExceededError,
   JobConfigurationError,
+  DriftFoundError,
 ];
 
 export function isStateMachineError(err: unknown): boolean {

@@ -10,6 +10,7 @@ import { withTenantScope } from '../redact.ts';
 import { InvocationTimeoutError } from './errors.ts';
 import type { StateMachineFunction } from './functions.ts';
 import { meterInvocation } from './metering.ts';
+import { Relayed, unwrapRelayed } from './relay.ts';
 import { ENGINE_SERVICE, engineDeps } from './runtime.ts';
 import type { EngineDeps, JobRef } from './types.ts';
 
@@ -37,6 +38,7 @@ type EngineEvent = JobRef & { step?: unknown; executionName?: unknown };
 /** How an invocation ended, for `TaskOutcomes`: its result's `outcome`, or `error`. */
 function outcomeOf(result: unknown, error: unknown): string {
   if (error !== undefined) return 'error';
+  if (result instanceof Relayed) return 'relayed';
   const outcome = (result as { outcome?: unknown } | null | undefined)?.outcome;
   return typeof outcome === 'string' ? outcome : 'done';
 }
@@ -48,48 +50,60 @@ function outcomeOf(result: unknown, error: unknown): string {
  * Its log lines carry the Lambda context and the job's correlation fields, its metrics are
  * flushed when it ends (`TaskOutcomes` among them), and it is traced where tracing is on.
  *
+ * A core may return a {@link Relayed} result (one it hands on without doing work): the state
+ * machine gets the result inside it, and the invocation is recorded as `relayed`.
+ *
  * @example
  * export const handler = engineHandler('RunStep', runStep);
  */
 export function engineHandler<E extends JobRef, R>(
   fn: StateMachineFunction,
-  core: (deps: EngineDeps, event: E) => Promise<R>,
+  core: (deps: EngineDeps, event: E) => Promise<R | Relayed<R>>,
 ) {
   const metrics = processMetrics();
-  return middy(
-    async (event: E) => {
-      const deps = await engineDeps();
-      // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
-      return withTenantScope(String(event?.tenantId ?? ''), () =>
-        meterInvocation(deps, fn, event, (d) => core(d, event)),
-      );
-    },
-    {
-      // Just before the deadline: a named error the state machine retries (middy's default is a
-      // bare TimeoutError, which no Retry names, so a hung step would fail its job).
-      timeoutEarlyResponse: () => {
-        throw new InvocationTimeoutError(fn);
+  return (
+    middy(
+      async (event: E) => {
+        const deps = await engineDeps();
+        // Texts the invocation writes (ledger entries, failures) are redacted for the job's tenant.
+        return withTenantScope(String(event?.tenantId ?? ''), () =>
+          meterInvocation(deps, fn, event, (d) => core(d, event)),
+        );
       },
-    },
-  ).use(
-    observability<E, R>({
-      log: processLogger(ENGINE_SERVICE),
-      metrics,
-      tracer,
-      correlation: (event) => {
-        const e = (event ?? {}) as EngineEvent;
-        return {
-          tenantId: typeof e.tenantId === 'string' ? e.tenantId : undefined,
-          jobId: typeof e.jobId === 'string' ? e.jobId : undefined,
-          step: typeof e.step === 'string' ? e.step : undefined,
-          execution: typeof e.executionName === 'string' ? e.executionName : undefined,
-        };
+      {
+        // Just before the deadline: a named error the state machine retries (middy's default is a
+        // bare TimeoutError, which no Retry names, so a hung step would fail its job).
+        timeoutEarlyResponse: () => {
+          throw new InvocationTimeoutError(fn);
+        },
       },
-      ended: (_event, result, error) =>
-        metrics.add('TaskOutcomes', 1, {
-          Function: fn,
-          Outcome: boundedValue('Outcome', outcomeOf(result, error)),
+    )
+      // Used first, so its `after` runs last: the observability below still sees the relay.
+      .use({
+        after: (request) => {
+          request.response = unwrapRelayed(request.response as R | Relayed<R>);
+        },
+      })
+      .use(
+        observability<E, R | Relayed<R>>({
+          log: processLogger(ENGINE_SERVICE),
+          metrics,
+          tracer,
+          correlation: (event) => {
+            const e = (event ?? {}) as EngineEvent;
+            return {
+              tenantId: typeof e.tenantId === 'string' ? e.tenantId : undefined,
+              jobId: typeof e.jobId === 'string' ? e.jobId : undefined,
+              step: typeof e.step === 'string' ? e.step : undefined,
+              execution: typeof e.executionName === 'string' ? e.executionName : undefined,
+            };
+          },
+          ended: (_event, result, error) =>
+            metrics.add('TaskOutcomes', 1, {
+              Function: fn,
+              Outcome: boundedValue('Outcome', outcomeOf(result, error)),
+            }),
         }),
-    }),
+      )
   );
 }

@@ -14,12 +14,15 @@
 import type { Ledger, LedgerEntryInput } from '../ledger/index.ts';
 import type { Cost, ScreenshotRef } from '../ledger/types.ts';
 import type { StateMachineFunction } from './functions.ts';
+import { Relayed } from './relay.ts';
 import type { EngineDeps, JobRef } from './types.ts';
 
 /**
  * States the execution enters for one invocation of each function, when nothing else records
- * them: the task and the Choice that routes its result (`Start` + `StartOutcome`, `RunStep` +
- * `Route`, ...). A callback task (AwaitHuman) is one state.
+ * them: the task and the Choice that routes its result (`Start` + `StartOutcome`,
+ * `RunNextStep` + `Route`, ...). A callback task (AwaitHuman) is one state. RunStep's function
+ * runs in two states: from `RunNextStep` it is followed by `Route` (the 2 here), from `RunStep`
+ * by `RunNextStep`, which records itself: one state (`statesOf`).
  */
 export const TRANSITIONS_PER_INVOCATION: Readonly<Record<StateMachineFunction, number>> = Object.freeze({
   Start: 2,
@@ -31,6 +34,16 @@ export const TRANSITIONS_PER_INVOCATION: Readonly<Record<StateMachineFunction, n
   Finish: 2,
   RecordFailure: 2,
 });
+
+/**
+ * States one invocation of `fn` for `ref` accounts for: {@link TRANSITIONS_PER_INVOCATION},
+ * except RunStep's function invoked from the `RunStep` state (its event has no `previous`),
+ * which is that one state.
+ */
+export function statesOf(fn: StateMachineFunction, ref: unknown): number {
+  const chained = typeof ref === 'object' && ref !== null && 'previous' in ref;
+  return fn === 'RunStep' && !chained ? 1 : TRANSITIONS_PER_INVOCATION[fn];
+}
 
 /**
  * Outcomes the state machine routes through one more state before the next task: a Wait
@@ -47,7 +60,7 @@ type EntryCost = Partial<Cost> | undefined;
 /** The ledger as a core sees it during one invocation: entries that claim the invocation get its time and states. */
 function meteredLedger(
   ledger: Ledger,
-  fn: StateMachineFunction,
+  states: number,
   elapsedMs: () => number,
   onClaimed: () => void,
 ): Ledger {
@@ -57,7 +70,7 @@ function meteredLedger(
       ? {
           ...cost,
           lambdaMs: cost?.lambdaMs ?? elapsedMs(),
-          stateTransitions: cost?.stateTransitions ?? TRANSITIONS_PER_INVOCATION[fn],
+          stateTransitions: cost?.stateTransitions ?? states,
         }
       : cost;
   const stampEntry = <E extends LedgerEntryInput | undefined>(entry: E): E =>
@@ -94,13 +107,17 @@ function meteredLedger(
  * time the invocation took when the entry is written). A core writes it itself when it has a
  * job update to make anyway (a queued Start records when it asked), so that both go in one write.
  */
-export function invocationEntry(fn: StateMachineFunction, outcome: string): LedgerEntryInput {
+export function invocationEntry(
+  fn: StateMachineFunction,
+  outcome: string,
+  states: number = TRANSITIONS_PER_INVOCATION[fn],
+): LedgerEntryInput {
   return {
     type: 'invocation',
     detail: { function: fn, outcome },
     cost: {
       lambdaInvocations: 1,
-      stateTransitions: TRANSITIONS_PER_INVOCATION[fn] + (ONE_MORE_STATE.has(outcome) ? 1 : 0),
+      stateTransitions: states + (ONE_MORE_STATE.has(outcome) ? 1 : 0),
       dynamoWrites: INVOCATION_ENTRY_WRITES,
     },
   };
@@ -109,6 +126,7 @@ export function invocationEntry(fn: StateMachineFunction, outcome: string): Ledg
 /** How an invocation ended, for its `invocation` entry. */
 function outcomeOf(result: unknown, error: unknown): string {
   if (error !== undefined) return error instanceof Error ? `error:${error.name}` : 'error';
+  if (result instanceof Relayed) return 'relayed';
   const outcome = (result as { outcome?: unknown } | null)?.outcome;
   return typeof outcome === 'string' ? outcome : 'done';
 }
@@ -141,7 +159,8 @@ export async function meterInvocation<R>(
   const started = deps.clock().getTime();
   const elapsedMs = (): number => Math.max(0, deps.clock().getTime() - started);
   let recorded = false;
-  const ledger = meteredLedger(deps.ledger, fn, elapsedMs, () => {
+  const states = statesOf(fn, ref);
+  const ledger = meteredLedger(deps.ledger, states, elapsedMs, () => {
     recorded = true;
   });
   let result: R | undefined;
@@ -155,7 +174,7 @@ export async function meterInvocation<R>(
   } finally {
     const shot = screenshotOf(result);
     if ((!recorded || shot) && typeof ref?.tenantId === 'string' && typeof ref?.jobId === 'string') {
-      const invocation = invocationEntry(fn, outcomeOf(result, error));
+      const invocation = invocationEntry(fn, outcomeOf(result, error), states);
       // What the invocation found (a probe's finding, a changed page): what a reviewer reads.
       const found = (result as { detail?: unknown } | undefined)?.detail;
       if (typeof found === 'string')

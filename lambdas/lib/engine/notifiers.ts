@@ -2,7 +2,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { eventBridgeSdk } from '../aws/sdk/client-eventbridge.ts';
 import type { BelayLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
-import type { WaitEvent, WaitNotifier } from './types.ts';
+import type { CheckFailedEvent, WaitEvent, WaitNotifier } from './types.ts';
 
 /**
  * The most a wait event's detail carries (UTF-8 bytes of its JSON). EventBridge takes at most
@@ -70,40 +70,74 @@ export function eventBridgeNotifier(
   options: { log?: BelayLogger; retryDelayMs?: number } = {},
 ): WaitNotifier {
   const delay = options.retryDelayMs ?? 200;
+  /** One event on the bus, tried again a few times; a failure is logged, never thrown. */
+  const put = async (
+    detailType: string,
+    detail: Record<string, unknown>,
+    said: { message: string; fields: Record<string, unknown>; failed: string },
+  ): Promise<void> => {
+    const entry = {
+      EventBusName: busName,
+      Source: 'belay',
+      DetailType: detailType,
+      Detail: JSON.stringify(detail),
+    };
+    let problem = '';
+    for (let attempt = 1; attempt <= NOTIFY_ATTEMPTS; attempt++) {
+      if (attempt > 1) await new Promise((r) => setTimeout(r, delay * 2 ** (attempt - 2)));
+      try {
+        const res = await client.send(new (eventBridgeSdk().PutEventsCommand)({ Entries: [entry] }));
+        if (!res.FailedEntryCount) {
+          options.log?.info(said.message, said.fields);
+          return;
+        }
+        problem = `${res.Entries?.[0]?.ErrorCode ?? 'refused'}: ${res.Entries?.[0]?.ErrorMessage ?? ''}`;
+      } catch (err) {
+        problem = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      }
+    }
+    options.log?.error(said.failed, {
+      ...said.fields,
+      event: `${String(said.fields.event)}-notification-failed`,
+      attempts: NOTIFY_ATTEMPTS,
+      error: problem,
+    });
+  };
   return {
     async waiting(event) {
       const link = jobLink(apiBaseUrl, event.jobId);
-      const detail = waitEventDetail(event, link);
-      const fields = waitingFields(event, link);
-      const entry = {
-        EventBusName: busName,
-        Source: 'belay',
-        DetailType: 'Belay Job Waiting',
-        Detail: JSON.stringify(detail),
-      };
-      let problem = '';
-      for (let attempt = 1; attempt <= NOTIFY_ATTEMPTS; attempt++) {
-        if (attempt > 1) await new Promise((r) => setTimeout(r, delay * 2 ** (attempt - 2)));
-        try {
-          const res = await client.send(new (eventBridgeSdk().PutEventsCommand)({ Entries: [entry] }));
-          if (!res.FailedEntryCount) {
-            options.log?.info(waitingMessage(event), fields);
-            return;
-          }
-          problem = `${res.Entries?.[0]?.ErrorCode ?? 'refused'}: ${res.Entries?.[0]?.ErrorMessage ?? ''}`;
-        } catch (err) {
-          problem = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-        }
-      }
-      options.log?.error('could not tell people the job waits (EventBridge); the wait stands', {
-        ...fields,
-        event: 'wait-notification-failed',
-        attempts: NOTIFY_ATTEMPTS,
-        error: problem,
+      await put('Belay Job Waiting', waitEventDetail(event, link), {
+        message: waitingMessage(event),
+        fields: waitingFields(event, link),
+        failed: 'could not tell people the job waits (EventBridge); the wait stands',
+      });
+    },
+    async checkFailed(event) {
+      const link = jobLink(apiBaseUrl, event.jobId);
+      await put('Belay Check Failed', redact({ ...event, kind: 'check', link }), {
+        message: checkFailedMessage(event),
+        fields: checkFailedFields(event, link),
+        failed: 'could not tell people a drift check failed (EventBridge)',
       });
     },
   };
 }
+
+/** Fields of the log line that says a drift check turned red. */
+function checkFailedFields(event: CheckFailedEvent, link: string | undefined): Record<string, unknown> {
+  return {
+    event: 'check-failed',
+    tenantId: event.tenantId,
+    jobId: event.jobId,
+    playbook: event.playbook,
+    step: event.step,
+    finding: event.finding,
+    link,
+  };
+}
+
+const checkFailedMessage = (event: CheckFailedEvent): string =>
+  `the drift check of ${event.playbook} found step ${event.step} not as expected (${event.finding})`;
 
 /**
  * Local stack: a log line with the link, and optionally a POST of the same JSON to a
@@ -114,21 +148,29 @@ export function localNotifier(
   log: BelayLogger,
   options: { apiBaseUrl?: string; webhookUrl?: string } = {},
 ): WaitNotifier {
+  const post = async (jobId: string, body: Record<string, unknown>): Promise<void> => {
+    if (!options.webhookUrl) return;
+    try {
+      await fetch(options.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(redact(body)),
+        signal: AbortSignal.timeout(3000),
+      });
+    } catch (err) {
+      log.warn('notification webhook failed', { jobId, error: String(err) });
+    }
+  };
   return {
     async waiting(event: WaitEvent) {
       const link = jobLink(options.apiBaseUrl, event.jobId);
       log.info(waitingMessage(event), waitingFields(event, link));
-      if (!options.webhookUrl) return;
-      try {
-        await fetch(options.webhookUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(redact({ ...event, link })),
-          signal: AbortSignal.timeout(3000),
-        });
-      } catch (err) {
-        log.warn('wait webhook failed', { jobId: event.jobId, error: String(err) });
-      }
+      await post(event.jobId, { ...event, link });
+    },
+    async checkFailed(event: CheckFailedEvent) {
+      const link = jobLink(options.apiBaseUrl, event.jobId);
+      log.warn(checkFailedMessage(event), checkFailedFields(event, link));
+      await post(event.jobId, { ...event, kind: 'check', link });
     },
   };
 }

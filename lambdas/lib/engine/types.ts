@@ -16,9 +16,25 @@ export interface ApplicationEndpoint {
   allowedDomains: string[];
 }
 
-/** People are told when a job waits for them (EventBridge in AWS; a log line and optional webhook locally). */
+/**
+ * People are told when a job waits for them, and when a playbook's drift check turns red
+ * (EventBridge in AWS; a log line and optional webhook locally).
+ */
 export interface WaitNotifier {
   waiting(event: WaitEvent): Promise<void>;
+  checkFailed(event: CheckFailedEvent): Promise<void>;
+}
+
+/** A drift check found a step that is not as its playbook expects, after a check that was fine (or none). */
+export interface CheckFailedEvent {
+  tenantId: string;
+  /** The check's job id. */
+  jobId: string;
+  playbook: string;
+  step: string;
+  /** layout-changed, not-verified, signed-out, failed. */
+  finding: string;
+  detail: string;
 }
 
 export interface WaitEvent {
@@ -30,8 +46,6 @@ export interface WaitEvent {
   expiresAt: string;
   /** A takeover: what the step asks the person to do in the browser. */
   question?: string;
-  /** A takeover: the session's interactive live view for this tenant (short-lived where Belay signs it). */
-  liveViewUrl?: string;
   /** What the person decides on: the evidence recorded so far (redacted). */
   evidence: Record<string, unknown>[];
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobStatus, WaitKind } from '../ledger/types.ts';
+import type { JobStatus, LedgerEntry, WaitKind } from '../ledger/types.ts';
 
 /** The error a rejected wait fails with (the API's SendTaskFailure, a rejection found while parked): reason `rejected`. */
 export const REJECTED_ERROR = 'Belay.Rejected';
@@ -50,6 +50,12 @@ export function isWaitKind(value: unknown): value is WaitKind {
  * the person answers. An MFA wait never parks: the one-time code belongs to the sign-in
  * that asked for it, in that very session.
  */
+/**
+ * The reason of a review an agent step asked for with `ask_person`: a question to whoever
+ * submitted the job, whose answer (the decision's comment) the step reads when it runs again.
+ */
+export const AGENT_QUESTION_REASON = 'agent-question';
+
 export const PARKABLE_KINDS: readonly WaitKind[] = ['approval', 'review'];
 
 export function isParkable(kind: WaitKind): boolean {
@@ -176,4 +182,45 @@ export function decisionSinceRequest(
   if (kind === 'mfa' || kind === 'takeover') return undefined;
   const d = sinceWaitRequested(entries, kind, step, DECISION_ENTRY[kind])?.detail?.decision;
   return d === 'approve' || d === 'reject' ? d : undefined;
+}
+
+/** A person's earlier answer to a review of the same step for the same reason. */
+export interface EarlierAnswer {
+  reason: string;
+  /** approve or reject, and for a review of an uncertain write what they found (done, absent). */
+  answer: string;
+  by: string;
+  at: string;
+}
+
+/**
+ * The answers people gave to reviews of `step` for `reason` since the step last completed, oldest
+ * first: a write that comes back to review for the same reason after an answer has not been
+ * settled by it (the person's "absent" was tried and did not hold).
+ */
+export function answeredReviews(
+  entries: readonly LedgerEntry[],
+  step: string,
+  reason: string,
+): EarlierAnswer[] {
+  const found: EarlierAnswer[] = [];
+  let asked: string | undefined;
+  for (const e of entries) {
+    if (e.step !== step) continue;
+    if (e.type === 'step-completed') {
+      found.length = 0;
+      asked = undefined;
+    } else if (e.type === WAIT_ENTRY.review) asked = String(e.detail?.reason ?? '');
+    else if (e.type === DECISION_ENTRY.review && asked === reason) {
+      const d = e.detail ?? {};
+      found.push({
+        reason,
+        answer: [d.decision, d.resolution].filter((x) => typeof x === 'string').join(', ') || 'answered',
+        by: e.actor ?? String(d.decidedBy ?? 'a person'),
+        at: e.at,
+      });
+      asked = undefined;
+    }
+  }
+  return found;
 }

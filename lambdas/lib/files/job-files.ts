@@ -1,25 +1,61 @@
 /**
- * A job's files in the team's volume, as a step sees them (`ctx.files`): a download the job's
- * browser saved (into the volume's `downloads/`, where Anchor puts every download of a session
- * that mounts it) is copied into the job's own folder and recorded as evidence; a later step,
- * in another session or application, reads it back from there, checked against that evidence.
+ * A job's files in the team's volume, as a step sees them (`ctx.files`): the download the step's
+ * click caused (known by the browser's id for it, from the step's own page, and saved by its
+ * session into the session's own folder `downloads/<session>/<download id>`) is copied into the
+ * job's own folder and recorded as evidence; a later step, in another session or application,
+ * reads it back from there, checked against that evidence. No name is matched: two tenants'
+ * jobs downloading `invoice.pdf` at the same moment each get the bytes their own click fetched.
  */
-import type { VolumeApi, VolumeFile } from '../browser/volumes.ts';
-import { FileChangedError, FileNotArrivedError } from './errors.ts';
+import type { CaptureDownload } from '../browser/downloads.ts';
+import { DownloadFailedError } from '../browser/errors.ts';
+import type { VolumeApi } from '../browser/volumes.ts';
+import { FileChangedError, FileNotArrivedError, FilePathError } from './errors.ts';
 import { type FileEvidence, fileEvidence, sha256Hex } from './evidence.ts';
 import { jobFilePath, jobFolder, nameInJobFolder } from './paths.ts';
 
 /** Where a mounted browser saves downloads, relative to the volume root (Anchor's). */
 export const DOWNLOADS_FOLDER = 'downloads';
 
+/** A session id or a browser's download id: one path segment. */
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Where a session's download lands in the volume: the session's own folder under `downloads/`,
+ * named by the browser's id for the download (the local service's mounts save "allowAndName").
+ */
+export function sessionDownloadPath(sessionId: string, guid: string): string {
+  if (!SEGMENT.test(sessionId) || !SEGMENT.test(guid)) {
+    throw new DownloadFailedError('the session or download id is not one plain path segment');
+  }
+  return `${DOWNLOADS_FOLDER}/${sessionId}/${guid}`;
+}
+
+/** The browser side of `download`: the step's session and its page's downloads. */
+export interface StepDownloads {
+  /** The session whose browser runs the step (its downloads land in `downloads/<sessionId>/`). */
+  sessionId: string;
+  capture: CaptureDownload;
+}
+
+/** Where no step's page is attached (probes, sign-ins, a process with no browser): downloads are refused. */
+export const NO_DOWNLOADS: StepDownloads = {
+  sessionId: '',
+  capture: async () => {
+    throw new FilePathError('ctx.files.download runs only in a step of RunStep, on its page', {
+      tenantId: '',
+      jobId: '',
+    });
+  },
+};
+
 /** The files of one job, in its folder of the team's volume. */
 export interface JobFiles {
   /** The job's folder in the volume (`tenants/<tenant>/jobs/<job>`). */
   readonly folder: string;
   /**
-   * Runs `trigger` (the click that makes the browser download), waits for the new file in the
-   * volume's `downloads/` named like `name` (the browser may add ` (1)`), copies it into the
-   * job's folder as `name` and answers its evidence.
+   * Runs `trigger` (the click that makes the browser download), takes the download that click
+   * started in the step's page once the browser has saved it, waits for it in the session's
+   * folder of the volume, copies it into the job's folder as `name` and answers its evidence.
    * @example
    * const file = await ctx.files.download('invoice-INV-2041.pdf', () => page.click('#pdf'));
    */
@@ -43,20 +79,10 @@ export interface JobFilesOptions {
   volumeName: string;
   tenantId: string;
   jobId: string;
-  /** Between listings of `downloads/` while a download is awaited (default 250 ms). */
+  /** The step's session and page ({@link NO_DOWNLOADS} where there is none). */
+  downloads: StepDownloads;
+  /** Between looks for the saved file in the volume (default 250 ms). */
   pollMs?: number;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** `downloads/<stem>.<ext>` or the browser's uniquified `downloads/<stem> (n).<ext>`. */
-function downloadPattern(name: string): RegExp {
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  return new RegExp(`^${DOWNLOADS_FOLDER}/${escapeRegExp(stem)}( \\(\\d+\\))?${escapeRegExp(ext)}$`);
 }
 
 export function createJobFiles(options: JobFilesOptions): JobFiles {
@@ -71,32 +97,28 @@ export function createJobFiles(options: JobFilesOptions): JobFiles {
     async download(name, trigger, { timeoutMs = 30_000 } = {}): Promise<FileEvidence> {
       const target = jobFilePath(tenantId, jobId, name);
       const id = await volumeId();
-      const pattern = downloadPattern(name);
-      // Files already there are earlier downloads (another job's, or this job's before a crash);
-      // the browser may save over one of them (same name), which changes its time or size.
-      const version = (f: VolumeFile): string => `${f.updatedAt ?? ''}/${f.size}`;
-      const before = new Map(
-        (await volumes.listFiles(id, DOWNLOADS_FOLDER))
-          .filter((f) => pattern.test(f.path))
-          .map((f) => [f.path, version(f)]),
-      );
-      await trigger();
       const deadline = Date.now() + timeoutMs;
+      let saved: Awaited<ReturnType<CaptureDownload>>;
+      try {
+        saved = await options.downloads.capture(trigger, timeoutMs);
+      } catch (err) {
+        if (!(err instanceof DownloadFailedError)) throw err;
+        throw new FileNotArrivedError(`${name}: ${err.message}`, { name }, { cause: err });
+      }
+      const path = sessionDownloadPath(options.downloads.sessionId, saved.guid);
+      const folder = path.slice(0, path.lastIndexOf('/'));
+      // Saved by the browser; the volume may show it a moment later.
       for (;;) {
-        const arrived = (await volumes.listFiles(id, DOWNLOADS_FOLDER)).find(
-          (f) => pattern.test(f.path) && f.size > 0 && before.get(f.path) !== version(f),
-        );
-        if (arrived) {
-          const bytes = await volumes.readFile(id, arrived.path);
+        const listed = (await volumes.listFiles(id, folder)).find((f) => f.path === path && f.size > 0);
+        if (listed) {
+          const bytes = await volumes.readFile(id, path);
           await volumes.writeFile(id, target, bytes);
           return fileEvidence(name, target, bytes);
         }
         if (Date.now() > deadline) {
           throw new FileNotArrivedError(
-            `no new ${name} arrived in the volume's downloads within ${timeoutMs} ms`,
-            {
-              name,
-            },
+            `the download of ${name} was saved by the browser but did not appear in the volume within ${timeoutMs} ms`,
+            { name },
           );
         }
         await new Promise((ok) => setTimeout(ok, pollMs));

@@ -34,6 +34,7 @@ export function requestFields(request: JobRequest): JobRequest {
   };
   if (request.deadline !== undefined) fields.deadline = request.deadline;
   if (request.model !== undefined) fields.model = request.model;
+  if (request.mode !== undefined) fields.mode = request.mode;
   return fields;
 }
 

@@ -1,4 +1,5 @@
 import { redact, redactEvidence } from '../redact.ts';
+import { sealEntry } from './chain.ts';
 import { EvidenceTooLargeError, InvalidInputError } from './errors.ts';
 import { plain } from './items.ts';
 import type { LedgerContext } from './store.ts';
@@ -31,6 +32,7 @@ export function normalizeCost(cost: Partial<Cost> | undefined): Cost {
  * Builds the entry to store: assigns its id and time, redacts evidence and detail, and moves
  * evidence larger than `maxInlineEvidenceBytes` to the evidence store (the entry then
  * carries `evidenceRef`). Without a store, such evidence is refused with `EvidenceTooLargeError`.
+ * The entry is sealed for the hash chain (`sealEntry`); the write links it.
  */
 export async function prepareEntry(
   ctx: LedgerContext,
@@ -73,7 +75,8 @@ export async function prepareEntry(
   if (offload !== undefined && ctx.evidenceStore !== undefined) {
     entry.evidenceRef = await ctx.evidenceStore.put(`${tenantId}/${jobId}/${entry.entryId}.json`, offload);
   }
-  return entry;
+  // The chain's hash covers the evidence as stored, inline or in the evidence store.
+  return sealEntry(entry, offload === undefined ? entry.evidence : (JSON.parse(offload) as Evidence));
 }
 
 /** The evidence of an entry: inline, or loaded from the evidence store by its reference. */

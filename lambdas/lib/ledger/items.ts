@@ -79,6 +79,8 @@ export interface JobSnapshot {
   expiresAt?: number;
   requestHash?: string;
   waitToken?: string;
+  /** The hash of the job's last ledger entry; absent on a job with no chained entry. */
+  chainHead?: string;
 }
 
 export function snapshotFromRaw(item: Record<string, AttributeValue> | undefined): JobSnapshot | undefined {
@@ -94,5 +96,6 @@ export function snapshotFromRaw(item: Record<string, AttributeValue> | undefined
     expiresAt: num(item.expiresAt),
     requestHash: item.requestHash?.S,
     waitToken: item.wait?.M?.taskToken?.S,
+    chainHead: item.chainHead?.S,
   };
 }

@@ -5,7 +5,7 @@ import { UpdateBuilder } from './expression.ts';
 import { type JobSnapshot, plain } from './items.ts';
 import { assertId } from './keys.ts';
 import { bumpVersion } from './status.ts';
-import { type LedgerContext, writeJob } from './store.ts';
+import { commitJobWrite, type LedgerContext, writeJob } from './store.ts';
 import type { Cost, Evidence, Job, ScreenshotRef } from './types.ts';
 
 /** A job's failure as stored: reason and message only, the message redacted for its tenant. */
@@ -36,6 +36,13 @@ export interface CompleteStepInput {
   detail?: Record<string, unknown>;
   /** The page when the step was verified, when the playbook's screenshot policy took one. */
   screenshot?: ScreenshotRef;
+  /**
+   * The job as the worker read it, at `expectedVersion`: the job the completion leaves is then
+   * worked out from it (pointer, version, time, cost) instead of read back, so a checkpoint is
+   * one call. Fields that other writes change without moving the version (the cost of entries
+   * appended meanwhile, a write owner's heartbeat, a cancel request) are as read.
+   */
+  job?: Job;
 }
 
 export interface JobUpdate {
@@ -99,6 +106,9 @@ export async function completeStep(ctx: LedgerContext, input: CompleteStepInput)
     cost: input.cost,
     ...(input.screenshot ? { screenshot: input.screenshot } : {}),
   });
+  const known = input.job;
+  if (known && (known.tenantId !== tenantId || known.jobId !== jobId || known.version !== expectedVersion))
+    throw new InvalidInputError('job', 'must be the job read at expectedVersion');
   const now = ctx.now();
   const u = new UpdateBuilder();
   u.set('nextStep', stepIndex + 1);
@@ -107,15 +117,36 @@ export async function completeStep(ctx: LedgerContext, input: CompleteStepInput)
     .when(`${u.path('nextStep')} = ${u.value(stepIndex)}`)
     .when(`${u.path('stepCount')} > ${u.value(stepIndex)}`)
     .when(`${u.path('status')} = ${u.value('RUNNING')}`);
-  const { job } = await writeJob(ctx, {
+  const write = {
     operation: 'completeStep',
     tenantId,
     jobId,
     update: u,
     entry,
-    onConditionFailed: (s) => new StaleCheckpointError(jobId, stepIndex, expectedVersion, observedState(s)),
-  });
-  return job;
+    onConditionFailed: (s: JobSnapshot) =>
+      new StaleCheckpointError(jobId, stepIndex, expectedVersion, observedState(s)),
+  };
+  if (!known) return (await writeJob(ctx, write)).job;
+  await commitJobWrite(ctx, write);
+  const head = ctx.chainHeads.get(tenantId, jobId);
+  // The condition held: the job was `known` (its version moves with every change but those
+  // named on `input.job`), now with this completion applied.
+  return {
+    ...known,
+    nextStep: stepIndex + 1,
+    version: expectedVersion + 1,
+    updatedAt: now.toISOString(),
+    cost: plusCost(known.cost, entry.cost),
+    // The chain's head is this completion's entry (the chain write remembers it).
+    ...(typeof head === 'string' ? { chainHead: head } : {}),
+  };
+}
+
+/** `a + b`, component by component. */
+function plusCost(a: Cost, b: Cost): Cost {
+  const out = { ...a };
+  for (const key of Object.keys(b) as (keyof Cost)[]) out[key] = (a[key] ?? 0) + b[key];
+  return out;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { queryAll } from '../dynamo/query.ts';
 import { canonicalJson, requestFields, requestHash } from './canonical.ts';
+import { linkEntry, sealEntry } from './chain.ts';
+import { withChainHead, writeChained } from './chain-write.ts';
 import { type LedgerEntryInput, prepareEntry } from './entries.ts';
 import { InvalidInputError, JobConflictError, JobNotFoundError } from './errors.ts';
 import { UpdateBuilder } from './expression.ts';
@@ -15,7 +17,7 @@ import {
 import { assertId, epochSeconds, isExpired, jobKey, jobPk } from './keys.ts';
 import { addEntryCost, getLiveJob, type LedgerContext, transact } from './store.ts';
 import { translateError } from './translate.ts';
-import { type Job, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
+import { type Job, type JobOrigin, type JobRequest, type LedgerEntry, ZERO_COST } from './types.ts';
 
 /** Creating a job, reading it with its ledger, and appending entries. */
 
@@ -41,6 +43,7 @@ function assertRequest(request: JobRequest, stepCount: number): void {
     fail('deadline', 'must be an ISO time');
   if (request.model !== undefined && (typeof request.model !== 'string' || request.model.length > 200))
     fail('model', 'must be a model name');
+  if (request.mode !== undefined && request.mode !== 'check') fail('mode', 'must be check');
   if (!Number.isInteger(stepCount) || stepCount < 0) fail('stepCount', 'must be an integer >= 0');
   const bytes = Buffer.byteLength(canonicalJson(requestFields(request)), 'utf8');
   if (bytes > MAX_REQUEST_BYTES)
@@ -62,10 +65,14 @@ export async function createJob(
   jobId: string,
   request: JobRequest,
   stepCount: number,
+  origin: JobOrigin = {},
 ): Promise<{ job: Job; created: boolean }> {
   assertId('tenantId', tenantId);
   assertId('jobId', jobId);
   assertRequest(request, stepCount);
+  if (origin.submittedBy !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(origin.submittedBy)) {
+    throw new InvalidInputError('submittedBy', 'must be an API key id');
+  }
   const now = ctx.now();
   const hash = requestHash(request);
   const job: Job = {
@@ -84,12 +91,17 @@ export async function createJob(
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     queuedSince: now.toISOString(),
+    ...(origin.submittedBy === undefined ? {} : { submittedBy: origin.submittedBy }),
   };
-  const entry = await prepareEntry(ctx, tenantId, jobId, {
+  const prepared = await prepareEntry(ctx, tenantId, jobId, {
     type: 'job-created',
+    ...(origin.submittedBy === undefined ? {} : { actor: origin.submittedBy }),
     detail: { playbook: request.playbook, stepCount, requestHash: hash },
     cost: { dynamoWrites: CREATE_WRITES },
   });
+  // The first entry of the job's hash chain, at the job's own time; the job holds its hash as the head.
+  const entry = linkEntry(sealEntry({ ...prepared, at: job.createdAt }, undefined), undefined);
+  job.chainHead = entry.hash as string;
   try {
     await transact(
       ctx,
@@ -109,7 +121,7 @@ export async function createJob(
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        { Put: { TableName: ctx.tableName, Item: toEntryItem({ ...entry, at: job.createdAt }) } },
+        { Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } },
       ],
     );
   } catch (err) {
@@ -117,6 +129,7 @@ export async function createJob(
       return { job: await getLiveJob(ctx, tenantId, jobId, 'createJob'), created: false };
     throw err;
   }
+  ctx.chainHeads.set(tenantId, jobId, job.chainHead);
   return { job, created: true };
 }
 
@@ -129,6 +142,22 @@ export async function readJob(
   ctx: LedgerContext,
   tenantId: string,
   jobId: string,
+): Promise<{ job: Job; entries: LedgerEntry[] }> {
+  const { job, entries } = await readPartition(ctx, tenantId, jobId, 'readJob');
+  const createdAt = job.createdAt;
+  return { job, entries: entries.filter((e) => e.at >= createdAt) };
+}
+
+/**
+ * The job and every entry of its partition, in key order, those left by an earlier job with
+ * the same id included: what a receipt checks the job's hash chain against (an entry whose
+ * time was changed is still found by its link).
+ */
+export async function readPartition(
+  ctx: LedgerContext,
+  tenantId: string,
+  jobId: string,
+  operation = 'readPartition',
 ): Promise<{ job: Job; entries: LedgerEntry[] }> {
   assertId('tenantId', tenantId);
   assertId('jobId', jobId);
@@ -144,15 +173,15 @@ export async function readJob(
       ConsistentRead: true,
     });
   } catch (err) {
-    throw translateError(err, { operation: 'readJob' });
+    throw translateError(err, { operation });
   }
   for (const item of items) {
     if (isJobItem(item)) job = fromJobItem(item);
     else if (isEntryItem(item)) entries.push(fromEntryItem(item));
   }
   if (job === undefined || isExpired(job.expiresAt, ctx.now())) throw new JobNotFoundError(tenantId, jobId);
-  const createdAt = job.createdAt;
-  return { job, entries: entries.filter((e) => e.at >= createdAt) };
+  ctx.chainHeads.set(tenantId, jobId, job.chainHead);
+  return { job, entries };
 }
 
 /**
@@ -169,7 +198,7 @@ export async function append(
   assertId('jobId', jobId);
   const entry = await prepareEntry(ctx, tenantId, jobId, input);
   // The entry's cost goes onto the job's totals in the same transaction (no version bump: an
-  // append fences nothing).
+  // append fences nothing), and the entry into the job's hash chain (the head moves).
   const update = new UpdateBuilder();
   addEntryCost(update, entry);
   update
@@ -177,25 +206,22 @@ export async function append(
     .when(
       `attribute_not_exists(${update.path('expiresAt')}) OR ${update.path('expiresAt')} > ${update.value(epochSeconds(ctx.now()))}`,
     );
-  const costed = { update, sets: Object.values(entry.cost).some((v) => v !== 0) };
-  await transact(
-    ctx,
-    { operation: 'append', onConditionFailed: () => new JobNotFoundError(tenantId, jobId) },
-    [
-      costed.sets
-        ? { Update: { TableName: ctx.tableName, Key: jobKey(tenantId, jobId), ...costed.update.build() } }
-        : {
-            ConditionCheck: {
-              TableName: ctx.tableName,
-              Key: jobKey(tenantId, jobId),
-              ConditionExpression:
-                'attribute_exists(#pk) AND (attribute_not_exists(#expiresAt) OR #expiresAt > :now)',
-              ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
-              ExpressionAttributeValues: { ':now': epochSeconds(ctx.now()) },
-            },
-          },
-      { Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } },
+  const jobUpdate = { TableName: ctx.tableName, Key: jobKey(tenantId, jobId), ...update.build() };
+  return writeChained(ctx, {
+    operation: 'append',
+    tenantId,
+    jobId,
+    entry,
+    items: (linked, head) => [
+      {
+        Update: {
+          ...withChainHead(jobUpdate, head, linked.hash as string),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      { Put: { TableName: ctx.tableName, Item: toEntryItem(linked) } },
     ],
-  );
-  return entry;
+    onConditionFailed: () => new JobNotFoundError(tenantId, jobId),
+    transact: (context, items) => transact(ctx, context, items),
+  });
 }

@@ -1,11 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { requestCancel } from './cancel-request.ts';
+import { ChainHeads } from './chain-write.ts';
 import { type LedgerEntryInput, loadEvidence } from './entries.ts';
 import { expireEntries } from './entry-ttl.ts';
 import { InvalidInputError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import { type CompleteStepInput, completeStep, type JobUpdate, updateJob } from './job-writes.ts';
-import { append, createJob, readJob } from './jobs.ts';
+import { append, createJob, readJob, readPartition } from './jobs.ts';
 import { assertId, createEntryIdFactory } from './keys.ts';
 import { type JobPage, type ListJobsOptions, listJobs, listOpenJobs, type OpenJobRef } from './list.ts';
 import type { WaitingStatus } from './status.ts';
@@ -17,7 +18,7 @@ import {
   type TransitionOptions,
   transition,
 } from './transitions.ts';
-import type { Evidence, Job, JobRequest, JobStatus, LedgerEntry, PendingWait } from './types.ts';
+import type { Evidence, Job, JobOrigin, JobRequest, JobStatus, LedgerEntry, PendingWait } from './types.ts';
 import { touchWriteOwner } from './write-owner.ts';
 
 export interface LedgerDeps {
@@ -40,15 +41,24 @@ export interface LedgerDeps {
  * jobs past their TTL are treated as missing even before DynamoDB deletes them.
  */
 export interface Ledger {
-  /** Creates a QUEUED job with its `job-created` entry; idempotent per (job id, request). */
+  /**
+   * Creates a QUEUED job with its `job-created` entry; idempotent per (job id, request).
+   * `origin` (who submitted it) is kept on the job and the entry, outside the request.
+   */
   createJob(
     tenantId: string,
     jobId: string,
     request: JobRequest,
     stepCount: number,
+    origin?: JobOrigin,
   ): Promise<{ job: Job; created: boolean }>;
   /** The job and its entries in append order: one consistent Query, all pages. */
   readJob(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
+  /**
+   * The job and every entry of its partition in key order (one consistent Query), entries of an
+   * earlier job with the same id included: what the job's receipt checks its chain against.
+   */
+  readPartition(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
   /** The job item alone (consistent GetItem). */
   getJob(tenantId: string, jobId: string): Promise<Job>;
   /** Appends an entry (evidence redacted, large evidence stored by reference). */
@@ -121,10 +131,13 @@ export function createLedger(deps: LedgerDeps): Ledger {
     maxInlineEvidenceBytes,
     evidenceStore: deps.evidenceStore,
     nextEntryId: createEntryIdFactory(clock),
+    chainHeads: new ChainHeads(),
   };
   return {
-    createJob: (tenantId, jobId, request, stepCount) => createJob(ctx, tenantId, jobId, request, stepCount),
+    createJob: (tenantId, jobId, request, stepCount, origin) =>
+      createJob(ctx, tenantId, jobId, request, stepCount, origin),
     readJob: (tenantId, jobId) => readJob(ctx, tenantId, jobId),
+    readPartition: (tenantId, jobId) => readPartition(ctx, tenantId, jobId),
     getJob: async (tenantId, jobId) => {
       assertId('tenantId', tenantId);
       assertId('jobId', jobId);

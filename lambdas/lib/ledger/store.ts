@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, TransactWriteCommand } from '../aws/sdk/lib-dynamodb.ts';
+import { type ChainHeads, withChainHead, writeChained } from './chain-write.ts';
 import { JobNotFoundError } from './errors.ts';
 import type { EvidenceStore } from './evidence-store.ts';
 import type { UpdateBuilder } from './expression.ts';
@@ -19,6 +20,8 @@ export interface LedgerContext {
   maxInlineEvidenceBytes: number;
   evidenceStore: EvidenceStore | undefined;
   nextEntryId(): string;
+  /** The chain heads this process last saw (`chain-write.ts`). */
+  chainHeads: ChainHeads;
 }
 
 /** Returned by an operation's condition handler when the refused write was already in effect. */
@@ -54,9 +57,16 @@ class Noop extends Error {}
  * or a spurious `StaleCheckpointError`. Transactions return no values, so the job is read
  * back with a consistent GetItem (it reflects this write, and any that landed since).
  * When the handler says `NOOP` (the job is already where the caller wants it), nothing is
- * written and the current job is returned.
+ * written and the current job is returned. A caller that knows what its write leaves (the
+ * checkpoint, `completeStep`) uses {@link commitJobWrite} and reads nothing back.
  */
 export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ job: Job; written: boolean }> {
+  const written = await commitJobWrite(ctx, write);
+  return { job: await getLiveJob(ctx, write.tenantId, write.jobId, write.operation), written };
+}
+
+/** The transaction of {@link writeJob}, without the read back: whether it wrote (false: `NOOP`). */
+export async function commitJobWrite(ctx: LedgerContext, write: JobWrite): Promise<boolean> {
   const { tenantId, jobId, update, entry, operation } = write;
   const now = ctx.now();
   // The job's cost is the sum of its entries' costs: every entry written with the job adds its own.
@@ -72,25 +82,34 @@ export async function writeJob(ctx: LedgerContext, write: JobWrite): Promise<{ j
     const result = write.onConditionFailed(snapshot);
     return result === NOOP ? new Noop() : result;
   };
-  const items: TransactItems = [
-    {
-      Update: {
-        TableName: ctx.tableName,
-        Key: jobKey(tenantId, jobId),
-        ...update.build(),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-  ];
-  if (entry !== undefined) items.push({ Put: { TableName: ctx.tableName, Item: toEntryItem(entry) } });
-  let written = true;
+  const jobUpdate = {
+    TableName: ctx.tableName,
+    Key: jobKey(tenantId, jobId),
+    ...update.build(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   try {
-    await transact(ctx, { operation, onConditionFailed }, items);
+    if (entry === undefined) await transact(ctx, { operation, onConditionFailed }, [{ Update: jobUpdate }]);
+    else {
+      // The entry goes into the job's hash chain: linked after the head, which the write moves.
+      await writeChained(ctx, {
+        operation,
+        tenantId,
+        jobId,
+        entry,
+        items: (linked, head) => [
+          { Update: withChainHead(jobUpdate, head, linked.hash as string) },
+          { Put: { TableName: ctx.tableName, Item: toEntryItem(linked) } },
+        ],
+        onConditionFailed,
+        transact: (context, items) => transact(ctx, context, items),
+      });
+    }
+    return true;
   } catch (err) {
     if (!(err instanceof Noop)) throw err;
-    written = false;
+    return false;
   }
-  return { job: await getLiveJob(ctx, tenantId, jobId, operation), written };
 }
 
 /** Adds an entry's (non-zero) cost counters to the job item's totals. */
@@ -142,5 +161,6 @@ export async function getLiveJob(
   }
   const job = item === undefined ? undefined : fromJobItem(item);
   if (job === undefined || isExpired(job.expiresAt, ctx.now())) throw new JobNotFoundError(tenantId, jobId);
+  ctx.chainHeads.set(tenantId, jobId, job.chainHead);
   return job;
 }

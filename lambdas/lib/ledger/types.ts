@@ -119,9 +119,25 @@ export interface JobRequest {
    * `local`), over each step's own; one the deployment does not offer fails the step.
    */
   model?: string;
+  /**
+   * `check`: a drift check, not a job that acts. It runs the playbook read-only against the live
+   * site: every read, and each write up to (not including) its commit, with every unsafe request
+   * of a write step refused; nobody is asked anything. It ends SUCCEEDED when every step
+   * was as the playbook expects, FAILED (`drift-found`) at the first that was not.
+   */
+  mode?: 'check';
 }
 
-export interface Job extends JobRequest {
+/**
+ * Who submitted a job: kept on the job, outside its request (a repeat of the submission by
+ * another key of the tenant is the same job, and the job keeps its first submitter).
+ */
+export interface JobOrigin {
+  /** Id of the API key that submitted the job (`blk_...`, not the key itself). */
+  submittedBy?: string;
+}
+
+export interface Job extends JobRequest, JobOrigin {
   tenantId: string;
   jobId: string;
   requestHash: string;
@@ -161,6 +177,11 @@ export interface Job extends JobRequest {
    * (waits for it, or probes it) and then cancels, instead of abandoning it half done.
    */
   cancelRequested?: { at: string; by: string };
+  /**
+   * The hash of the job's last ledger entry (`chain.ts`): every entry write is conditioned on
+   * it and moves it. Absent on a job none of whose entries is chained yet.
+   */
+  chainHead?: string;
 }
 
 /**
@@ -226,6 +247,24 @@ export const LEDGER_ENTRY_TYPES = [
    * the question, what the model saw, model, tokens, cost. Appended, fencing nothing.
    */
   'probe-answered',
+  /**
+   * A write approved on its effect (`approve: 'effect'`) was prepared up to its commit: what it
+   * would submit (fields and values as the page holds them, secrets masked), its hash and a
+   * screenshot. The approval that follows is recorded against that hash.
+   */
+  'effect-prepared',
+  /**
+   * At execution the effect differed from the one approved (the page's values, the inputs, the
+   * model's plan): nothing was submitted, the changes are listed, and a person is asked again.
+   */
+  'effect-changed',
+  /**
+   * A drift check found a step not as the playbook expects: `layout-changed` (which target no
+   * longer resolves), `not-verified`, `signed-out` (the sign-in failed or needs a person),
+   * `failed`; with the step's time, the writes it refused, and a screenshot. (A step as expected
+   * is a `step-completed` entry whose detail says what was checked.)
+   */
+  'step-checked',
 ] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
@@ -281,4 +320,13 @@ export interface LedgerEntry {
   detail?: Record<string, unknown>;
   cost: Cost;
   at: string;
+  /**
+   * The hash chain (`chain.ts`): the random salt of the entry's value digests (never shown to
+   * people: it would let a redacted value be guessed), the hash of its content, the hash of the
+   * entry before it in the job's chain, and its own hash. Absent on entries written before the chain existed.
+   */
+  hashSalt?: string;
+  contentHash?: string;
+  prevHash?: string;
+  hash?: string;
 }

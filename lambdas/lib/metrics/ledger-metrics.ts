@@ -172,9 +172,9 @@ export function observeLedger(
       return read;
     },
     getJob: async (tenantId, jobId) => remember(await ledger.getJob(tenantId, jobId)),
-    createJob: (tenantId, jobId, request, stepCount) =>
+    createJob: (tenantId, jobId, request, stepCount, origin) =>
       write('createJob', async () => {
-        const result = await ledger.createJob(tenantId, jobId, request, stepCount);
+        const result = await ledger.createJob(tenantId, jobId, request, stepCount, origin);
         remember(result.job);
         if (result.created) entryWritten(tenantId, jobId, { type: 'job-created' }, result.job);
         return result;

@@ -60,6 +60,8 @@ export const TASK_OUTCOMES = [
   'waiting',
   'parked',
   'answered',
+  // RunNextStep handing on RunStep's result without running a step (`engine/relay.ts`).
+  'relayed',
   'error',
 ] as const;
 

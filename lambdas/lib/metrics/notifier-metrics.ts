@@ -14,15 +14,19 @@ export function observeNotifier(
   metrics: MetricsRecorder,
   channel: (typeof NOTIFICATION_CHANNELS)[number],
 ): WaitNotifier {
-  return {
-    async waiting(event) {
+  const counted =
+    <E>(send: (event: E) => Promise<void>) =>
+    async (event: E): Promise<void> => {
       try {
-        await notifier.waiting(event);
+        await send(event);
       } catch (err) {
         metrics.add('NotificationFailures', 1, { Channel: channel });
         throw err;
       }
-    },
+    };
+  return {
+    waiting: counted((event) => notifier.waiting(event)),
+    checkFailed: counted((event) => notifier.checkFailed(event)),
   };
 }
 

@@ -2,20 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../redact.ts';
 import { SIGNATURE_HEADER, signPayload, webhookSecret } from './signing.ts';
-import type { Delivery, DeliveryAttempt, Webhook, WebhookStore } from './store.ts';
+import type { Delivery, DeliveryAttempt, Webhook, WebhookEvent, WebhookStore } from './store.ts';
 
-/** A job waits for a person: what the engine announces (the EventBridge event's detail). */
+/**
+ * A job waits for a person, or a playbook's drift check turned red (`kind: 'check'`): what the
+ * engine announces (the EventBridge event's detail).
+ */
 export interface WaitNotice {
   tenantId: string;
   jobId: string;
   kind: string;
   step: string;
+  /** A drift check: the playbook, what it found at the step, and why. */
+  playbook?: string;
+  finding?: string;
+  detail?: string;
   reason?: string;
   expiresAt?: string;
   /** A takeover: what the step asks the person to do in the browser. */
   question?: string;
-  /** A takeover: the session's interactive live view (on the local service a signed link valid 15 minutes). */
-  liveViewUrl?: string;
 }
 
 export interface DeliverDeps {
@@ -45,6 +50,11 @@ const WORDS: Readonly<Record<string, string>> = {
  * The JSON a webhook receives. `text` makes it a Slack (and Mattermost, Teams workflow)
  * incoming-webhook message as it is; the rest is for programs.
  */
+/** The webhook event a notice is: `job.waiting`, or `playbook.check.failed` for a drift check that turned red. */
+export function eventOf(notice: Pick<WaitNotice, 'kind'>): WebhookEvent {
+  return notice.kind === 'check' ? 'playbook.check.failed' : 'job.waiting';
+}
+
 export function waitPayload(
   notice: WaitNotice,
   apiBaseUrl: string,
@@ -52,8 +62,8 @@ export function waitPayload(
   now: Date,
 ): Record<string, unknown> {
   const base = apiBaseUrl.replace(/\/+$/, '');
+  if (notice.kind === 'check') return checkPayload(notice, base, deliveryId, now);
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
-  const liveView = httpUrl(notice.liveViewUrl);
   const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
   return {
     type: 'job.waiting',
@@ -61,7 +71,7 @@ export function waitPayload(
     createdAt: now.toISOString(),
     text:
       notice.kind === 'takeover'
-        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}.${liveView ? ` Live view: ${liveView}` : ''} Press Done on the job's page when finished: ${page}`
+        ? `Belay: job ${notice.jobId} waits for a person to act in its browser at step ${notice.step}${question ? `: ${question}` : ''}. An approver opens its live view and presses Done on the job's page: ${page}`
         : `Belay: job ${notice.jobId} waits for ${WORDS[notice.kind] ?? notice.kind} at step ${notice.step}. Decide here: ${page}`,
     job: redact({
       tenantId: notice.tenantId,
@@ -74,16 +84,39 @@ export function waitPayload(
     }),
     links: {
       console: page,
-      ...(liveView ? { liveView } : {}),
       inbox: `${base}/console/inbox`,
       api: `${base}/jobs/${encodeURIComponent(notice.jobId)}`,
     },
   };
 }
 
-/** Only an http(s) URL goes into a message a person clicks. */
-function httpUrl(value: unknown): string | undefined {
-  return typeof value === 'string' && /^https?:\/\//.test(value) ? value : undefined;
+/** A drift check turned red: the playbook, the step and its finding, and where to look. */
+function checkPayload(
+  notice: WaitNotice,
+  base: string,
+  deliveryId: string,
+  now: Date,
+): Record<string, unknown> {
+  const playbook = notice.playbook ?? '';
+  const health = `${base}/console/playbooks/${encodeURIComponent(playbook)}`;
+  return {
+    type: 'playbook.check.failed',
+    id: deliveryId,
+    createdAt: now.toISOString(),
+    text: `Belay: the drift check of ${playbook} found step ${notice.step} not as the playbook expects (${notice.finding ?? 'changed'}). Look: ${health}`,
+    check: redact({
+      tenantId: notice.tenantId,
+      jobId: notice.jobId,
+      playbook,
+      step: notice.step,
+      ...(notice.finding ? { finding: notice.finding } : {}),
+      ...(notice.detail ? { detail: String(notice.detail).slice(0, 500) } : {}),
+    }),
+    links: {
+      console: health,
+      api: `${base}/playbooks/${encodeURIComponent(playbook)}/checks`,
+    },
+  };
 }
 
 async function attempt(
@@ -92,6 +125,7 @@ async function attempt(
   secret: string,
   body: string,
   deliveryId: string,
+  event: WebhookEvent,
 ): Promise<DeliveryAttempt> {
   const started = deps.clock();
   const t = Math.floor(started.getTime() / 1000);
@@ -101,7 +135,7 @@ async function attempt(
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Belay-Webhooks/1.0',
-        'belay-event': 'job.waiting',
+        'belay-event': event,
         'belay-delivery': deliveryId,
         [SIGNATURE_HEADER.toLowerCase()]: signPayload(secret, t, body),
       },
@@ -128,8 +162,9 @@ async function attempt(
  * notifying never holds a job back.
  */
 export async function deliverWaitNotice(deps: DeliverDeps, notice: WaitNotice): Promise<Delivery[]> {
+  const event = eventOf(notice);
   const hooks = (await deps.webhooks.list(notice.tenantId)).filter(
-    (h) => !h.revokedAt && h.events.includes('job.waiting'),
+    (h) => !h.revokedAt && h.events.includes(event),
   );
   return Promise.all(
     hooks.map(async (hook) => {
@@ -139,7 +174,7 @@ export async function deliverWaitNotice(deps: DeliverDeps, notice: WaitNotice): 
       const attempts: DeliveryAttempt[] = [];
       for (let i = 0; i <= deps.backoffMs.length; i++) {
         if (i > 0) await sleep((deps.backoffMs[i - 1] as number) * (0.5 + Math.random() / 2));
-        const a = await attempt(deps, hook, secret, body, deliveryId);
+        const a = await attempt(deps, hook, secret, body, deliveryId, event);
         attempts.push(a);
         // 2xx delivered; a 4xx other than 408/429 will not get better by sending it again.
         if (a.status >= 200 && a.status < 300) break;
@@ -149,7 +184,7 @@ export async function deliverWaitNotice(deps: DeliverDeps, notice: WaitNotice): 
       const delivery: Delivery = {
         deliveryId,
         webhookId: hook.webhookId,
-        event: 'job.waiting',
+        event,
         jobId: notice.jobId,
         step: notice.step,
         outcome: last.status >= 200 && last.status < 300 ? 'delivered' : 'failed',

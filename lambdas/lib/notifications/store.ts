@@ -17,12 +17,19 @@ import { WebhookNotFoundError, WebhookUrlError } from './errors.ts';
  * No secret is stored: a webhook's signing secret is derived (`signing.ts`).
  */
 
+/** The events a webhook is sent. */
+export const WEBHOOK_EVENTS = ['job.waiting', 'playbook.check.failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
 export interface Webhook {
   webhookId: string;
   tenantId: string;
   url: string;
   description?: string;
-  /** Event types it receives (today `job.waiting`). */
+  /**
+   * Event types it receives: `job.waiting`, and `playbook.check.failed` (a drift check turned
+   * red; webhooks registered before checks existed receive waits only).
+   */
   events: string[];
   createdAt: string;
   revokedAt?: string;
@@ -112,7 +119,7 @@ export function createWebhookStore(deps: {
         tenantId,
         url: input.url,
         ...(input.description ? { description: input.description } : {}),
-        events: ['job.waiting'],
+        events: [...WEBHOOK_EVENTS],
         createdAt: clock().toISOString(),
       };
       await doc.send(

@@ -11,6 +11,38 @@ import type { Cost, Evidence } from '../ledger/types.ts';
 
 export type StepKind = 'read' | 'write';
 
+/**
+ * What a write would submit, as a person approves it (`approve: 'effect'`): each field with its
+ * value as the page holds it (a secret masked, never its value), and texts the step names (an
+ * amount the site computed). The engine hashes it; the approval is recorded against the hash.
+ */
+export interface Effect {
+  fields: EffectField[];
+}
+
+/** One field of an {@link Effect}: its name for people, its value, and whether the value is a secret. */
+export interface EffectField {
+  name: string;
+  value: string;
+  secret?: true;
+}
+
+/** What a write does: makes something new, or sets state to a value (see `Step.effect`). */
+export type WriteEffect = 'creates' | 'sets';
+
+/** How long the engine lets a step's `verify` run as the pre-action check when the step has no `check`. */
+export const PRE_ACTION_CHECK_MS = 1_500;
+
+/**
+ * The request that commits a write (see `Step.commits`): its method (default any unsafe one)
+ * and a regular expression on its URL's path.
+ */
+export interface CommittingRequest {
+  method?: string;
+  /** A regular expression (JavaScript syntax) on the path, e.g. `^/wp-admin/post\.php$`. */
+  path: string;
+}
+
 /** What the precondition saw. `wrong_page` means the step can start after `restore`. */
 export type PreconditionResult =
   | { ok: true }
@@ -169,7 +201,10 @@ export interface StepContext<I = Record<string, unknown>> {
   tenantId: string;
   jobId: string;
   stepId: string;
-  /** `jobId:stepId`: passed to the target application wherever it accepts one. */
+  /**
+   * `jobId:stepId:<12 hex>` (the job's generation makes a job id reused after its expiry a new
+   * key): passed to the target application wherever it accepts one.
+   */
   idempotencyKey: string;
   inputs: I;
   /**
@@ -192,6 +227,12 @@ export interface StepContext<I = Record<string, unknown>> {
    * const reportId = ctx.evidence('create-report')?.reportId;
    */
   evidence(stepId: string): Evidence | undefined;
+  /**
+   * Writes: what the step's verify read on the page just before the action (`null`: it did not
+   * hold), set by the engine once it has looked; undefined before that and in reads. A write that
+   * creates something must not complete on evidence that was already there (see `Step.effect`).
+   */
+  beforeAction?: { evidence: Evidence | null } | undefined;
   /** The step's own action record (agent steps); see {@link StepActions}. */
   actions: StepActions;
   /**
@@ -257,6 +298,61 @@ export interface Step<I = Record<string, unknown>> {
   run(page: Page, ctx: StepContext<I>): Promise<void>;
   /** Evidence that the step's effect is there, or null. A visible error on the page is null. */
   verify(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  /**
+   * The verify as the page is now, without waiting for anything: the engine asks it just before
+   * a write's action, to know what already held. Optional: without it the engine asks `verify`
+   * and counts it as not holding when it takes longer than {@link PRE_ACTION_CHECK_MS}.
+   */
+  check?(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
+  /**
+   * Writes only: what the write does to the application. `creates` (the default, also for a
+   * write that does not say) makes something new: a record, an order, a submission. Evidence
+   * that already held before the action proves nothing about it, so the step completes on its
+   * verify only if the verify did not hold before the action, or if every field named in
+   * `newEvidence` changed; otherwise the write is unconfirmed and its probe decides.
+   * `sets` puts state to a value (a field, a status): when the verify already holds before the
+   * action, the step is done without acting, recorded as already satisfied (not as a write of
+   * this job).
+   */
+  effect?: WriteEffect;
+  /**
+   * Writes that create: evidence fields that name the new thing (its id) and so must differ
+   * from what the verify read before the action, when it held then.
+   * @example newEvidence: ['postId']
+   */
+  newEvidence?: readonly string[];
+  /**
+   * Writes only: the request that commits the write, when the step's action makes several
+   * unsafe requests or the page sends some of its own (a heartbeat, autosave): the engine and
+   * the test tools count and watch this one, and list the others as background.
+   * @example commits: { method: 'POST', path: '^/api/drafts$' }
+   */
+  commits?: CommittingRequest;
+  /**
+   * Writes only: `effect` binds the approval to what will be submitted. The engine prepares the
+   * write up to its commit (`prepare`), reads what the page would submit (`effectOf`) and asks a
+   * person, with a screenshot; at execution it prepares again and commits (`commit`) only if
+   * what the page would submit is what was approved, else it asks again with the changes shown.
+   * Such a step has `prepare`, `commit` and `effectOf`; `run` is the two in one.
+   */
+  approve?: 'effect';
+  /** `approve: 'effect'`: everything the write does before its commit (fill the form). */
+  prepare?(page: Page, ctx: StepContext<I>): Promise<void>;
+  /** `approve: 'effect'`: the commit (the click that submits), on the page as `prepare` left it. */
+  commit?(page: Page, ctx: StepContext<I>): Promise<void>;
+  /** `approve: 'effect'`: what the page would submit now (fields and values; secrets marked). */
+  effectOf?(page: Page, ctx: StepContext<I>): Promise<Effect>;
+  /**
+   * Writes, for a drift check: what of the commit is missing on the page as `prepare` left it
+   * (the commit button's target, described), or null when the commit could go. A check never
+   * commits; without this it checks the write up to its start.
+   */
+  commitMissing?(page: Page, ctx: StepContext<I>): Promise<string | null>;
+  /**
+   * The earlier steps whose evidence this step reads (its pages, values or checks name it). A
+   * drift check skips a step that reads the evidence of a write it did not make.
+   */
+  readsEvidenceOf?: readonly string[];
   /** Writes only: look in the application's own state for the effect of this step's idempotency key. */
   probe?(page: Page, ctx: StepContext<I>): Promise<ProbeResult>;
   /**

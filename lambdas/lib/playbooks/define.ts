@@ -53,6 +53,17 @@ function stepProblems(step: unknown, i: number, applications: Record<string, unk
     );
   if (s.kind === 'read' && s.probe !== undefined) problems.push(`${at}.probe: only writes have a probe`);
   if (s.refusal !== undefined && !isFunction(s.refusal)) problems.push(`${at}.refusal: must be a function`);
+  if (s.approve !== undefined) {
+    if (s.approve !== 'effect') problems.push(`${at}.approve: 'effect' (or leave it out)`);
+    else if (s.kind !== 'write') problems.push(`${at}.approve: only a write is approved on its effect`);
+    for (const method of ['prepare', 'commit', 'effectOf'] as const)
+      if (s.approve === 'effect' && !isFunction(s[method]))
+        problems.push(`${at}.${method}: a step approved on its effect needs it (see Step.approve)`);
+  }
+  for (const key of ['effect', 'newEvidence', 'commits'] as const)
+    if (s.kind === 'read' && s[key] !== undefined) problems.push(`${at}.${key}: only writes have one`);
+  if (s.effect !== undefined && s.effect !== 'creates' && s.effect !== 'sets')
+    problems.push(`${at}.effect: creates or sets`);
   if (
     s.sensitive !== undefined &&
     !(Array.isArray(s.sensitive) && s.sensitive.every((x) => typeof x === 'string'))

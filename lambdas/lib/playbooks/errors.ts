@@ -54,6 +54,25 @@ export class StepActionError extends BelayError {
   }
 }
 
+/**
+ * A target's `within` finds more than one element: which one the step meant is a guess, and a
+ * step never acts on a guess (it would fill or read another record's row).
+ */
+export class AmbiguousTargetError extends BelayError {
+  readonly target: string;
+  readonly count: number;
+  constructor(target: string, count: number, options?: ErrorOptions) {
+    super(
+      'AmbiguousTargetError',
+      'ambiguous-target',
+      `within ${target} finds ${count} elements: name one (a where filter, nth, or a name that only it has)`,
+      options,
+    );
+    this.target = target;
+    this.count = count;
+  }
+}
+
 /** The step context has no base URL for an application the step needs. */
 export class MissingApplicationError extends BelayError {
   readonly application: string;

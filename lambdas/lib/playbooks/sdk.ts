@@ -17,8 +17,11 @@ export type { Evidence } from '../ledger/types.ts';
 // The step contract.
 export type {
   Application,
+  CommittingRequest,
   Credentials,
   CredentialsProvider,
+  Effect,
+  EffectField,
   FaultPoint,
   Logger,
   Playbook,
@@ -29,10 +32,12 @@ export type {
   Step,
   StepContext,
   StepKind,
+  WriteEffect,
 } from './contract.ts';
-
 // Checking and building playbooks.
 export { defineApplication, definePlaybook, NAME_PATTERN } from './define.ts';
+// Approval bound to the effect: what a form would submit.
+export { formEffect } from './effect-capture.ts';
 // The errors a playbook throws (or the engine recognises).
 export {
   MfaRequiredError,

@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { z } from 'zod';
+import { AmbiguousTargetError } from './errors.ts';
 
 /** ARIA roles a target may name (those `getByRole` accepts that forms and records use). */
 export const TARGET_ROLES = [
@@ -49,7 +50,7 @@ export interface TargetSpec {
   placeholder?: string;
   /** Match label, name, text and placeholder exactly (default: case-insensitive substring). */
   exact?: boolean;
-  /** Only inside the first element that this target finds. */
+  /** Only inside the element that this target finds; it must find exactly one (several: an error). */
   within?: Target;
   /** Only elements whose attributes have these values (compared in code). */
   where?: Record<string, AttributeFilter>;
@@ -136,14 +137,18 @@ async function passes(el: Locator, where: Record<string, AttributeFilter>, rende
 /**
  * Every element the target finds now (a `where` filter or `within` is applied to what is on
  * the page at this moment). For counting records and picking rows.
+ *
+ * @throws AmbiguousTargetError when its `within` finds more than one element
  */
 export async function locateAll(root: Root, target: Target, render: Render = asIs): Promise<Locator[]> {
   const t: TargetSpec = typeof target === 'string' ? { css: target } : target;
   let scope: Root = root;
   if (t.within !== undefined) {
-    const [first] = await locateAll(root, t.within, render);
-    if (!first) return [];
-    scope = first;
+    const scopes = await locateAll(root, t.within, render);
+    if (scopes.length > 1) throw new AmbiguousTargetError(describeTarget(t.within), scopes.length);
+    const [only] = scopes;
+    if (!only) return [];
+    scope = only;
   }
   const loc = baseLocator(scope, t, render);
   const count = await loc.count();
@@ -171,9 +176,21 @@ export async function locate(
   return (await locateAll(root, target, render))[0];
 }
 
+/** A locator of the target, or undefined when the page cannot say now (it navigates); an ambiguous one throws. */
+async function locateNow(root: Root, target: Target, render: Render): Promise<Locator | undefined> {
+  try {
+    return await locate(root, target, render);
+  } catch (err) {
+    if (err instanceof AmbiguousTargetError) throw err;
+    return undefined;
+  }
+}
+
 /**
  * The target's element once it is visible, or undefined after `timeoutMs`. The first look has
  * no deadline, so a slow browser is not mistaken for a missing element.
+ *
+ * @throws AmbiguousTargetError when its `within` finds more than one element
  */
 export async function visibleTarget(
   root: Root,
@@ -183,7 +200,7 @@ export async function visibleTarget(
 ): Promise<Locator | undefined> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const el = await locate(root, target, render).catch(() => undefined);
+    const el = await locateNow(root, target, render);
     if (el && (await el.isVisible().catch(() => false))) return el;
     if (Date.now() >= until) return undefined;
     const page = typeof (root as Locator).page === 'function' ? (root as Locator).page() : (root as Page);
@@ -191,8 +208,12 @@ export async function visibleTarget(
   }
 }
 
-/** Is the target's element visible right now? Never throws. */
+/**
+ * Is the target's element visible right now?
+ *
+ * @throws AmbiguousTargetError when its `within` finds more than one element
+ */
 export async function targetVisible(root: Root, target: Target, render: Render = asIs): Promise<boolean> {
-  const el = await locate(root, target, render).catch(() => undefined);
+  const el = await locateNow(root, target, render);
   return el ? el.isVisible().catch(() => false) : false;
 }

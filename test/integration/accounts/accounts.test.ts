@@ -13,6 +13,7 @@ import { diagnose, waitForJob } from '../../support/jobs.ts';
 import { keyOf, ofType, runStepPoints } from '../../support/records.ts';
 import { call } from '../api/support/http.ts';
 import {
+  anchorIdentity,
   api,
   connectShopAccount,
   leaseHolders,
@@ -181,20 +182,23 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(list.text).not.toContain(SHOPPER.password);
   });
 
-  it('connects an Anchor identity instead of credentials', async ({ expect }) => {
+  it('connects an Anchor identity instead of credentials, once Anchor knows it for the application', async ({
+    expect,
+  }) => {
     const s = stack();
+    const identity = await anchorIdentity(s, 'crm');
     const res = await api(s, 'POST', '/accounts', s.demoKey, {
       application: 'crm',
       label: 'CRM via Anchor identity',
-      anchorIdentityId: 'ident_1234abcd',
+      anchorIdentityId: identity,
     });
     expect(res.status).toBe(201);
-    expect(res.json.account).toMatchObject({ connectedWith: 'identity', identityId: 'ident_1234abcd' });
+    expect(res.json.account).toMatchObject({ connectedWith: 'identity', identityId: identity });
   });
 
   it("refuses another tenant's Anchor identity with 409, naming no tenant", async ({ expect }) => {
     const s = stack();
-    const identity = `ident_${randomUUID().slice(0, 8)}`;
+    const identity = await anchorIdentity(s, 'crm');
     const body = { application: 'crm', label: 'CRM', anchorIdentityId: identity };
     expect((await api(s, 'POST', '/accounts', s.demoKey, body)).status).toBe(201);
     const rival = await tenantKey(s, `${RIVAL}-identity`);
@@ -203,6 +207,45 @@ describe.concurrent('Accounts on the real stack', () => {
     expect(refused.json.error.code).toBe('identity_unavailable');
     expect(refused.text).not.toContain('demo');
     expect((await api(s, 'GET', '/accounts', rival)).json.accounts).toEqual([]);
+  });
+
+  it('refuses an identity Anchor tags for another tenant (409) and one Anchor does not know (422), writing nothing', async ({
+    expect,
+  }) => {
+    const s = stack();
+    const rival = await tenantKey(s, `${RIVAL}-unknown`);
+    const tagged = await anchorIdentity(s, 'crm', { belayTenant: 'someone-else' });
+    const other = await api(s, 'POST', '/accounts', rival, {
+      application: 'crm',
+      label: 'x',
+      anchorIdentityId: tagged,
+    });
+    expect(other.status).toBe(409);
+    expect(other.json.error.code).toBe('identity_unavailable');
+    for (const made of ['ident_1234abcd', randomUUID()]) {
+      const unknown = await api(s, 'POST', '/accounts', rival, {
+        application: 'crm',
+        label: 'x',
+        anchorIdentityId: made,
+      });
+      expect(unknown.status).toBe(422);
+      expect(unknown.json.error.code).toBe('identity_unknown');
+    }
+    // An identity of another application is unknown to this one.
+    const shops = await anchorIdentity(s, 'shop');
+    const crossed = await api(s, 'POST', '/accounts', rival, {
+      application: 'crm',
+      label: 'x',
+      anchorIdentityId: shops,
+    });
+    expect(crossed.status).toBe(422);
+    expect((await api(s, 'GET', '/accounts', rival)).json.accounts).toEqual([]);
+    for (const id of [tagged, shops]) {
+      const claim = await s.stack.doc.send(
+        new GetCommand({ TableName: s.stack.tableName, Key: { pk: `IDENTITY#${id}`, sk: 'IDENTITY' } }),
+      );
+      expect(claim.Item).toBeUndefined();
+    }
   });
 
   it('refuses a malformed body without quoting it (it may hold a password)', async ({ expect }) => {
@@ -249,7 +292,7 @@ describe.concurrent('Accounts on the real stack', () => {
     const own = await api(s, 'POST', '/accounts', rival, {
       application: 'shop',
       label: 'r',
-      anchorIdentityId: 'r1',
+      anchorIdentityId: await anchorIdentity(s, 'shop'),
     });
     expect(own.json.account.profile).toBe(`${RIVAL}--shop--${own.json.account.accountId}`);
     expect((await api(s, 'GET', `/accounts/${own.json.account.accountId}`, s.demoKey)).status).toBe(404);

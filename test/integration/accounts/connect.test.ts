@@ -181,7 +181,7 @@ describe('Connecting an account through the hosted sign-in (real SDK, local Anch
     await deleteIdentityUnlessShared(d, 'acme', account.accountId, account.identityId as string);
   });
 
-  it("refuses a foreign callback (another tenant's identity, another application's identity) and leaves the connection pending", {
+  it("refuses a foreign callback (another connection's identity, claimed or not; another application's) and leaves the connection pending", {
     timeout: 60_000,
   }, async () => {
     const d = deps();
@@ -200,8 +200,18 @@ describe('Connecting an account through the hosted sign-in (real SDK, local Anch
     const rivalBack = await signInOnHostedPage(rival.connectUrl, ADA.username, ADA.password);
     const forged = new URL(rivalBack);
     forged.searchParams.set('identityId', ownersIdentity);
-    expect(await refusal(callback(d, forged))).toEqual({ status: 409, code: 'identity_unavailable' });
+    expect(await refusal(callback(d, forged))).toEqual({ status: 422, code: 'identity_not_of_connection' });
     expect(await d.accounts.list('rival')).toEqual([]);
+
+    // Another connection's identity that nobody has claimed yet (its callback not yet made): the
+    // identity is bound to the token that created it, so a held callback URL cannot take it.
+    const third = await startConnection(d, admin('third'), { application: 'shop', label: 'Third' }, API_BASE);
+    const thirdBack = await signInOnHostedPage(third.connectUrl, ADA.username, ADA.password);
+    const taken = new URL(rivalBack);
+    taken.searchParams.set('identityId', thirdBack.searchParams.get('identityId') as string);
+    expect(await refusal(callback(d, taken))).toEqual({ status: 422, code: 'identity_not_of_connection' });
+    expect(await d.accounts.list('rival')).toEqual([]);
+    expect((await callback(d, thirdBack)).account).toMatchObject({ tenantId: 'third', label: 'Third' });
 
     // An identity of another application (the CRM's) on the shop's connection.
     const crm = await startConnection(d, admin('rival'), { application: 'crm', label: 'CRM' }, API_BASE);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_ACCOUNTS } from '../../../demo/accounts.ts';
+import { createAnchorIdentities } from '../../../lambdas/lib/accounts/anchor-identities.ts';
 import { createApiKeyStore, type Role } from '../../../lambdas/lib/auth/api-keys.ts';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import type { Job, JobStatus } from '../../../lambdas/lib/ledger/index.ts';
@@ -173,4 +174,31 @@ export async function waitForStatus(
       throw new Error(`job ${jobId} is ${job.status}, not ${status}, after ${timeoutMs} ms`);
     await sleep(250);
   }
+}
+
+/**
+ * A new identity of `application` at the stack's Anchor service, in Belay's Anchor application for
+ * it (`belay-<application>`), created through the SDK as an operator would; `metadata` as given.
+ */
+export async function anchorIdentity(
+  s: ApiStack,
+  application: string,
+  metadata: Record<string, string> = {},
+): Promise<string> {
+  const { default: Anchorbrowser } = await import('anchorbrowser');
+  const sdk = new Anchorbrowser({
+    apiKey: s.stack.anchor.apiKey,
+    baseURL: s.stack.anchor.baseUrl,
+    maxRetries: 0,
+  });
+  const baseUrl = s.stack.applications[application]?.baseUrl;
+  if (!baseUrl) throw new Error(`the stack has no application ${application}`);
+  await createAnchorIdentities({ client: async () => sdk }).applicationFor({ name: application, baseUrl });
+  const created = await sdk.identities.create({
+    source: baseUrl,
+    metadata,
+    credentials: [{ type: 'username_password', username: 'someone@example.com', password: 'unused' }],
+  });
+  if (!created.id) throw new Error('the local Anchor service created an identity without an id');
+  return created.id;
 }

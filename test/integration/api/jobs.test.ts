@@ -193,6 +193,17 @@ describe('POST /jobs', () => {
     expect(res.json.error).toMatchObject({ code: 'payload_too_large', details: { limitBytes: 262_144 } });
     await expect(stack.deps().engine.ledger.getJob(TENANT_A, 'big')).rejects.toThrow();
   });
+
+  it('answers a 1 MiB body with 413 naming the limit, as API Gateway does, not a dropped connection', async () => {
+    const res = await post('/jobs/no-such-job/decisions', {
+      step: 'x',
+      decision: 'approve',
+      note: 'x'.repeat(1024 * 1024),
+    });
+    expect(res.status).toBe(413);
+    expect(res.json.error).toMatchObject({ code: 'payload_too_large', details: { limitBytes: 262_144 } });
+    expect(res.json.error.message).toContain('262144 bytes');
+  });
 });
 
 describe('GET /jobs/{jobId}, /jobs, /jobs/{jobId}/ledger', () => {

@@ -74,7 +74,7 @@ describe('Local Anchor service: the interactive live view', () => {
     const { page } = await adapter.attach(opened.sessionId, { allowedDomains: [] });
     await page.setContent(FORM);
 
-    const link = adapter.liveViewLink(opened, 'acme') as string;
+    const link = adapter.liveViewLink(opened, 'acme', { interactive: true }) as string;
     expect(link).toMatch(new RegExp(`^${anchor.baseUrl}/_local/sessions/${opened.sessionId}/live\\?token=`));
 
     const view = await (await person.newContext()).newPage();
@@ -111,6 +111,32 @@ describe('Local Anchor service: the interactive live view', () => {
       'Backspace in the session page',
     );
 
+    // A watch-only link shows the frames; nothing typed there reaches the browser.
+    const watchLink = adapter.liveViewLink(opened, 'acme', { interactive: false }) as string;
+    const watcher = await (await person.newContext()).newPage();
+    expect((await watcher.goto(watchLink))?.status()).toBe(200);
+    await eventually(
+      () => watcher.evaluate(() => Number(document.body.dataset.frames ?? 0) > 0),
+      20_000,
+      'a frame in the watch-only view',
+    );
+    const watched = await watcher.locator('#screen').boundingBox();
+    if (!watched) throw new Error('no watch-only image');
+    await watcher.mouse.click(
+      watched.x + ((box.x + box.width / 2) * watched.width) / size.w,
+      watched.y + ((box.y + box.height / 2) * watched.height) / size.h,
+    );
+    await watcher.keyboard.type(' and a watcher');
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await page.locator('#note').inputValue()).toBe('hello from a perso');
+
+    // The takeover ends: every link given out so far stops working; one signed after it works.
+    await adapter.revokeLiveViews(opened);
+    expect((await fetch(link)).status).toBe(403);
+    expect((await fetch(watchLink)).status).toBe(403);
+    const fresh = adapter.liveViewLink(opened, 'acme', { interactive: true }) as string;
+    expect((await fetch(fresh)).status).toBe(200);
+
     // Refused: no token, another tenant's, another session's, an expired one, a forged one.
     const base = `${anchor.baseUrl}/_local/sessions/${opened.sessionId}/live`;
     const ws = `${base.replace('http://', 'ws://')}/ws`;
@@ -121,17 +147,26 @@ describe('Local Anchor service: the interactive live view', () => {
         sessionId: opened.sessionId,
         tenantId: 'globex',
         expiresAt: future,
+        interactive: true,
+        issuedAt: Date.now(),
       }),
-      otherSession: new URL(adapter.liveViewLink(other, 'globex') as string).searchParams.get('token') ?? '',
+      otherSession:
+        new URL(adapter.liveViewLink(other, 'globex', { interactive: true }) as string).searchParams.get(
+          'token',
+        ) ?? '',
       expired: signLiveViewToken(anchor.apiKey, {
         sessionId: opened.sessionId,
         tenantId: 'acme',
         expiresAt: Math.floor(Date.now() / 1000) - 1,
+        interactive: true,
+        issuedAt: Date.now(),
       }),
       forged: signLiveViewToken('not-the-key', {
         sessionId: opened.sessionId,
         tenantId: 'acme',
         expiresAt: future,
+        interactive: true,
+        issuedAt: Date.now(),
       }),
     };
     for (const [what, token] of Object.entries(tokens)) {
@@ -143,7 +178,7 @@ describe('Local Anchor service: the interactive live view', () => {
       );
     }
     // The good token opens the socket as well (the refusals above are not a socket that never opens).
-    const good = new URL(link).searchParams.get('token') ?? '';
+    const good = new URL(fresh).searchParams.get('token') ?? '';
     expect(await upgradeStatus(`${ws}?token=${encodeURIComponent(good)}`)).toBe(101);
   }, 120_000);
 });

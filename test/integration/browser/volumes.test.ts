@@ -1,9 +1,10 @@
 /**
  * Volumes on the local Anchor service through the real `anchorbrowser` SDK (its client's own
  * calls at Anchor's Volumes paths) and the browser adapter, with real Chromium: a volume is
- * created and mounted, the page's download lands in its `downloads/` (even though Playwright
- * asks the browser to save downloads elsewhere when it connects), a read-only mount saves
- * none, and the team's 11th volume is refused. Two browsers, one at a time.
+ * created and mounted, the page's download lands in the session's own folder of its
+ * `downloads/` (even though Playwright asks the browser to save downloads elsewhere when it
+ * connects), two tenants' jobs downloading a file of one name at once each record their own
+ * bytes, a read-only mount saves none, and the team's 11th volume is refused.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -14,16 +15,42 @@ import { join } from 'node:path';
 import Anchorbrowser from 'anchorbrowser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedSessionIds, createBrowserAdapter } from '../../../lambdas/lib/browser/adapter.ts';
+import { pageDownloads } from '../../../lambdas/lib/browser/downloads.ts';
 import { BrowserRequestError } from '../../../lambdas/lib/browser/errors.ts';
 import type { BrowserAdapter } from '../../../lambdas/lib/browser/types.ts';
 import { sha256Hex } from '../../../lambdas/lib/files/evidence.ts';
+import { createJobFiles } from '../../../lambdas/lib/files/job-files.ts';
 import { type AnchorService, startAnchorService } from '../../../local/anchor/service.ts';
 import { isProcessAlive } from '../../../local/chromium.ts';
 
 const FILE = Buffer.from('%PDF-1.4\n% a small file the page offers as a download\n%%EOF\n', 'latin1');
 
+/** The invoice a tenant's site serves: one name for all, bytes of its own. */
+const invoiceOf = (who: string): Buffer =>
+  Buffer.from(`%PDF-1.4\n% the invoice of ${who}\n%%EOF\n`, 'latin1');
+
 async function startFileSite(): Promise<{ origin: string; stop: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const who = url.searchParams.get('who');
+    if (url.pathname === '/invoice' && who) {
+      // The same file name for every tenant, with that tenant's own bytes.
+      const bytes = invoiceOf(who);
+      res.writeHead(200, {
+        'content-type': 'application/pdf',
+        'content-disposition': 'attachment; filename="invoice.pdf"',
+        'content-length': bytes.length,
+      });
+      res.end(bytes);
+      return;
+    }
+    if (who) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>Invoices</title><a id="get" href="/invoice?who=${encodeURIComponent(who)}">Invoice</a>`,
+      );
+      return;
+    }
     if (req.url === '/report.pdf') {
       res.writeHead(200, {
         'content-type': 'application/pdf',
@@ -44,13 +71,15 @@ async function startFileSite(): Promise<{ origin: string; stop: () => Promise<vo
   };
 }
 
-async function waitForFile(list: () => Promise<string[]>, path: string, ms = 10_000): Promise<boolean> {
+/** The first file listed under `prefix`, once there is one. */
+async function waitForSaved(list: () => Promise<string[]>, prefix: string, ms = 10_000): Promise<string> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    if ((await list()).includes(path)) return true;
+    const found = (await list()).find((p) => p.startsWith(prefix));
+    if (found) return found;
     await new Promise((ok) => setTimeout(ok, 100));
   }
-  return false;
+  throw new Error(`nothing was saved under ${prefix}`);
 }
 
 describe('Local Anchor service: volumes through the SDK, mounted in real Chromium', () => {
@@ -122,15 +151,67 @@ describe('Local Anchor service: volumes through the SDK, mounted in real Chromiu
     await page.click('#get');
     const list = async (): Promise<string[]> =>
       (await adapter.volumes.listFiles(volumeId, 'downloads')).map((f) => f.path);
-    expect(await waitForFile(list, 'downloads/report.pdf')).toBe(true);
-    const saved = await adapter.volumes.readFile(volumeId, 'downloads/report.pdf');
-    expect(sha256Hex(saved)).toBe(sha256Hex(FILE));
-    expect(await readFile(join(dataDir, 'volumes', volumeId, 'files', 'downloads', 'report.pdf'))).toEqual(
-      FILE,
-    );
+    // In the session's own folder, named by the browser's id for the download.
+    const saved = await waitForSaved(list, `downloads/${sessionId}/`);
+    expect(saved).toMatch(new RegExp(`^downloads/${sessionId}/[0-9a-f-]{36}$`));
+    const bytes = await adapter.volumes.readFile(volumeId, saved);
+    expect(sha256Hex(bytes)).toBe(sha256Hex(FILE));
+    expect(await readFile(join(dataDir, 'volumes', volumeId, 'files', saved))).toEqual(FILE);
     // Mounted by a running session: the volume cannot be deleted under it.
     await expect(sdk.delete(`/v1/volumes/${volumeId}`)).rejects.toMatchObject({ status: 409 });
     await adapter.endSession(sessionId);
+  });
+
+  it("two tenants' jobs downloading a file of the same name at the same moment each record their own bytes", async () => {
+    const volumeName = 'belay-files-tenancy';
+    const volumeId = await adapter.volumes.ensure(volumeName);
+    const open = async (tenantId: string) => {
+      const { sessionId } = await adapter.openSession({
+        idleTimeoutMinutes: 600,
+        maxDurationMinutes: 600,
+        tags: { tenantId, jobId: 'j1' },
+        volumes: [{ volumeId, readOnly: false }],
+      });
+      const { page } = await adapter.attach(sessionId, { allowedDomains: [] });
+      await page.goto(`${site.origin}/?who=${tenantId}`);
+      const files = createJobFiles({
+        volumes: adapter.volumes,
+        volumeName,
+        tenantId,
+        jobId: 'j1',
+        pollMs: 50,
+        downloads: { sessionId, capture: pageDownloads(page) },
+      });
+      return { sessionId, page, files };
+    };
+    const acme = await open('acme');
+    const globex = await open('globex');
+    // globex's invoice is saved first; acme clicks only then, while both downloads are under way,
+    // so a file "new since acme began, named like invoice.pdf" would be globex's.
+    let globexSaved: () => void = () => undefined;
+    const saved = new Promise<void>((ok) => {
+      globexSaved = ok;
+    });
+    const [mine, theirs] = await Promise.all([
+      acme.files.download('invoice.pdf', async () => {
+        await saved;
+        await acme.page.click('#get');
+      }),
+      globex.files.download('invoice.pdf', () => globex.page.click('#get')).finally(() => globexSaved()),
+    ]);
+    expect(mine.sha256).toBe(sha256Hex(invoiceOf('acme')));
+    expect(theirs.sha256).toBe(sha256Hex(invoiceOf('globex')));
+    expect(mine.path).toBe('tenants/acme/jobs/j1/invoice.pdf');
+    expect(theirs.path).toBe('tenants/globex/jobs/j1/invoice.pdf');
+    expect(Buffer.from(await acme.files.read(mine))).toEqual(invoiceOf('acme'));
+    expect(Buffer.from(await globex.files.read(theirs))).toEqual(invoiceOf('globex'));
+    // Each browser saved into its session's own folder, nothing into the shared downloads/.
+    const listed = (await adapter.volumes.listFiles(volumeId, 'downloads')).map((f) => f.path);
+    expect(listed.filter((p) => p.startsWith(`downloads/${acme.sessionId}/`))).toHaveLength(1);
+    expect(listed.filter((p) => p.startsWith(`downloads/${globex.sessionId}/`))).toHaveLength(1);
+    expect(listed).toHaveLength(2);
+    await adapter.endSession(acme.sessionId);
+    await adapter.endSession(globex.sessionId);
   });
 
   it('a read-only mount refuses the download: nothing is written to the volume', async () => {
@@ -145,7 +226,7 @@ describe('Local Anchor service: volumes through the SDK, mounted in real Chromiu
     await page.click('#get');
     const list = async (): Promise<string[]> =>
       (await adapter.volumes.listFiles(volumeId, 'downloads')).map((f) => f.path);
-    expect(await waitForFile(list, 'downloads/report.pdf', 3_000)).toBe(false);
+    await new Promise((ok) => setTimeout(ok, 3_000));
     expect(await list()).toEqual([]);
     await adapter.endSession(sessionId);
   });

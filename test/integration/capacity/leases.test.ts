@@ -161,6 +161,37 @@ describe('Capacity: leases on DynamoDB Local', () => {
     expect((await w.capacity.status('t-expire')).held).toBe(1);
   });
 
+  it('reads a lease it took or renewed only when its renewal is due (one read a job in a warm worker, not one a step)', async () => {
+    const sent: string[] = [];
+    const doc = ddb.doc();
+    const counting = {
+      send: (command: { constructor: { name: string } }) => {
+        sent.push(command.constructor.name);
+        return doc.send(command as never);
+      },
+    } as unknown as typeof doc;
+    const w = world('t-known', { doc: counting });
+    const a = await w.submit('a');
+    expect(await w.acquire(a)).toEqual({ outcome: 'acquired' });
+    // Steps before a third of the TTL has passed: no call at all.
+    sent.length = 0;
+    for (const seconds of [2, 3, 4]) {
+      w.advance(seconds);
+      expect(await w.capacity.renew('t-known', 'a', { ifRemainingBelow: 20 })).toBe(true);
+    }
+    expect(sent).toEqual([]);
+    // Due: read, then renewed.
+    w.advance(2);
+    expect(await w.capacity.renew('t-known', 'a', { ifRemainingBelow: 20 })).toBe(true);
+    expect(sent).toEqual(['GetCommand', 'UpdateCommand']);
+    expect((await w.capacity.status('t-known')).leases[0]?.leaseExpiresAt).toBe(w.nowSeconds() + 30);
+    // Released: never taken for held again without a read.
+    await w.capacity.release('t-known', 'a');
+    sent.length = 0;
+    expect(await w.capacity.renew('t-known', 'a', { ifRemainingBelow: 20 })).toBe(false);
+    expect(sent).toEqual(['GetCommand']);
+  });
+
   it('extends a lease over a human wait, and a step never shortens it', async () => {
     const w = world('t-wait');
     const a = await w.submit('a');

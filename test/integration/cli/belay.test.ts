@@ -220,4 +220,21 @@ describe('belay, the command line', () => {
     expect(playbooks.out).toMatch(/crm-billing-sync@1\s+\d+ steps/);
     expect((await belay(['logout'])).code).toBe(0);
   }, 600_000);
+  it('checks a playbook for drift from the command line, and shows its health', async () => {
+    const { stack } = getEngine();
+    const env = { BELAY_URL: stack.apiUrl as string, BELAY_KEY: stack.demoApiKey };
+    const checked = await belay(['playbook', 'check', 'checkout@1', '--account', 'shop=acct_demo_shop'], env);
+    expect(checked.code, checked.err).toBe(0);
+    expect(checked.out).toMatch(/place-order\s+ok\s+[\d.]+ s/);
+    expect(checked.out).toContain(
+      'checkout@1: every step is as the playbook expects (14 steps, nothing committed)',
+    );
+    const health = await belay(['playbook', 'health', 'checkout@1'], env);
+    expect(health.code, health.err).toBe(0);
+    expect(health.out).toMatch(/^checkout@1: ok$/m);
+    // A bad account is refused with the API's message, before anything runs.
+    const bad = await belay(['playbook', 'check', 'checkout@1', '--account', 'shop=nope'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('expected <app>=<accountId>');
+  });
 });

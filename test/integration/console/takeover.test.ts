@@ -108,7 +108,7 @@ describe('Console: a person takes over the live browser', () => {
     expect(bad.status).toBe(400);
     expect((await stack.ledger.getJob(TENANT, 'takeover-1')).status).toBe('WAITING_TAKEOVER');
 
-    // The tenant's webhook is told, signed, with the question and the live view of that session.
+    // The tenant's webhook is told, signed, with the question and the decision page: no live view.
     const notice = await eventually(
       async () => received.find((r) => JSON.parse(r.body).job?.kind === 'takeover'),
       30_000,
@@ -119,11 +119,10 @@ describe('Console: a person takes over the live browser', () => {
     ).toBe(true);
     const payload = JSON.parse(notice.body);
     expect(payload.text).toContain('waits for a person to act in its browser at step handoff');
-    expect(payload.links.liveView).toMatch(
-      new RegExp(`^${stack.anchor.baseUrl}/_local/sessions/${sessionId}/live\\?token=`),
-    );
-    expect(payload.text).toContain(payload.links.liveView);
-    expect((await fetch(payload.links.liveView)).status).toBe(200);
+    expect(payload.links.console).toBe(`${apiUrl}/console/jobs/takeover-1`);
+    expect(payload.links.liveView).toBeUndefined();
+    expect(notice.body).not.toContain('/live');
+    expect(notice.body).not.toContain('token=');
 
     // The engine's own view of the session's page, over CDP, to check what the person did.
     const cdp = await chromium.connectOverCDP(
@@ -147,9 +146,9 @@ describe('Console: a person takes over the live browser', () => {
       const frameEl = page.locator('iframe.live-view');
       const src = (await frameEl.getAttribute('src')) as string;
       expect(src).toMatch(new RegExp(`^${stack.anchor.baseUrl}/_local/sessions/${sessionId}/live\\?token=`));
-      // The sessions table's link is signed as well (the local view takes no unsigned link).
+      // The sessions table's link is a watch-only view, signed as well (the local view takes no unsigned link).
       const tableLink = (await page
-        .getByRole('link', { name: 'Open live view of shop' })
+        .getByRole('link', { name: 'Watch shop (view only)' })
         .getAttribute('href')) as string;
       expect(new URL(tableLink).searchParams.get('token')).toBeTruthy();
       expect((await fetch(tableLink)).status).toBe(200);
@@ -226,9 +225,27 @@ describe('Console: a person takes over the live browser', () => {
     const base = `${stack.anchor.baseUrl}/_local/sessions/${sessionId}/live`;
     const soon = Math.floor(Date.now() / 1000) + 600;
     const refused = [
-      signLiveViewToken(stack.anchor.apiKey, { sessionId, tenantId: 'another-tenant', expiresAt: soon }),
-      signLiveViewToken(stack.anchor.apiKey, { sessionId, tenantId: TENANT, expiresAt: soon - 601 }),
-      signLiveViewToken('a-guessed-key', { sessionId, tenantId: TENANT, expiresAt: soon }),
+      signLiveViewToken(stack.anchor.apiKey, {
+        sessionId,
+        tenantId: 'another-tenant',
+        expiresAt: soon,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
+      signLiveViewToken(stack.anchor.apiKey, {
+        sessionId,
+        tenantId: TENANT,
+        expiresAt: soon - 601,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
+      signLiveViewToken('a-guessed-key', {
+        sessionId,
+        tenantId: TENANT,
+        expiresAt: soon,
+        interactive: true,
+        issuedAt: Date.now(),
+      }),
     ];
     for (const token of refused) {
       expect((await fetch(`${base}?token=${encodeURIComponent(token)}`)).status).toBe(403);

@@ -18,6 +18,7 @@ import { RATES, RATES_AS_OF } from '../../../lambdas/lib/cost/rates.ts';
 import { DEFAULT_SETTINGS, type EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger, type Job } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
+import { unavailableReceiptSigner } from '../../../lambdas/lib/receipts/runtime.ts';
 import { startLocalApi } from '../../../local/api/server.ts';
 import { checkoutPlaybook } from '../../../playbooks/checkout/index.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
@@ -184,7 +185,9 @@ describe('Route: GET /reports/cost', () => {
       doc,
       tableName,
       baseUrl: '',
+      receipts: unavailableReceiptSigner(),
       maxBodyBytes: 256 * 1024,
+      mcpAnswerTenants: new Set(),
       webhooks: { secrets: [], toleranceSeconds: 300 },
       stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:none',
     } as unknown as ApiDeps;

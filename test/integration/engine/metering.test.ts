@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { meterInvocation, TRANSITIONS_PER_INVOCATION } from '../../../lambdas/lib/engine/metering.ts';
+import { Relayed } from '../../../lambdas/lib/engine/relay.ts';
 import type { EngineDeps } from '../../../lambdas/lib/engine/types.ts';
 import { createLedger, type Ledger } from '../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../lambdas/lib/logger.ts';
@@ -106,6 +107,67 @@ describe('Function: meterInvocation', () => {
     const recorded = entries.filter((e) => e.type === 'invocation');
     expect(recorded.map((e) => e.detail)).toEqual([{ function: 'RunStep', outcome: 'error:StepBrokeError' }]);
     expect(entries.filter((e) => e.type === 'step-completed')).toHaveLength(0);
+  });
+
+  it.each([
+    ['RunStep', { tenantId: 't', jobId: 'j' }, 1],
+    ['RunNextStep', { tenantId: 't', jobId: 'j', previous: { outcome: 'completed' } }, 2],
+  ] as const)(
+    'counts the states of a checkpoint written from the %s state (%#: the task, and Route after RunNextStep)',
+    async (_state, event, states) => {
+      const jobId = await newJob();
+      const queued = await ledger.getJob(tenantId, jobId);
+      const running = await ledger.transition(tenantId, jobId, 'RUNNING', {
+        expectedVersion: queued.version,
+      });
+      await meterInvocation(deps(), 'RunStep', { ...event, tenantId, jobId }, async (d) => {
+        now += 30;
+        await d.ledger.completeStep({
+          tenantId,
+          jobId,
+          expectedVersion: running.version,
+          stepIndex: 0,
+          step: 's0',
+          attempt: 1,
+          evidence: { ok: true },
+          cost: { lambdaInvocations: 1, dynamoWrites: 2 },
+        });
+        return { outcome: 'completed' };
+      });
+      const { entries } = await ledger.readJob(tenantId, jobId);
+      expect(entries.find((e) => e.type === 'step-completed')?.cost.stateTransitions).toBe(states);
+      expect(entries.filter((e) => e.type === 'invocation')).toHaveLength(0);
+    },
+  );
+
+  it('records a relayed result as a `relayed` invocation (RunNextStep and Route), without its screenshot', async () => {
+    const jobId = await newJob();
+    const previous = {
+      outcome: 'uncertain',
+      step: 's0',
+      detail: 'no response',
+      screenshot: {
+        key: 'k',
+        sha256: 'x',
+        bytes: 1,
+        contentType: 'image/jpeg',
+        reason: 'before-review',
+        masked: 0,
+      },
+    };
+    const out = await meterInvocation(
+      deps(),
+      'RunStep',
+      { tenantId, jobId, previous } as never,
+      async () => new Relayed(previous),
+    );
+    expect(out).toBeInstanceOf(Relayed);
+    const { entries } = await ledger.readJob(tenantId, jobId);
+    expect(entries.map((e) => e.type)).toEqual(['job-created', 'invocation']);
+    const recorded = entries[1];
+    expect(recorded?.detail).toEqual({ function: 'RunStep', outcome: 'relayed' });
+    expect(recorded?.screenshot).toBeUndefined();
+    expect(recorded?.cost).toMatchObject({ lambdaInvocations: 1, stateTransitions: 2, dynamoWrites: 2 });
   });
 
   it('never fails the invocation for metering: a job that is not there is logged and the result returned', async () => {

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { generationOf } from '../../../lambdas/lib/engine/executions.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
-import { CHECKOUT_INPUTS, TENANT } from '../../support/fixtures.ts';
+import { CHECKOUT_INPUTS, sleep, TENANT } from '../../support/fixtures.ts';
 import {
   executionsOf,
   runToSuccess,
@@ -88,12 +88,15 @@ describe('Engine: recovery of dead executions', () => {
     );
     await stopRunningExecution(jobId);
 
-    const { job } = await waitForJob(e, jobId, statusIs('FAILED'), {
-      timeoutMs: 60_000,
-      what: 'FAILED',
-    }).catch((err: Error) => {
-      throw err;
-    });
+    const failed = await waitForJob(e, jobId, statusIs('FAILED'), { timeoutMs: 60_000, what: 'FAILED' });
+    // The failure is written first (on the version the recovery decided on), then the call that
+    // wrote it releases what the dead execution held: the sessions' ends follow the failure.
+    let { job } = failed;
+    for (let until = Date.now() + 30_000; Date.now() < until; ) {
+      if (Object.values(job.sessions).every((s) => s.endedAt !== undefined)) break;
+      await sleep(200);
+      ({ job } = await e.ledger.readJob(TENANT, jobId));
+    }
     expect(job.failure?.reason).toBe('execution-lost');
     expect(job.failure?.message).toContain('ABORTED');
     expect(job.failure?.message).toContain('after 1 recoveries');

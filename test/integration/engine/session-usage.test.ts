@@ -31,6 +31,7 @@ function provider(usage: Record<string, SessionUsage | Error>): BrowserAdapter &
     isAlive: unused,
     runningSessions: unused,
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async detach() {},
     async endSession(sessionId) {
       ended.push(sessionId);

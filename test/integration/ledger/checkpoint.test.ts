@@ -105,6 +105,21 @@ describe('Function: completeStep', () => {
     },
   );
 
+  it('given the job as read, works out the job it leaves (no read back): what a read would give', async () => {
+    const { jobId } = await jobIn(ledger, tenant, 'RUNNING');
+    const read = await ledger.getJob(tenant, jobId);
+    const after = await ledger.completeStep({ ...step(jobId, read.version, 0), job: read });
+    expect(after).toEqual((await ledger.readJob(tenant, jobId)).job);
+    expect(after).toMatchObject({ nextStep: 1, version: read.version + 1 });
+    // A stale one is refused like a stale version, and a job that is not the one read is no input.
+    await expect(ledger.completeStep({ ...step(jobId, read.version, 1), job: read })).rejects.toThrow(
+      StaleCheckpointError,
+    );
+    await expect(ledger.completeStep({ ...step(jobId, after.version, 1), job: read })).rejects.toThrow(
+      /must be the job read at expectedVersion/,
+    );
+  });
+
   it('refuses to complete a step past the last one', async () => {
     let job = await jobIn(ledger, tenant, 'RUNNING', 1);
     job = await ledger.completeStep(step(job.jobId, job.version, 0));

@@ -3,8 +3,16 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER } from '../../../lambdas/bundling.ts';
+import {
+  BUNDLE_NODE_PATHS,
+  bundleAliases,
+  ESM_REQUIRE_BANNER,
+  PLAYWRIGHT_RUNTIME_MODULES,
+  PROVIDED_MODULES,
+} from '../../../lambdas/bundling.ts';
+import { registryModuleForDirs } from '../../../lambdas/lib/playbooks/discovery/registry-module.ts';
 import { BUNDLE_DIR, bundleHandler } from '../../../local/lambda/bundle.ts';
 import { createLambdaRunner } from '../../../local/lambda/runner.ts';
 import { REPO_ROOT } from '../../../local/lambda/worker-process.ts';
@@ -92,6 +100,41 @@ describe('Function: bundleHandler', () => {
     // The AWS SDK (CommonJS, outside the bundle) is required too, never imported as ESM.
     expect(code).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
     expect(code).toMatch(/\(\s*["']@aws-sdk\/client-dynamodb["']\s*\)/);
+  });
+
+  it("loads no model SDK when RunStep's module loads: the hosted providers are reached only through a dynamic import", async () => {
+    // RunStep's bundle as the stack builds it, with the repository's playbooks (an agent one among them).
+    const result = await build({
+      entryPoints: [join(REPO_ROOT, 'lambdas/run-step/handler.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      mainFields: ['module', 'main'],
+      write: false,
+      outfile: join(dir, 'run-step-graph.mjs'),
+      metafile: true,
+      external: [...PROVIDED_MODULES, ...PLAYWRIGHT_RUNTIME_MODULES],
+      alias: bundleAliases(registryModuleForDirs([join(REPO_ROOT, 'playbooks')])),
+      nodePaths: [...BUNDLE_NODE_PATHS],
+      absWorkingDir: REPO_ROOT,
+      logLevel: 'silent',
+    });
+    const inputs = result.metafile.inputs;
+    const isModelSdk = (path: string): boolean => /node_modules\/(ai|@ai-sdk\/[^/]+)\//.test(path);
+    expect(Object.keys(inputs).some(isModelSdk)).toBe(true);
+    // Every file evaluated at module load: reachable from the entry without a dynamic import.
+    const loaded = new Set<string>();
+    const queue = ['lambdas/run-step/handler.ts'];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      for (const edge of inputs[file]?.imports ?? []) {
+        if (edge.kind !== 'dynamic-import' && !edge.external) queue.push(edge.path);
+      }
+    }
+    expect([...loaded].filter(isModelSdk)).toEqual([]);
+    expect(loaded.has('lambdas/run-step/run-step.ts')).toBe(true);
   });
 
   it('fails an invocation of a handler that does not build as Runtime.ImportModuleError, and builds it once fixed', async () => {

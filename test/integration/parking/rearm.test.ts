@@ -2,7 +2,9 @@
  * The parked wait's re-arm against a real ledger (DynamoDB Local): the person's decision is
  * recorded by the API before it resumes the job, so a decision that lands while the job
  * parks (answering a token that has already timed out) is taken from the ledger, whether
- * it arrives before the new token is stored or in between the store and the check.
+ * it arrives before the new token is stored or in between the store and the check. And a
+ * review that comes back for the reason a person already answered spends the retry budget, then
+ * fails the job with the answers' history instead of asking again and again.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -38,6 +40,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
       detach: unused,
       runningSessions: unused,
       liveViewLink: () => undefined,
+      revokeLiveViews: async () => undefined,
       endSession: unused,
       isAlive: unused,
       usage: unused,
@@ -48,7 +51,7 @@ function deps(ledger: Ledger = createLedger({ doc: ddb.doc(), tableName: ddb.tab
     secrets: { getCredentials: unused },
     capacity: createLeaseCapacity({ doc: ddb.doc(), tableName: ddb.tableName(), leaseTtlSeconds: 60 }),
     applications: {},
-    notifier: { waiting: async () => undefined },
+    notifier: { waiting: async () => undefined, checkFailed: async () => undefined },
     screenshots: createNoScreenshotStore(),
     actionCache: NO_ACTION_CACHE,
     clock: () => new Date(),
@@ -213,5 +216,86 @@ describe('Function: awaitHuman (parked wait)', () => {
       taskToken: 'third',
     });
     await expect(rearm(d, jobId)).resolves.toMatchObject({ outcome: 'waiting' });
+  });
+});
+
+describe('Function: awaitHuman (a review asked again for the same reason)', () => {
+  /** The review of place-order asked (for `reason`) and answered `absent` by a person, as the API records it. */
+  async function askedAndAnswered(d: EngineDeps, jobId: string, reason: string, n: number): Promise<unknown> {
+    const asked = await awaitHuman(d, {
+      tenantId: TENANT,
+      jobId,
+      kind: 'review',
+      step: STEP,
+      reason,
+      taskToken: `review-${n}`,
+      waitId: `wait-${n}`,
+    }).catch((e: unknown) => e);
+    if (asked instanceof Error) return asked;
+    const job = await d.ledger.getJob(TENANT, jobId);
+    await d.ledger.updateJob(TENANT, jobId, {
+      expectedVersion: job.version,
+      entry: {
+        type: 'review-recorded',
+        step: STEP,
+        stepIndex: 13,
+        actor: 'key_reviewer',
+        detail: { decision: 'approve', resolution: 'absent' },
+      },
+    });
+    await d.ledger.clearWait(TENANT, jobId, { taskToken: `review-${n}`, to: 'RUNNING' });
+    return asked;
+  }
+
+  it('spends a retry each time the write comes back for the answered reason, then fails with the answers', async () => {
+    const d = deps();
+    const jobId = 'review-again';
+    await waitingJob(d, jobId);
+    await recordDecision(d.ledger, jobId, 'approve');
+    await d.ledger.clearWait(TENANT, jobId, { taskToken: 'first', to: 'RUNNING' });
+    // The first ask spends nothing; each of the next three spends one of the budget's three retries.
+    for (let n = 1; n <= 4; n++) {
+      await expect(askedAndAnswered(d, jobId, 'unknown', n)).resolves.toMatchObject({ outcome: 'waiting' });
+      expect((await d.ledger.getJob(TENANT, jobId)).retriesUsed).toBe(n - 1);
+    }
+    const err = (await askedAndAnswered(d, jobId, 'unknown', 5)) as Error;
+    expect(err.name).toBe('RetryBudgetExhaustedError');
+    expect(err.message).toContain('a person was asked 4 times about the same write (unknown)');
+    expect(err.message).toContain('approve, absent by key_reviewer at');
+    const { entries } = await d.ledger.readJob(TENANT, jobId);
+    // Asked four times, never a fifth.
+    expect(entries.filter((e) => e.type === 'review-requested')).toHaveLength(4);
+    expect(entries.filter((e) => e.type === 'step-failed')).toHaveLength(3);
+  });
+
+  it('spends nothing for a review of another reason, nor for a retried attempt of the same wait', async () => {
+    const d = deps();
+    const jobId = 'review-other-reason';
+    await waitingJob(d, jobId);
+    await recordDecision(d.ledger, jobId, 'approve');
+    await d.ledger.clearWait(TENANT, jobId, { taskToken: 'first', to: 'RUNNING' });
+    await askedAndAnswered(d, jobId, 'unknown', 1);
+    await askedAndAnswered(d, jobId, 'duplicate', 2);
+    expect((await d.ledger.getJob(TENANT, jobId)).retriesUsed).toBe(0);
+    // The same wait again (its Lambda retried after it stored the request): not a new ask.
+    await awaitHuman(d, {
+      tenantId: TENANT,
+      jobId,
+      kind: 'review',
+      step: STEP,
+      reason: 'unknown',
+      taskToken: 't',
+      waitId: 'w9',
+    });
+    await awaitHuman(d, {
+      tenantId: TENANT,
+      jobId,
+      kind: 'review',
+      step: STEP,
+      reason: 'unknown',
+      taskToken: 't2',
+      waitId: 'w9',
+    });
+    expect((await d.ledger.getJob(TENANT, jobId)).retriesUsed).toBe(1);
   });
 });

@@ -12,7 +12,7 @@ import { demoCredentials } from '../../../demo/accounts.ts';
 import type { StartedSites } from '../../../demo/sites/index.ts';
 import { NO_VOLUMES } from '../../../lambdas/lib/browser/volumes.ts';
 import { idempotencyKeyOf } from '../../../lambdas/lib/engine/job-identity.ts';
-import { createJobFiles } from '../../../lambdas/lib/files/job-files.ts';
+import { createJobFiles, NO_DOWNLOADS } from '../../../lambdas/lib/files/job-files.ts';
 import type { Evidence } from '../../../lambdas/lib/ledger/types.ts';
 import type {
   Logger,
@@ -100,7 +100,13 @@ export function contextFor<I>(job: Job<I>, step: Step<I>): StepContext<I> {
     },
     log: memoryLogger(job.log),
     faultPoint: async () => undefined,
-    files: createJobFiles({ volumes: NO_VOLUMES, volumeName: 'none', tenantId: TENANT, jobId: job.jobId }),
+    files: createJobFiles({
+      volumes: NO_VOLUMES,
+      volumeName: 'none',
+      tenantId: TENANT,
+      jobId: job.jobId,
+      downloads: NO_DOWNLOADS,
+    }),
     evidence: (stepId) => job.evidence[stepId],
     actions: memoryStepActions(),
     takeover: async ({ reason }) => {

@@ -78,10 +78,11 @@ describe('Playbook: invoice-handoff@1 on the local stack, killed around the uplo
       const before = sites();
       const jobId = `handoff-${scenario.fault}-${Date.now().toString(36)}`;
       const outcome = await runScenario(
-        { stack, client, playbook, inputs: playbook.exampleInputs, jobTimeoutMs: 240_000, proxies: {} },
+        { stack, client, playbook, jobTimeoutMs: 240_000, proxies: {}, committing: {} },
         scenario,
         jobId,
         { billing: 'acct_demo_billing', crm: 'acct_demo_crm' },
+        playbook.exampleInputs,
       );
       expect(outcome.status, outcome.detail).toBe('SUCCEEDED');
       expect(outcome.struck).toBe(true);

@@ -10,6 +10,7 @@ import { startJobExecution } from '../../../lambdas/lib/api/step-functions.ts';
 import type { ApiKeyStore } from '../../../lambdas/lib/auth/api-keys.ts';
 import { hasRole, parseRoles } from '../../../lambdas/lib/auth/api-keys.ts';
 import { JobNotFoundError } from '../../../lambdas/lib/ledger/errors.ts';
+import { unavailableReceiptSigner } from '../../../lambdas/lib/receipts/runtime.ts';
 
 /** Unit tests of the Lambda handler's edges: no network, dependencies in memory. */
 
@@ -50,7 +51,9 @@ function depsWith(getJob: () => Promise<never>): ApiDeps {
     },
     rateLimiter: unlimited,
     anonymousRateLimiter: unlimited,
+    receipts: unavailableReceiptSigner(),
     maxBodyBytes: 1024,
+    mcpAnswerTenants: new Set(),
     baseUrl: '',
     logged: lines,
   } as unknown as ApiDeps;

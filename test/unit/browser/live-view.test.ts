@@ -15,7 +15,13 @@ import type { SessionRecord } from '../../../local/anchor/store.ts';
 
 const KEY = 'anchor-api-key';
 const NOW = Date.parse('2026-12-01T10:00:00Z');
-const claims = { sessionId: 's-1', tenantId: 'acme', expiresAt: NOW / 1000 + 60 };
+const claims = {
+  sessionId: 's-1',
+  tenantId: 'acme',
+  expiresAt: NOW / 1000 + 60,
+  interactive: true,
+  issuedAt: NOW,
+};
 const expected = { sessionId: 's-1', tenantId: 'acme' };
 
 describe('Function: verifyLiveViewToken', () => {
@@ -62,22 +68,50 @@ describe('Function: liveViewLinkFor', () => {
       { sessionId: 's-1', liveViewUrl: 'http://127.0.0.1:8790/_local/sessions/s-1/live' },
       'acme',
       NOW,
+      { interactive: true },
     ) as string;
     const token = new URL(link).searchParams.get('token');
     expect(verifyLiveViewToken(KEY, token, expected, NOW)).toMatchObject({
       ok: true,
-      claims: { expiresAt: NOW / 1000 + LIVE_VIEW_TOKEN_SECONDS },
+      claims: { expiresAt: NOW / 1000 + LIVE_VIEW_TOKEN_SECONDS, interactive: true, issuedAt: NOW },
     });
     expect(verifyLiveViewToken(KEY, token, expected, NOW + LIVE_VIEW_TOKEN_SECONDS * 1000).ok).toBe(false);
   });
 
   it('leaves Anchor’s live view URL as Anchor gave it, and shows nothing that is not http(s)', () => {
     const anchor = 'https://live.anchorbrowser.io/?sessionId=s-1';
-    expect(liveViewLinkFor(config, { sessionId: 's-1', liveViewUrl: anchor }, 'acme', NOW)).toBe(anchor);
+    const act = { interactive: true };
+    expect(liveViewLinkFor(config, { sessionId: 's-1', liveViewUrl: anchor }, 'acme', NOW, act)).toBe(anchor);
     expect(
-      liveViewLinkFor(config, { sessionId: 's-1', liveViewUrl: 'javascript:alert(1)' }, 'acme', NOW),
+      liveViewLinkFor(config, { sessionId: 's-1', liveViewUrl: 'javascript:alert(1)' }, 'acme', NOW, act),
     ).toBe(undefined);
-    expect(liveViewLinkFor(config, { sessionId: 's-1' }, 'acme', NOW)).toBe(undefined);
+    expect(liveViewLinkFor(config, { sessionId: 's-1' }, 'acme', NOW, act)).toBe(undefined);
+  });
+
+  it('never gives Anchor’s link (which lets its holder act) as a watch-only view', () => {
+    const anchor = 'https://live.anchorbrowser.io/?sessionId=s-1';
+    expect(
+      liveViewLinkFor(config, { sessionId: 's-1', liveViewUrl: anchor }, 'acme', NOW, { interactive: false }),
+    ).toBe(undefined);
+  });
+
+  it('signs a watch-only view as such, and ends a link with the wait it was given for', () => {
+    const local = { sessionId: 's-1', liveViewUrl: 'http://127.0.0.1:8790/_local/sessions/s-1/live' };
+    const watch = liveViewLinkFor(config, local, 'acme', NOW, { interactive: false }) as string;
+    expect(verifyLiveViewToken(KEY, new URL(watch).searchParams.get('token'), expected, NOW)).toMatchObject({
+      ok: true,
+      claims: { interactive: false },
+    });
+    const until = NOW + 60_000;
+    const takeover = liveViewLinkFor(config, local, 'acme', NOW, {
+      interactive: true,
+      untilMs: until,
+    }) as string;
+    const token = new URL(takeover).searchParams.get('token');
+    expect(verifyLiveViewToken(KEY, token, expected, until - 1000).ok).toBe(true);
+    expect(verifyLiveViewToken(KEY, token, expected, until)).toEqual({ ok: false, reason: 'expired' });
+    // A wait already over gets no link at all.
+    expect(liveViewLinkFor(config, local, 'acme', NOW, { interactive: true, untilMs: NOW })).toBe(undefined);
   });
 
   it('does not sign another session’s view path with this session’s id', () => {
@@ -86,6 +120,7 @@ describe('Function: liveViewLinkFor', () => {
       { sessionId: 's-1', liveViewUrl: 'http://127.0.0.1:8790/_local/sessions/s-2/live' },
       'acme',
       NOW,
+      { interactive: true },
     );
     expect(link).toBe('http://127.0.0.1:8790/_local/sessions/s-2/live');
   });

@@ -35,11 +35,95 @@ describe('Function: startWriteGuard', () => {
       observed: false,
       unsafeRequests: 0,
       resent: [],
+      requests: [],
     });
     expect(context.newPage).not.toHaveBeenCalled();
     expect(browser.newBrowserCDPSession).not.toHaveBeenCalled();
     expect(installHook).not.toHaveBeenCalled();
     expect(page.bringToFront).not.toHaveBeenCalled();
+  });
+
+  it("lists the page's unsafe requests with their answers (a navigation apart), and no other request", async () => {
+    const listeners = new Map<string, Set<(x: unknown) => void>>();
+    const context = {
+      newPage: vi.fn(),
+      on: (event: string, l: (x: unknown) => void) => {
+        listeners.set(event, (listeners.get(event) ?? new Set()).add(l));
+      },
+      off: (event: string, l: (x: unknown) => void) => listeners.get(event)?.delete(l),
+    };
+    const emit = (event: string, x: unknown): void => {
+      for (const l of listeners.get(event) ?? []) l(x);
+    };
+    const request = (method: string, url: string, navigation = false) => ({
+      method: () => method,
+      url: () => url,
+      isNavigationRequest: () => navigation,
+    });
+    const page = { context: () => context };
+    const guard = await startWriteGuard({} as Browser, page as unknown as Page, {}, async () => undefined, {
+      prevent: false,
+      detect: false,
+    });
+    const save = request('POST', 'http://127.0.0.1:9/save?token=secret', true);
+    const beat = request('POST', 'http://127.0.0.1:9/heartbeat');
+    const api = request('PUT', 'http://127.0.0.1:9/api/item');
+    emit('request', request('GET', 'http://127.0.0.1:9/list'));
+    emit('request', beat);
+    emit('request', save);
+    emit('request', api);
+    emit('requestfailed', beat);
+    // An answer with a body: it is kept for the write's excerpt.
+    emit('response', {
+      request: () => api,
+      status: () => 200,
+      url: () => 'http://127.0.0.1:9/api/item',
+      headers: () => ({ 'content-type': 'application/json; charset=utf-8' }),
+      body: async () => Buffer.from('{"id":"I-1"}'),
+    });
+    // The save is still on its way as the step ends: the report waits for its answer.
+    const finished = guard.finish();
+    await new Promise((r) => setTimeout(r, 50));
+    emit('request', request('POST', 'http://127.0.0.1:9/later'));
+    // A redirect: where it sends the page is kept (no query), and no body is read.
+    emit('response', {
+      request: () => save,
+      status: () => 303,
+      url: () => 'http://127.0.0.1:9/save?token=secret',
+      headers: () => ({ location: '/orders/O-1?token=secret', 'content-type': 'text/html' }),
+      body: async () => {
+        throw new Error('Response body is unavailable for redirect responses');
+      },
+    });
+    const report = await finished;
+    expect(report.requests).toEqual([
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:9/heartbeat',
+        at: expect.any(String),
+        navigation: false,
+        failed: true,
+      },
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:9/save',
+        at: expect.any(String),
+        navigation: true,
+        status: 303,
+        response: { contentType: 'text/html', location: 'http://127.0.0.1:9/orders/O-1' },
+      },
+      {
+        method: 'PUT',
+        url: 'http://127.0.0.1:9/api/item',
+        at: expect.any(String),
+        navigation: false,
+        status: 200,
+        response: { contentType: 'application/json', body: Buffer.from('{"id":"I-1"}') },
+      },
+    ]);
+    expect(report.unsafeRequests).toBe(3);
+    // Stopped: what the page sends afterwards is no part of the step.
+    expect(listeners.get('request')?.size ?? 0).toBe(0);
   });
 
   it('without a background tab (CDP refused), opens the helper as a new page and brings the step’s page back to the front', async () => {
@@ -74,7 +158,7 @@ describe('Function: startWriteGuard', () => {
     };
     const context = {
       newPage: vi.fn(),
-      on: (_: string, l: (p: unknown) => void) => listeners.add(l),
+      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
       off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
       newCDPSession: async () => ({
         send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
@@ -122,5 +206,55 @@ describe('Function: startWriteGuard', () => {
     expect(helper.close).toHaveBeenCalledTimes(1);
     // Created at the sockets page: waited for, not loaded a second time.
     expect(helper.waitForURL).toHaveBeenCalledWith('chrome://net-internals/#sockets', expect.anything());
+  });
+  it("when the step names its commit, flushes for that request only: the page's heartbeat goes without waiting", async () => {
+    const order: string[] = [];
+    const listeners = new Set<(p: unknown) => void>();
+    const helper = {
+      url: () => 'chrome://net-internals/#sockets',
+      waitForURL: vi.fn(async () => undefined),
+      evaluate: vi.fn(async (fn: unknown) => {
+        if (typeof fn === 'string') order.push('flush');
+        return true;
+      }),
+      close: vi.fn(async () => undefined),
+    };
+    const context = {
+      newPage: vi.fn(),
+      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
+      off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
+      newCDPSession: async () => ({
+        send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
+        detach: async () => undefined,
+      }),
+    };
+    const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
+    const browser = {
+      newBrowserCDPSession: vi.fn(async () => ({
+        send: vi.fn(async () => {
+          setTimeout(() => {
+            for (const l of [...listeners]) l(helper);
+          }, 0);
+          return { targetId: 'helper-1' };
+        }),
+        detach: async () => undefined,
+      })),
+    };
+    const hook: { beforeUnsafe?: (r: unknown) => Promise<void> } = {};
+    const guard = await startWriteGuard(
+      browser as unknown as Browser,
+      page as unknown as Page,
+      hook as never,
+      async () => undefined,
+      { prevent: true, detect: false, commits: { method: 'POST', path: '^/order$' } },
+    );
+    const request = (method: string, url: string) => ({ method: () => method, url: () => url });
+    await hook.beforeUnsafe?.(request('POST', 'https://shop.example/heartbeat'));
+    order.push('heartbeat');
+    await hook.beforeUnsafe?.(request('POST', 'https://shop.example/order'));
+    order.push('order');
+    expect(order).toEqual(['heartbeat', 'flush', 'flush', 'order']);
+    // Both counted as the page's unsafe requests; the guard prevented what it had to.
+    expect(await guard.finish()).toMatchObject({ prevented: true, unsafeRequests: 2 });
   });
 });

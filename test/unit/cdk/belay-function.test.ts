@@ -1,13 +1,32 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BelayFunction, type BelayFunctionProps } from '../../../cdk/constructs/belay-function.ts';
-import { RuntimeModuleError } from '../../../cdk/errors.ts';
+import {
+  BelayFunction,
+  type BelayFunctionProps,
+  compileCacheHook,
+} from '../../../cdk/constructs/belay-function.ts';
+import { ConfigError, RuntimeModuleError } from '../../../cdk/errors.ts';
 import { fixture, TestApps } from '../../support/cdk.ts';
 
 const apps = new TestApps();
-afterAll(() => apps.cleanup());
+const nodes = mkdtempSync(join(tmpdir(), 'belay-lambda-node-'));
+afterAll(() => {
+  apps.cleanup();
+  rmSync(nodes, { recursive: true, force: true });
+});
+
+/** A stand-in for a Node binary that says it is `version` on `arch` (what the check asks it). */
+function fakeNode(version: string, arch: string): string {
+  const file = join(nodes, `node-${version}-${arch}`);
+  writeFileSync(file, `#!/bin/sh\necho "${version} ${arch}"\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
 
 function synth(props: Partial<BelayFunctionProps> = {}): { template: Template; fn: BelayFunction } {
   const stack = new Stack(apps.app(), 'FunctionTest');
@@ -136,5 +155,37 @@ describe('Construct: BelayFunction', () => {
     const build = (): unknown => synth({ runtimeModules: [name] });
     expect(build).toThrow(RuntimeModuleError);
     expect(build).toThrow(message);
+  });
+
+  it("with the runtime's Node, starts reading the compile cache shipped beside the bundle, pinned to the runtime version", () => {
+    const runtime = 'arn:aws:lambda:eu-west-1::runtime:0123456789abcdef';
+    const { template } = synth({ lambdaNode: fakeNode('v22.23.5', 'arm64'), lambdaRuntimeVersion: runtime });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ NODE_COMPILE_CACHE: '/var/task/.node-compile-cache' }) },
+      RuntimeManagementConfig: { UpdateRuntimeOn: 'Manual', RuntimeVersionArn: runtime },
+    });
+  });
+
+  it.each([
+    ['v22.23.5', 'x64', /Node 22 on arm64 \(this one is v22\.23\.5 on x64\)/],
+    ['v20.20.2', 'arm64', /this one is v20\.20\.2 on arm64/],
+  ])(
+    "refuses a Node that is not the runtime's (%s on %s): its cache would never be read",
+    (version, arch, message) => {
+      const build = (): unknown => synth({ lambdaNode: fakeNode(version, arch) });
+      expect(build).toThrow(ConfigError);
+      expect(build).toThrow(message);
+    },
+  );
+
+  it("builds the cache after bundling with that Node, Lambda's flags for the memory, named for /var/task", () => {
+    const hook = compileCacheHook('/opt/node/bin/node', 1024, ['playwright-core']);
+    const [command] = hook.afterBundling('/in', "/out/asset's");
+    expect(command).toContain('tools/compile-cache/main.ts');
+    expect(command).toContain("--bundle '/out/asset'\\''s/index.mjs'");
+    expect(command).toContain(
+      "--node '/opt/node/bin/node' --memory 1024 --runtime-modules 'playwright-core'",
+    );
+    expect(command).toMatch(/--relocate \/var\/task$/);
   });
 });

@@ -74,7 +74,7 @@ describe('Stack: BelayStack', () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     template.resourceCountIs('AWS::S3::Bucket', 1);
     template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: { source: ['belay'], 'detail-type': ['Belay Job Waiting'] },
+      EventPattern: { source: ['belay'], 'detail-type': ['Belay Job Waiting', 'Belay Check Failed'] },
       Targets: [{ RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } }],
     });
     expect(Object.keys(stack.engineFunctions).sort()).toEqual([...ENGINE].sort());
@@ -161,7 +161,8 @@ describe('Stack: BelayStack', () => {
       BELAY_DEFAULT_PLAN: 'free',
     });
     expect(JSON.parse(vars.BELAY_APPLICATIONS)).toEqual(APPLICATIONS);
-    expect('EVENT_BUS_NAME' in vars).toBe(name === 'AwaitHuman');
+    // AwaitHuman announces waits; RecordFailure, a drift check that turned red.
+    expect('EVENT_BUS_NAME' in vars).toBe(name === 'AwaitHuman' || name === 'RecordFailure');
     expect('STATE_MACHINE_ARN' in vars).toBe(false);
   });
 
@@ -175,6 +176,8 @@ describe('Stack: BelayStack', () => {
       BELAY_SECRETS: 'secretsmanager:belay',
     });
     expect(JSON.stringify(vars.BELAY_API_URL)).toContain(logicalId(stack, stack.api.httpApi));
+    // People answer every approval, code and review unless belay:mcpAnswerTenants names a tenant.
+    expect(vars.BELAY_MCP_ANSWER_TENANTS).toBeUndefined();
     const authorizerVars =
       template.findResources('AWS::Lambda::Function')[fnId('ApiAuthorizer')]?.Properties.Environment
         .Variables;
@@ -212,6 +215,31 @@ describe('Stack: BelayStack', () => {
     // And nothing of it without the flag.
     expect(stack.runStepAlias).toBeUndefined();
     template.resourceCountIs('AWS::Lambda::Alias', 0);
+  });
+
+  it('schedules a drift check per playbook of belay:checks, and nothing without it', () => {
+    const check = { schedule: 'rate(1 day)', tenant: 'acme', accounts: { shop: 'acct_1' } };
+    const scheduled = synth({ 'belay:checks': { 'checkout@1': check } });
+    const rules = Object.values(scheduled.template.findResources('AWS::Events::Rule')).filter(
+      (r) => r.Properties.ScheduleExpression === 'rate(1 day)',
+    );
+    expect(rules).toHaveLength(1);
+    const target = rules[0]?.Properties.Targets[0];
+    expect(JSON.parse(target.Input)).toEqual({ playbook: 'checkout@1', ...check });
+    const fns = Object.entries(scheduled.template.findResources('AWS::Lambda::Function')).filter(([, f]) =>
+      String(f.Properties.Description).startsWith('Submits a scheduled drift check'),
+    );
+    expect(fns).toHaveLength(1);
+    expect(target.Arn).toEqual({ 'Fn::GetAtt': [fns[0]?.[0], 'Arn'] });
+    // Off by default: no such function, no schedule of a check.
+    expect(
+      Object.values(template.findResources('AWS::Lambda::Function')).some((f) =>
+        String(f.Properties.Description).startsWith('Submits a scheduled drift check'),
+      ),
+    ).toBe(false);
+    expect(() => synth({ 'belay:checks': { 'checkout@1': { ...check, schedule: 'daily' } } })).toThrow(
+      /belay:checks\.checkout@1/,
+    );
   });
 
   it('is a Standard machine, traced, logging errors without execution data to its own log group', () => {
@@ -366,6 +394,7 @@ describe('Stack: BelayStack configuration', () => {
       'belay:defaultPlan': 'growth',
       'belay:logRetentionDays': '7',
       'belay:removalPolicy': 'destroy',
+      'belay:mcpAnswerTenants': 'acme, globex',
     });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
@@ -378,6 +407,8 @@ describe('Stack: BelayStack configuration', () => {
       BELAY_DEFAULT_PLAN: 'growth',
     });
     expect(vars('ApiAuthorizer').ANCHORBROWSER_BASE_URL).toBeUndefined();
+    expect(vars('ApiHandler').BELAY_MCP_ANSWER_TENANTS).toBe('acme,globex');
+    expect(vars('RunStep').BELAY_MCP_ANSWER_TENANTS).toBeUndefined();
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(logGroups).toHaveLength(15); // 13 functions, the machine, the API's access logs
     for (const group of logGroups) {

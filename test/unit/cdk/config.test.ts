@@ -8,6 +8,8 @@ import {
   parseAnchorBaseUrl,
   parseApiThrottle,
   parseDefaultPlan,
+  parseLambdaNode,
+  parseLambdaRuntimeVersion,
   parseProvisionedRunSteps,
   readConfig,
 } from '../../../cdk/config.ts';
@@ -30,7 +32,9 @@ describe('Function: readConfig', () => {
       provisionedRunSteps: 0,
       playbookDirs: [],
       agentModels: [],
+      checks: [],
       sourceMaps: false,
+      mcpAnswerTenants: [],
     });
     expect(DEFAULT_CONFIG.logRetention).toBe(30);
   });
@@ -59,6 +63,8 @@ describe('Function: readConfig', () => {
       { anchorBaseUrl: 'https://api.anchor.example' },
     ],
     [CONTEXT_KEYS.defaultPlan, 'starter', { defaultPlan: 'starter' }],
+    [CONTEXT_KEYS.mcpAnswerTenants, 'acme, globex,acme', { mcpAnswerTenants: ['acme', 'globex'] }],
+    [CONTEXT_KEYS.mcpAnswerTenants, ['acme'], { mcpAnswerTenants: ['acme'] }],
   ])('reads %s = %j', (key, value, expected) => {
     expect(readConfig(apps.app({ [key]: value }))).toMatchObject(expected);
   });
@@ -87,6 +93,8 @@ describe('Function: readConfig', () => {
       'platinum',
       /'belay:defaultPlan' must be 'free', 'starter', 'growth' or 'enterprise'/,
     ],
+    [CONTEXT_KEYS.mcpAnswerTenants, 'acme;globex', /'belay:mcpAnswerTenants' must be tenant ids/],
+    [CONTEXT_KEYS.mcpAnswerTenants, [42], /'belay:mcpAnswerTenants' must be tenant ids/],
   ])('refuses %s = %j with a message naming the key and the accepted values', (key, value, message) => {
     const read = (): unknown => readConfig(apps.app({ [key]: value }));
     expect(read).toThrow(ConfigError);
@@ -161,5 +169,28 @@ describe('Function: parseApiThrottle, parseAnchorBaseUrl, parseDefaultPlan', () 
         /'belay:provisionedRunSteps' must be a whole number from 0 to 1000/,
       );
     }
+  });
+});
+
+describe('Function: parseLambdaNode, parseLambdaRuntimeVersion', () => {
+  it('takes an existing binary (made absolute) and a runtime version ARN; nothing by default', () => {
+    expect(parseLambdaNode(undefined)).toBeUndefined();
+    expect(parseLambdaNode(process.execPath)).toBe(process.execPath);
+    expect(parseLambdaRuntimeVersion(undefined)).toBeUndefined();
+    const arn = 'arn:aws:lambda:us-east-1::runtime:a1b2c3d4e5f6';
+    expect(parseLambdaRuntimeVersion(arn)).toBe(arn);
+  });
+
+  it.each([
+    [() => parseLambdaNode('/no/such/node'), 'belay:lambdaNode'],
+    [() => parseLambdaNode(''), 'belay:lambdaNode'],
+    [() => parseLambdaRuntimeVersion('nodejs22.x'), 'belay:lambdaRuntimeVersion'],
+    [
+      () => parseLambdaRuntimeVersion('arn:aws:lambda:us-east-1:123456789012:function:x'),
+      'belay:lambdaRuntimeVersion',
+    ],
+  ])('refuses what cannot be the runtime (%#), naming the key', (parse, key) => {
+    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow(key);
   });
 });

@@ -64,7 +64,15 @@ const EXPECTED: Record<string, Expected> = {
     anchorKey: true,
   },
   OpenSession: { table: [G, P, U], anchorKey: true },
-  RunStep: { table: [G, Q, P, U, C], credentials: READ, anchorKey: true, s3: 'put' },
+  // Playbook code runs in RunStep: its writes reach its jobs, leases and the action cache only,
+  // never an API key, a tenant's item, accounts or webhooks.
+  RunStep: {
+    table: [G, Q],
+    keyed: { actions: [P, U, C], leadingKeys: ['T#*#J#*', 'T#*#CAP', 'T#*#AC#*', 'AC#SHARED#*'] },
+    credentials: READ,
+    anchorKey: true,
+    s3: 'put',
+  },
   Reauthenticate: { table: [G, P, U, C], credentials: READ, anchorKey: true },
   Reconcile: { table: [G, Q, P, U, C], anchorKey: true, s3: 'put' },
   AwaitHuman: {
@@ -83,6 +91,8 @@ const EXPECTED: Record<string, Expected> = {
     table: [G, Q, P, U],
     keyed: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['T#*#CAP'] },
     anchorKey: true,
+    // A drift check that turned red is announced on the bus.
+    events: true,
   },
   ApiHandler: {
     table: [G, Q, P, U, C],
@@ -188,19 +198,22 @@ describe('IAM: per function', () => {
     for (const p of secrets) expect(known, `${name}: ${p.action} on ${p.resource}`).toContain(p.resource);
   });
 
-  it.each(Object.entries(EXPECTED))('%s: events:PutEvents only if it announces waits', (name, expected) => {
-    const events = permissionsOf(template, id(name)).filter((p) => p.action.startsWith('events:'));
-    expect(events).toEqual(
-      expected.events
-        ? [
-            {
-              action: 'events:PutEvents',
-              resource: JSON.stringify({ 'Fn::GetAtt': [id('WaitEvents'), 'Arn'] }),
-            },
-          ]
-        : [],
-    );
-  });
+  it.each(Object.entries(EXPECTED))(
+    '%s: events:PutEvents only if it announces waits or red checks',
+    (name, expected) => {
+      const events = permissionsOf(template, id(name)).filter((p) => p.action.startsWith('events:'));
+      expect(events).toEqual(
+        expected.events
+          ? [
+              {
+                action: 'events:PutEvents',
+                resource: JSON.stringify({ 'Fn::GetAtt': [id('WaitEvents'), 'Arn'] }),
+              },
+            ]
+          : [],
+      );
+    },
+  );
 
   it.each(Object.entries(EXPECTED))('%s: screenshots only as its code uses them', (name, expected) => {
     const s3 = permissionsOf(template, id(name)).filter((p) => p.action.startsWith('s3:'));
@@ -215,14 +228,33 @@ describe('IAM: per function', () => {
   });
 
   it.each(Object.keys(EXPECTED))(
-    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states, S3',
+    '%s: no service beyond logs, X-Ray, DynamoDB, secrets, events, states, S3 (and KMS for the API, which signs receipts)',
     (name) => {
       const services = sorted(permissionsOf(template, id(name)).map((p) => p.action.split(':')[0] as string));
+      const allowed = ['dynamodb', 'events', 'logs', 's3', 'secretsmanager', 'states', 'xray'];
       for (const service of services) {
-        expect(['dynamodb', 'events', 'logs', 's3', 'secretsmanager', 'states', 'xray']).toContain(service);
+        expect(name === 'ApiHandler' ? [...allowed, 'kms'] : allowed).toContain(service);
       }
     },
   );
+
+  it('only the API signs receipts: kms:Sign and kms:GetPublicKey on the receipt key, nothing else of KMS', () => {
+    const key = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.receiptKey), 'Arn'] });
+    const kms = Object.keys(EXPECTED).flatMap((name) =>
+      permissionsOf(template, id(name))
+        .filter((p) => p.action.startsWith('kms:'))
+        .map((p) => ({ name, ...p })),
+    );
+    expect(sorted(kms.map((p) => `${p.name} ${p.action} ${p.resource}`))).toEqual([
+      `ApiHandler kms:GetPublicKey ${key}`,
+      `ApiHandler kms:Sign ${key}`,
+    ]);
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const api = template.findResources('AWS::Lambda::Function')[id('ApiHandler')]?.Properties;
+    expect(JSON.stringify(api?.Environment?.Variables?.BELAY_RECEIPT_KEY)).toContain(
+      logicalId(stack, stack.receiptKey),
+    );
+  });
 });
 
 describe('IAM: Step Functions access', () => {

@@ -21,6 +21,8 @@ const REQUIRED = [
   'POST /jobs/{jobId}/decisions',
   'POST /jobs/{jobId}/mfa',
   'POST /jobs/{jobId}/cancel',
+  'POST /jobs/{jobId}/answers',
+  'POST /mcp',
   'POST /webhooks/anchor',
   'GET /openapi.json',
 ];

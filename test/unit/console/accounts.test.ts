@@ -13,6 +13,7 @@ import type { ApiDeps } from '../../../lambdas/lib/api/deps.ts';
 import type { HttpApiEvent } from '../../../lambdas/lib/api/events.ts';
 import { unlimited } from '../../../lambdas/lib/api/rate-limit.ts';
 import type { Principal } from '../../../lambdas/lib/auth/api-keys.ts';
+import { unavailableReceiptSigner } from '../../../lambdas/lib/receipts/runtime.ts';
 import { FAKE_CONNECT_PAGE, fakeAnchor, fakeConnections } from '../../support/connect-fakes.ts';
 
 const HOSTILE = '"><img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
@@ -79,7 +80,9 @@ function consoleDeps() {
     connections,
     rateLimiter: unlimited,
     anonymousRateLimiter: unlimited,
+    receipts: unavailableReceiptSigner(),
     maxBodyBytes: 64 * 1024,
+    mcpAnswerTenants: new Set(),
     baseUrl: 'https://api.example',
   } as unknown as ApiDeps;
   return { deps, anchor, connections, asked };

@@ -1,13 +1,17 @@
 /**
  * The takeover's pure parts: the question card (the live view only where the page passes one,
  * a Done form with the CSRF token, nothing to press without the approver role), the console's
- * CSP (a frame source only when asked, origins only), the webhook's payload, and when a step's
+ * CSP (a frame source only when asked, origins only), the webhook's payload (no live view), which
+ * live views a person is shown (interactive for an approver of a takeover only), and when a step's
  * `ctx.takeover` counts as answered. No network.
  */
 import { describe, expect, it } from 'vitest';
 import { consoleCsp } from '../../../lambdas/lib/api/console/layout.ts';
+import { jobLiveViews } from '../../../lambdas/lib/api/console/live-views.ts';
 import { questionCard, questionOf } from '../../../lambdas/lib/api/console/questions.ts';
 import type { Principal } from '../../../lambdas/lib/auth/api-keys.ts';
+import type { LiveViewAccess } from '../../../lambdas/lib/browser/live-view-token.ts';
+import type { BrowserAdapter } from '../../../lambdas/lib/browser/types.ts';
 import { takeoverDone } from '../../../lambdas/lib/engine/context.ts';
 import { type Job, type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 import { waitPayload } from '../../../lambdas/lib/notifications/deliver.ts';
@@ -104,37 +108,73 @@ describe('Function: consoleCsp', () => {
 });
 
 describe('Function: waitPayload (takeover)', () => {
-  it('carries the question and the live view link in the text and the links', () => {
-    const body = waitPayload(
-      {
-        tenantId: 't',
-        jobId: 'j1',
-        kind: 'takeover',
-        step: 'search',
-        reason: 'takeover',
-        question: 'Solve the check',
-        liveViewUrl: LIVE,
-      },
-      'https://api.example',
-      'dlv_1',
-      new Date('2026-12-01T10:00:00Z'),
-    ) as { text: string; links: Record<string, string>; job: Record<string, string> };
+  it('carries the question and a link to the decision page, never a live view or its token', () => {
+    // An event from before the change may still carry a live view: it is not passed on.
+    const notice = {
+      tenantId: 't',
+      jobId: 'j1',
+      kind: 'takeover',
+      step: 'search',
+      reason: 'takeover',
+      question: 'Solve the check',
+      liveViewUrl: LIVE,
+    };
+    const body = waitPayload(notice, 'https://api.example', 'dlv_1', new Date('2026-12-01T10:00:00Z')) as {
+      text: string;
+      links: Record<string, string>;
+      job: Record<string, string>;
+    };
     expect(body.text).toBe(
-      `Belay: job j1 waits for a person to act in its browser at step search: Solve the check. Live view: ${LIVE} Press Done on the job's page when finished: https://api.example/console/jobs/j1`,
+      "Belay: job j1 waits for a person to act in its browser at step search: Solve the check. An approver opens its live view and presses Done on the job's page: https://api.example/console/jobs/j1",
     );
-    expect(body.links.liveView).toBe(LIVE);
+    expect(body.links.console).toBe('https://api.example/console/jobs/j1');
+    expect(body.links.liveView).toBeUndefined();
+    expect(JSON.stringify(body)).not.toContain('token=');
+    expect(JSON.stringify(body)).not.toContain('/live');
     expect(body.job.question).toBe('Solve the check');
   });
+});
 
-  it('leaves out a live view that is not an http(s) URL', () => {
-    const body = waitPayload(
-      { tenantId: 't', jobId: 'j1', kind: 'takeover', step: 's', liveViewUrl: 'javascript:alert(1)' },
-      'https://api.example',
-      'dlv_1',
-      new Date(),
-    ) as { text: string; links: Record<string, string> };
-    expect(body.links.liveView).toBeUndefined();
-    expect(body.text).not.toContain('javascript');
+describe('Function: jobLiveViews', () => {
+  const asked: { access: LiveViewAccess; sessionId: string }[] = [];
+  const link: BrowserAdapter['liveViewLink'] = (session, _tenant, access) => {
+    asked.push({ access, sessionId: session.sessionId });
+    return `${session.liveViewUrl}?i=${access.interactive}`;
+  };
+  const doing: Job = { ...job, status: 'RUNNING' };
+  delete (doing as Partial<Job>).wait;
+
+  it('gives an approver the interactive view of the waiting step’s session, until the wait ends', () => {
+    asked.length = 0;
+    const views = jobLiveViews(job, checkoutPlaybook, APPROVER, link);
+    expect(views.takeover).toBe(`${LIVE}?i=true`);
+    expect(views.watch).toEqual({ shop: `${LIVE}?i=false` });
+    expect(asked.find((a) => a.access.interactive)?.access.untilMs).toBe(
+      Date.parse(job.wait?.expiresAt ?? ''),
+    );
+  });
+
+  it.each([
+    ['an approver of a job doing its own steps', doing, APPROVER],
+    ['a submitter of a job waiting for a takeover', job, SUBMITTER],
+    ['a submitter of a running job', doing, SUBMITTER],
+  ] as const)('gives %s no interactive link, only a watch-only one', (_what, shown, who) => {
+    asked.length = 0;
+    const views = jobLiveViews(shown, checkoutPlaybook, who, link);
+    expect(views.takeover).toBeUndefined();
+    expect(asked.every((a) => !a.access.interactive)).toBe(true);
+    expect(views.watch).toEqual({ shop: `${LIVE}?i=false` });
+  });
+
+  it('shows nothing of a finished job or an ended session', () => {
+    expect(jobLiveViews({ ...job, status: 'SUCCEEDED' }, checkoutPlaybook, APPROVER, link)).toEqual({
+      watch: {},
+    });
+    const ended: Job = {
+      ...job,
+      sessions: { shop: { ...job.sessions.shop, endedAt: job.createdAt } as Job['sessions'][string] },
+    };
+    expect(jobLiveViews(ended, checkoutPlaybook, APPROVER, link)).toEqual({ watch: {} });
   });
 });
 

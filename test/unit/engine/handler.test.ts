@@ -66,3 +66,25 @@ describe('Function: engineHandler', () => {
     expect((err as { retryable?: boolean }).retryable).toBe(true);
   });
 });
+
+describe('Function: engineHandler with a relayed result', () => {
+  it('gives the state machine the result inside a Relayed, unchanged', async () => {
+    const { Relayed } = await import('../../../lambdas/lib/engine/relay.ts');
+    const previous = { outcome: 'needs_approval', step: 'pay', stepIndex: 3, wait: { kind: 'approval' } };
+    // Dependencies whose ledger records nothing: only the answer is under test here.
+    buildDeps.mockImplementationOnce(async () =>
+      Promise.resolve({
+        clock: () => new Date(0),
+        ledger: { append: async () => undefined },
+        log: { warn: () => undefined },
+      } as never),
+    );
+    const handler = engineHandler('RunStep', async () => new Relayed(previous));
+    const out = await handler(
+      { tenantId: 't', jobId: 'j', previous } as never,
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    );
+    expect(out).toEqual(previous);
+    expect(out).not.toBeInstanceOf(Relayed);
+  });
+});

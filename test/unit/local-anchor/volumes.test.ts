@@ -68,14 +68,14 @@ describe('Function: rewriteDownloadBehavior (CDP relay of a session with volumes
     }),
   );
 
-  it("puts the read-write volume's downloads/ in place of the client's folder", () => {
+  it("puts the session's folder of the read-write volume's downloads/ in place of the client's, files named by download id", () => {
     const out = JSON.parse(
-      String(rewriteDownloadBehavior(asked, false, { downloadPath: '/v/files/downloads' })),
+      String(rewriteDownloadBehavior(asked, false, { downloadPath: '/v/files/downloads/sess-1' })),
     );
     expect(out).toEqual({
       id: 7,
       method: 'Browser.setDownloadBehavior',
-      params: { behavior: 'allow', downloadPath: '/v/files/downloads', eventsEnabled: true },
+      params: { behavior: 'allowAndName', downloadPath: '/v/files/downloads/sess-1', eventsEnabled: true },
     });
   });
 

@@ -136,6 +136,26 @@ describe('Function: iamRequests (other services)', () => {
   });
 });
 
+describe('Function: iamRequests (Bedrock inference profiles)', () => {
+  it('authorizes a cross-region inference profile on the profile and on the model it routes to', () => {
+    expect(
+      iamRequests(FACTS, 'BedrockRuntimeClient', 'ConverseStreamCommand', {
+        modelId: 'us.anthropic.claude-sonnet-4-v1:0',
+      }),
+    ).toEqual([
+      {
+        action: 'bedrock:InvokeModelWithResponseStream',
+        resource:
+          'arn:aws:bedrock:us-east-1:000000000000:inference-profile/us.anthropic.claude-sonnet-4-v1:0',
+      },
+      {
+        action: 'bedrock:InvokeModelWithResponseStream',
+        resource: 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-sonnet-4-v1:0',
+      },
+    ]);
+  });
+});
+
 describe('Function: refusalMessage', () => {
   it('says what AWS says, naming the caller, the action and the resource', () => {
     expect(

@@ -104,6 +104,9 @@ describe('Function: localFunctions', () => {
       env: { NODE_OPTIONS: '--enable-source-maps' },
       provisioned: 2,
       iam: wiring.spec('RunStep'),
+      // Started with the heap of its memory as Lambda sets it, with the runtime's modules outside its bundle.
+      memoryMb: 128,
+      runtimeModules: ['playwright-core'],
     });
     expect(functions[localFunctionArn('AwaitHuman')]).toMatchObject({
       entry: 'lambdas/await-human/handler.ts',

@@ -53,20 +53,32 @@ describe('statemachine/job.asl.json', () => {
 
   const isCallback = (s: State): boolean => s.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 
+  /** The states that run a step: a worker that died under one runs again at once (`WorkerDied`). */
+  const STEP_STATES = ['RunStep', 'RunNextStep'];
+
   it.each(states.filter(([, s]) => s.Type === 'Task'))(
     'task %s has a timeout and retries a dying Lambda',
-    (_name, state) => {
+    (name, state) => {
       expect(state.TimeoutSeconds ?? state.TimeoutSecondsPath).toBeDefined();
       if (state.TimeoutSeconds !== undefined) expect(state.TimeoutSeconds).toBeGreaterThan(0);
       const retried = (state.Retry ?? []).flatMap((r) => r.ErrorEquals);
       for (const error of [
         'Lambda.ServiceException',
-        'Lambda.Unknown',
         'Lambda.TooManyRequestsException',
         // The invoke timed out on the Lambda service's side: the function may not even have run.
         'Lambda.ClientExecutionTimeoutException',
       ]) {
         expect(retried).toContain(error);
+      }
+      if (STEP_STATES.includes(name)) {
+        // Caught before any Retry can back off: the first Catch, to the immediate re-run.
+        expect(retried).not.toContain('Lambda.Unknown');
+        expect(state.Catch?.[0]).toMatchObject({
+          ErrorEquals: ['Lambda.Unknown', 'Runtime.ExitError', 'Runtime.OutOfMemory'],
+          Next: 'WorkerDied',
+        });
+      } else {
+        expect(retried).toContain('Lambda.Unknown');
       }
       if (isCallback(state)) {
         // A callback's States.Timeout is the wait running out: caught (park or fail), never retried.
@@ -231,10 +243,14 @@ describe('statemachine/job.asl.json', () => {
     });
   });
 
-  it('spends two transitions per step on the happy path (RunStep, Route, RunStep)', () => {
+  it('spends three transitions per two steps on the happy path (RunStep, RunNextStep, Route)', () => {
     const completed = asl.States.Route?.Choices?.find((c) => c.StringEquals === 'completed');
-    expect(asl.States.RunStep?.Next).toBe('Route');
+    expect(asl.States.RunStep?.Next).toBe('RunNextStep');
+    expect(asl.States.RunNextStep?.Next).toBe('Route');
     expect(completed?.Next).toBe('RunStep');
+    // RunNextStep gets RunStep's result, to hand on anything but a completed step.
+    expect(asl.States.RunNextStep?.Parameters?.['previous.$']).toBe('$.result');
+    expect(asl.States.RunNextStep?.Resource).toBe(asl.States.RunStep?.Resource);
   });
 });
 

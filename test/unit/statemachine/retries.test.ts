@@ -4,18 +4,10 @@
  * bumping the version can cause at any time) or whose invoke timed out on the Lambda side
  * (Lambda.ClientExecutionTimeoutException) is tried again, not failed into RecordFailure.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  STATE_MACHINE_FUNCTIONS,
-  type StateMachineFunction,
-  substitutionKey,
-} from '../../../lambdas/lib/engine/functions.ts';
-import { createLocalStepFunctions, type LocalStepFunctions } from '../../../local/sfn/runner.ts';
-
-const ASL = readFileSync(new URL('../../../statemachine/job.asl.json', import.meta.url), 'utf8');
-const arnOf = (fn: StateMachineFunction): string => `arn:aws:lambda:us-east-1:000000000000:function:${fn}`;
-const named = (name: string): Error => Object.assign(new Error(`${name} (scripted)`), { name });
+import type { StateMachineFunction } from '../../../lambdas/lib/engine/functions.ts';
+import type { LocalStepFunctions } from '../../../local/sfn/runner.ts';
+import { named, READY, scriptedMachine } from '../../support/scripted-machine.ts';
 
 const runners: LocalStepFunctions[] = [];
 afterAll(async () => {
@@ -27,26 +19,13 @@ async function run(failOnce: Partial<Record<StateMachineFunction, string>>) {
   const calls: string[] = [];
   const failed = new Set<string>();
   const results: Partial<Record<StateMachineFunction, unknown>> = {
-    Start: {
-      outcome: 'ready',
-      parkAfterSeconds: 900,
-      app: 'shop',
-      sessionId: 's',
-      session: 'opened',
-      nextStep: 0,
-      stepCount: 1,
-    },
+    Start: READY,
     RunStep: { outcome: 'uncertain', step: 'pay', detail: 'no response' },
     Reconcile: { outcome: 'done', step: 'pay' },
     Finish: { outcome: 'succeeded' },
   };
-  const names = Object.keys(STATE_MACHINE_FUNCTIONS) as StateMachineFunction[];
-  const sfn = createLocalStepFunctions({
-    definition: ASL,
-    substitutions: Object.fromEntries(names.map((n) => [substitutionKey(n), arnOf(n)])),
-    retryIntervalMs: 1,
-    invoke: async (arn) => {
-      const fn = names.find((n) => arnOf(n) === arn) as StateMachineFunction;
+  const sfn = scriptedMachine(
+    async (fn) => {
       calls.push(fn);
       const error = failOnce[fn];
       if (error && !failed.has(fn)) {
@@ -59,7 +38,8 @@ async function run(failOnce: Partial<Record<StateMachineFunction, string>>) {
       }
       return results[fn] ?? {};
     },
-  });
+    { retryIntervalMs: 1 },
+  );
   runners.push(sfn);
   const { executionArn } = await sfn.startExecution({ input: '{"tenantId":"t","jobId":"j"}' });
   return { description: await sfn.waitForExecution(executionArn, 10_000), calls };

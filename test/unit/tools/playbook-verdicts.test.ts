@@ -27,31 +27,34 @@ function entry(type: LedgerEntry['type'], stepId: string, more: Partial<LedgerEn
   return { type, step: stepId, at: new Date(Date.UTC(2026, 0, 1) + t).toISOString(), ...more } as LedgerEntry;
 }
 
-const completed = (reconciledSave: boolean): LedgerEntry[] => [
+const completed = (reconciledSave: boolean, id = 'r1'): LedgerEntry[] => [
   entry('step-started', 'look'),
   entry('step-completed', 'look', { evidence: { title: 'x' } }),
   entry('step-started', 'save'),
   entry('step-completed', 'save', {
-    evidence: reconciledSave ? { id: 'r1', reconciled: true } : { id: 'r1' },
+    evidence: reconciledSave ? { id, reconciled: true } : { id },
   }),
 ];
 
-const run = (scenario: Scenario, over: Partial<RunOutcome> = {}): RunOutcome => ({
+const run = (scenario: Scenario, over: Partial<RunOutcome> = {}, id = 'r1'): RunOutcome => ({
   scenario,
   status: 'SUCCEEDED',
-  struck: scenario.fault !== 'clean',
-  entries: completed(scenario.fault === 'kill-after' && scenario.stepIndex === 1),
+  struck: scenario.fault !== 'clean' && scenario.fault !== 'repeat',
+  entries: completed(scenario.fault === 'kill-after' && scenario.stepIndex === 1, id),
   seconds: 1,
   ...over,
 });
 
-const allGood = (): RunOutcome[] => planScenarios(playbook).map((s) => run(s));
+/** Every run succeeds; each records a write of its own (the repeat's id differs from the clean run's). */
+const allGood = (): RunOutcome[] =>
+  planScenarios(playbook).map((s) => run(s, {}, s.fault === 'repeat' ? 'r2' : 'r1'));
 
 describe('playbook test: verdicts', () => {
-  it('plans a clean run and four faults per step (or per chosen step)', () => {
-    expect(planScenarios(playbook)).toHaveLength(9);
+  it('plans a clean run, its repeat with the same inputs, and four faults per step (or per chosen step)', () => {
+    expect(planScenarios(playbook)).toHaveLength(10);
     expect(planScenarios(playbook, ['save']).map((s) => `${s.fault}@${s.stepIndex ?? '-'}`)).toEqual([
       'clean@-',
+      'repeat@-',
       'kill-before@1',
       'kill-mid@1',
       'kill-after@1',
@@ -61,7 +64,7 @@ describe('playbook test: verdicts', () => {
 
   it('plans a dropped answer for each write behind a proxy, after every other run', () => {
     const plan = planScenarios(playbook, undefined, (app) => app === 'site');
-    expect(plan).toHaveLength(10);
+    expect(plan).toHaveLength(11);
     expect(plan.at(-1)).toEqual({ fault: 'drop-response', stepIndex: 1 });
     expect(planScenarios(playbook, undefined, () => false).some((s) => s.fault === 'drop-response')).toBe(
       false,
@@ -88,6 +91,79 @@ describe('playbook test: verdicts', () => {
       run({ fault: 'drop-response', stepIndex: 1 }, { struck: false, commits: 0 }),
     ]);
     expect(unsent.find((v) => v.id === 'save')?.drop).toEqual({ na: 'the step sent no write request' });
+  });
+
+  it('counts only the committing request when the page sends its own, and names both', () => {
+    const runs = [
+      ...allGood(),
+      run(
+        { fault: 'drop-response', stepIndex: 1 },
+        { commits: 1, commitsAs: 'POST /api/notes', background: '9 POST /api/heartbeat' },
+      ),
+    ];
+    const save = verdicts(playbook, runs).find((v) => v.id === 'save');
+    expect(save?.drop).toEqual({ ok: true, note: 'background: 9 POST /api/heartbeat' });
+    const twice = verdicts(playbook, [
+      ...allGood(),
+      run({ fault: 'drop-response', stepIndex: 1 }, { commits: 2, commitsAs: 'POST /api/notes' }),
+    ]);
+    expect(formatVerdicts('p@1', twice)).toContain(
+      'the site committed 2 writes (POST /api/notes) in the step',
+    );
+  });
+
+  it('fails a write that creates whose check already held on the repeat, saying what to change', () => {
+    const runs = allGood().map((r) =>
+      r.scenario.fault === 'repeat'
+        ? {
+            ...r,
+            entries: [
+              entry('step-completed', 'look', { evidence: { title: 'x' } }),
+              entry('step-started', 'save', { detail: { heldBefore: true } }),
+              entry('step-unconfirmed', 'save'),
+              entry('step-completed', 'save', { evidence: { id: 'r2', reconciled: true } }),
+            ],
+          }
+        : r,
+    );
+    const save = verdicts(playbook, runs).find((v) => v.id === 'save');
+    expect(save?.safe).toBe(false);
+    expect(formatVerdicts('p@1', verdicts(playbook, runs))).toContain(
+      "save: its check already holds before the action (the clean run's record satisfies it)",
+    );
+    // The same, with the field that makes its evidence new named: the engine can tell.
+    const named = {
+      ...playbook,
+      steps: [step('look', 'read'), { ...step('save', 'write'), newEvidence: ['id'] }],
+    };
+    expect(verdicts(named as Playbook, runs).find((v) => v.id === 'save')?.own).toEqual({
+      ok: true,
+      note: 'held before the action; id changed',
+    });
+  });
+
+  it("fails a write whose evidence is not the record the final check's probe finds by the key", () => {
+    const runs = allGood().map((r) =>
+      r.scenario.fault === 'clean'
+        ? {
+            ...r,
+            entries: [
+              ...r.entries,
+              entry('succeeded', 'save', { detail: { verified: { save: { id: 'r9' } } } }),
+            ],
+          }
+        : r,
+    );
+    expect(formatVerdicts('p@1', verdicts(playbook, runs))).toContain(
+      'save: its evidence names another record than the one its probe finds by the key (id, run clean)',
+    );
+  });
+
+  it('fails a write that creates when the clean run and its repeat recorded the same evidence', () => {
+    const same = planScenarios(playbook).map((s) => run(s));
+    expect(formatVerdicts('p@1', verdicts(playbook, same))).toContain(
+      'save: the clean run and its repeat recorded the same evidence',
+    );
   });
 
   it('calls every step safe when reads converge, the probe finds the write, restore works and verify gives evidence', () => {

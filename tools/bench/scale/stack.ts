@@ -39,6 +39,7 @@ import { createLogger } from '../../../lambdas/lib/logger.ts';
 import { observeLedger } from '../../../lambdas/lib/metrics/ledger-metrics.ts';
 import { createMetricsRecorder } from '../../../lambdas/lib/metrics/recorder.ts';
 import { createWebhookStore } from '../../../lambdas/lib/notifications/store.ts';
+import { unavailableReceiptSigner } from '../../../lambdas/lib/receipts/runtime.ts';
 import { withTenantScope } from '../../../lambdas/lib/redact.ts';
 import { openSession } from '../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../lambdas/reauthenticate/reauthenticate.ts';
@@ -169,6 +170,8 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
         async waiting(event) {
           options.onWaiting(event);
         },
+        // The load simulation runs no drift check.
+        checkFailed: async () => undefined,
       },
       clock: () => new Date(),
       log,
@@ -260,7 +263,9 @@ export async function startScaleStack(options: ScaleStackOptions): Promise<Scale
       tableName: TABLE,
       webhooks: { secrets: ['whsec_scale'], toleranceSeconds: 300 },
       baseUrl: '',
+      receipts: unavailableReceiptSigner(),
       maxBodyBytes: MAX_BODY_BYTES,
+      mcpAnswerTenants: new Set(),
     };
     const api = await startLocalApi({ port: 0, deps });
     cleanups.push(() => api.stop());

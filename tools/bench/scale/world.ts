@@ -69,14 +69,22 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
         reused: true,
         blockedRequests: () => [],
         // A scripted page sends no request: the guard has nothing to hold or to see.
+        refuseWrites: async () => ({ end: () => [] }),
         guardWrites: async () => ({
-          finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+          finish: async () => ({
+            prevented: false,
+            observed: false,
+            unsafeRequests: 0,
+            resent: [],
+            requests: [],
+          }),
         }),
       };
     },
     async detach() {},
     // Scripted sessions are never orphaned: each job's session is the one it recorded.
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async runningSessions() {
       return [];
     },

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { EffectView } from '../../../lambdas/lib/api/jobs/schemas.ts';
 import type { BelayClient } from './client.ts';
 import { CliError, EXIT } from './errors.ts';
 import { type Io, table } from './io.ts';
@@ -94,6 +95,7 @@ export function registerJobs(program: Command, ctx: CommandContext): void {
       const { job } = await (await ctx.client()).request<{ job: JobView }>('GET', jobPath(id));
       if (ctx.json()) return ctx.io.out(JSON.stringify({ job }, null, 2));
       ctx.io.out(table([['JOB', 'STATUS', 'STEP', 'DOING', 'COST'], jobLine(job)]));
+      if (job.wait?.effect) ctx.io.out(effectLines(job.wait.effect));
     });
 
   jobs
@@ -147,25 +149,30 @@ export function registerAnswers(program: Command, ctx: CommandContext): void {
   const decide = async (
     id: string,
     decision: 'approve' | 'reject',
-    opts: { step?: string; comment?: string; resolution?: string; wait?: boolean },
+    opts: { step?: string; comment?: string; resolution?: string; wait?: boolean; effect?: string },
   ): Promise<void> => {
     const client = await ctx.client();
+    const { job: waiting } = await client.request<{ job: JobView }>('GET', jobPath(id));
     let step = opts.step;
     if (!step) {
-      const { job } = await client.request<{ job: JobView }>('GET', jobPath(id));
-      if (!job.wait || job.wait.kind === 'mfa') {
+      if (!waiting.wait || waiting.wait.kind === 'mfa') {
         throw new CliError(
-          `job ${id} is ${job.status} and waits for no decision${job.wait ? ' (it waits for a one-time code: belay mfa)' : ''}`,
+          `job ${id} is ${waiting.status} and waits for no decision${waiting.wait ? ' (it waits for a one-time code: belay mfa)' : ''}`,
           EXIT.refused,
         );
       }
-      step = job.wait.step;
+      step = waiting.wait.step;
     }
+    // A write approved on its effect: the decision is recorded against what this person was shown.
+    const effect = waiting.wait?.step === step ? waiting.wait.effect : undefined;
+    if (effect && decision === 'approve' && !ctx.json())
+      ctx.io.err(`approving what step ${step} will submit:\n${effectLines(effect)}`);
     const result = await client.request('POST', `${jobPath(id)}/decisions`, {
       step,
       decision,
       ...(opts.comment ? { comment: opts.comment } : {}),
       ...(opts.resolution ? { resolution: opts.resolution } : {}),
+      ...(opts.effect || effect ? { effectHash: opts.effect ?? effect?.hash } : {}),
     });
     if (ctx.json() && !opts.wait) return ctx.io.out(JSON.stringify(result, null, 2));
     if (!ctx.json()) ctx.io.err(`${decision === 'approve' ? 'approved' : 'rejected'} step ${step} of ${id}`);
@@ -186,9 +193,16 @@ export function registerAnswers(program: Command, ctx: CommandContext): void {
         '--resolution <done|absent>',
         'reviews of an uncertain write: done = it happened, absent = it did not (the step runs again)',
       )
+      .option(
+        '--effect <hash>',
+        'a write approved on its effect: the hash of the effect you approve (default: the one the job shows now, printed before it is sent)',
+      )
       .option('--wait', 'then follow the job until it ends or waits again')
-      .action((id: string, opts: { step?: string; comment?: string; resolution?: string; wait?: boolean }) =>
-        decide(id, name, opts),
+      .action(
+        (
+          id: string,
+          opts: { step?: string; comment?: string; resolution?: string; wait?: boolean; effect?: string },
+        ) => decide(id, name, opts),
       );
   };
   decision('approve', 'approve the step a job waits at (approvals and reviews; role approver)');
@@ -216,4 +230,18 @@ export function registerAnswers(program: Command, ctx: CommandContext): void {
       if (ctx.json()) return ctx.io.out(JSON.stringify(result, null, 2));
       ctx.io.out(result.cancelled ? `cancelled ${id}` : `${id} was already ${result.job.status}`);
     });
+}
+
+/** What a write approved on its effect would submit, as lines for a terminal (and what changed). */
+function effectLines(effect: EffectView): string {
+  const changes = effect.changes?.length
+    ? `changed since approved${effect.approvedBy ? ` by ${effect.approvedBy}` : ''}:\n${table([
+        ['FIELD', 'APPROVED', 'NOW'],
+        ...effect.changes.map((c) => [c.name, c.before ?? '(none)', c.after ?? '(none)']),
+      ])}\n`
+    : '';
+  return `${changes}would submit (effect ${effect.hash.slice(0, 16)}):\n${table([
+    ['FIELD', 'VALUE'],
+    ...effect.fields.map((f) => [f.name, f.value]),
+  ])}`;
 }

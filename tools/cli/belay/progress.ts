@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
+import type { EffectView } from '../../../lambdas/lib/api/jobs/schemas.ts';
 import { priceCost } from '../../../lambdas/lib/cost/rates.ts';
 import type { Cost } from '../../../lambdas/lib/ledger/types.ts';
 import type { BelayClient } from './client.ts';
@@ -14,7 +15,15 @@ export interface JobView {
   step: { number: number; of: number; id: string; title: string } | null;
   stepsCompleted: number;
   stepCount: number;
-  wait: { kind: string; step: string; expiresAt: string; reason?: string; stepTitle?: string } | null;
+  wait: {
+    kind: string;
+    step: string;
+    expiresAt: string;
+    reason?: string;
+    stepTitle?: string;
+    /** A write approved on its effect: what it would submit (the API's `Effect`). */
+    effect?: EffectView;
+  } | null;
   cost: Cost;
   failure?: { reason: string; message: string };
 }

@@ -10,6 +10,7 @@ import {
   ConnectionRefusedError,
   IdentityOfAnotherTenantError,
 } from '../../accounts/errors.ts';
+import { connectionIdentityRefusal } from '../../accounts/identity-binding.ts';
 import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
 import type { EngineDeps } from '../../engine/types.ts';
@@ -25,10 +26,12 @@ import { ConnectAccountHostedBodySchema, IDENTITY_ID, type PendingConnectionView
  * key (tenant, application, label, token expiry) and answers with Anchor's page. The person
  * signs in there (their password goes to Anchor, never to Belay) and Anchor sends their browser
  * to the callback with `?identityId=`. The callback maps that identity to the tenant's new
- * account, in one transaction with the connection's completion and the identity's claim: a
- * replayed callback (the connection is completed), a late one (the token expired), a foreign one
- * (an identity of another application, or one another tenant holds) or a made-up one changes
- * nothing and says which it was.
+ * account, in one transaction with the connection's completion and the identity's claim. Only
+ * the identity this connection's sign-in created is taken (`connectionIdentityRefusal`): of the
+ * connection's Anchor application, from its token where Anchor says which, created while the
+ * connection was open, tagged for no account. A replayed callback (the connection is completed),
+ * a late one (the token expired), a foreign one (another connection's identity, one of another
+ * application, or one another tenant holds) or a made-up one changes nothing and says which it was.
  */
 
 /** What connecting needs of the API's dependencies. */
@@ -152,8 +155,9 @@ export async function completeConnection(
   const connection = await deps.connections.get(callbackKey);
   const refused = callbackRefusal(connection, deps.engine.clock());
   if (refused || !connection) throw refusalError(refused ?? 'connection-unknown');
-  if (!(await deps.anchor.isIdentityOf(connection.anchorApplicationId, identityId)))
-    throw refusalError('identity-not-of-connection');
+  // The identity this connection's sign-in created, not any identity of the (shared) application.
+  const identity = await deps.anchor.findIdentity(connection.anchorApplicationId, identityId);
+  if (connectionIdentityRefusal(identity, connection)) throw refusalError('identity-not-of-connection');
 
   const accountId = `acct_${randomBytes(8).toString('hex')}`;
   let account: Account;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { IdentityOfAnotherTenantError } from '../../accounts/errors.ts';
+import { type AnchorIdentity, namedIdentityRefusal } from '../../accounts/identity-binding.ts';
 import type { Account } from '../../accounts/types.ts';
 import type { Principal } from '../../auth/api-keys.ts';
+import { ConfigError } from '../../config.ts';
 import { IllegalTransitionError } from '../../ledger/errors.ts';
 import type { JobStatus } from '../../ledger/types.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -43,6 +45,8 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
       },
     );
   }
+  if (input.anchorIdentityId)
+    await checkNamedIdentity(deps, principal, input.application, input.anchorIdentityId);
   const accountId = `acct_${randomBytes(8).toString('hex')}`;
   if (input.credentials) {
     await deps.credentials.putCredentials(principal.tenantId, accountId, {
@@ -64,18 +68,63 @@ export async function connectAccount(deps: ApiDeps, principal: Principal, body: 
     // No mapping, no credentials: nothing is left behind for an account that does not exist.
     if (input.credentials)
       await deps.credentials.deleteCredentials(principal.tenantId, accountId).catch(() => {});
-    if (err instanceof IdentityOfAnotherTenantError) {
-      // An identity is the tenant's that connected it first (one Anchor organization serves all).
-      throw new ConflictError(
-        'identity_unavailable',
-        'this Anchor identity cannot be connected by this tenant',
-        {
-          details: [{ field: 'anchorIdentityId', message: 'connect an identity this tenant created' }],
-        },
-      );
-    }
+    if (err instanceof IdentityOfAnotherTenantError) throw identityUnavailable();
     throw err;
   }
+}
+
+/**
+ * An identity named by id must be one Anchor knows in this application's Anchor application
+ * (else 422), and not tagged for another tenant (409); one claimed by another tenant in the ledger
+ * is refused by the account's own transaction (409). Nothing is written before this passes.
+ */
+async function checkNamedIdentity(
+  deps: ApiDeps,
+  principal: Principal,
+  application: string,
+  identityId: string,
+): Promise<void> {
+  const endpoint = deps.engine.applications[application];
+  if (!endpoint) return;
+  let identity: AnchorIdentity | undefined;
+  try {
+    const applicationId = await deps.anchor.applicationFor({ name: application, baseUrl: endpoint.baseUrl });
+    identity = await deps.anchor.findIdentity(applicationId, identityId);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new UnprocessableError(
+      'anchor_not_configured',
+      'this deployment has no Anchor account: connect the account with credentials instead',
+      { details: [{ field: 'anchorIdentityId', message: 'Anchor identities need an Anchor account' }] },
+    );
+  }
+  const refused = namedIdentityRefusal(identity, principal.tenantId);
+  if (refused === 'unknown') {
+    throw new UnprocessableError(
+      'identity_unknown',
+      `Anchor has no such identity for application ${application}`,
+      {
+        details: [
+          {
+            field: 'anchorIdentityId',
+            message: `an identity of ${application} this tenant created at Anchor`,
+          },
+        ],
+      },
+    );
+  }
+  if (refused === 'other-tenant') throw identityUnavailable();
+}
+
+function identityUnavailable(): ConflictError {
+  // An identity is the tenant's that connected it first (one Anchor organization serves all).
+  return new ConflictError(
+    'identity_unavailable',
+    'this Anchor identity cannot be connected by this tenant',
+    {
+      details: [{ field: 'anchorIdentityId', message: 'connect an identity this tenant created' }],
+    },
+  );
 }
 
 /** The caller's tenant's accounts (connected and revoked), oldest first. */

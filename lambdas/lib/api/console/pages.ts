@@ -131,7 +131,7 @@ export function jobBody(input: {
   csrf: string;
   /** A takeover's live view, signed for this page (only the job page shows it). */
   liveView?: string;
-  /** Each running session's live view, signed for this page (approvers only: it lets a person act in the browser). */
+  /** Each running session's watch-only live view, signed for this page (`jobLiveViews`). */
   liveViewLinks: Readonly<Record<string, string>>;
 }): SafeHtml {
   const { job, entries, playbook, question, principal, csrf, liveView, liveViewLinks } = input;
@@ -160,7 +160,7 @@ export function jobBody(input: {
           ([app, s]) =>
             html`<tr><td>${app}</td><td><code>${s.sessionId}</code></td><td>${s.identityId ? html`<code>${s.identityId}</code>` : 'profile'}</td><td>${time(s.openedAt)}</td><td>${
               running && !s.endedAt && liveViewLinks[app] && /^https?:\/\//.test(liveViewLinks[app])
-                ? html`<a href="${liveViewLinks[app]}" target="_blank" rel="noopener noreferrer">Open live view of ${app}</a>`
+                ? html`<a href="${liveViewLinks[app]}" target="_blank" rel="noopener noreferrer">Watch ${app} (view only)</a>`
                 : s.endedAt
                   ? html`ended ${time(s.endedAt)}`
                   : ''

@@ -3,6 +3,8 @@ import { WAIT_ENTRY } from '../../engine/waits.ts';
 import type { Job, LedgerEntry, PendingWait } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
 import { redact } from '../../redact.ts';
+import type { EffectView } from '../jobs/schemas.ts';
+import { effectView } from '../jobs/views.ts';
 import { fields, jobHref, screenshotFigure, time } from './format.ts';
 import { html, type SafeHtml } from './html.ts';
 
@@ -27,9 +29,19 @@ export interface Question {
   shot?: LedgerEntry;
   /** Reviews of an uncertain write also ask what happened (`resolution`). */
   asksResolution: boolean;
+  /** A write approved on its effect: what it would submit (and what changed since an earlier approval). */
+  effect?: EffectView;
 }
 
 const KNOWN: Readonly<Record<string, (step: string, app: string) => { heading: string; line: string }>> = {
+  approve_effect: (step) => ({
+    heading: `Approve what step ${step} will submit?`,
+    line: 'The job filled the form up to the point of submitting it. These are the fields and values it would send, as the page holds them (secrets masked). Approve to send exactly this; if anything differs when the job submits, it sends nothing and asks you again.',
+  }),
+  effect_changed: (step) => ({
+    heading: `What step ${step} would submit has changed`,
+    line: 'After your approval the form no longer held what you approved, so the job sent nothing. Here is what changed and what it would send now: approve to send this, reject to stop the job.',
+  }),
   needs_approval: (step) => ({
     heading: `Approve step ${step}?`,
     line: 'The job waits for your approval before it runs this step. Approve to let it run; reject to stop the job.',
@@ -94,7 +106,28 @@ export function questionOf(
     ...(finding ? { finding } : {}),
     ...(shot ? { shot } : {}),
     asksResolution: wait.kind === 'review' && (reason === 'unknown' || reason === 'uncertain'),
+    ...(wait.kind === 'approval' && effectView(entries, wait.step)
+      ? { effect: effectView(entries, wait.step) }
+      : {}),
   };
+}
+
+/** The effect a person approves: each field and value, and what changed since the approval before. */
+function effectTable(effect: EffectView): SafeHtml {
+  return html`${
+    effect.changes?.length
+      ? html`<h4>What changed since it was approved${effect.approvedBy ? html` by <code>${effect.approvedBy}</code>` : ''}</h4>
+    <table class="effect-changes"><thead><tr><th scope="col">Field</th><th scope="col">Approved</th><th scope="col">Now</th></tr></thead><tbody>${effect.changes.map(
+      (c) =>
+        html`<tr><th scope="row">${c.name}</th><td>${c.before ?? '(none)'}</td><td>${c.after ?? '(none)'}</td></tr>`,
+    )}</tbody></table>`
+      : ''
+  }
+  <h4>What the job would submit</h4>
+  <table class="effect"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${effect.fields.map(
+    (f) => html`<tr><th scope="row">${f.name}</th><td>${f.value}</td></tr>`,
+  )}</tbody></table>
+  <p class="note">Effect <code>${effect.hash.slice(0, 16)}</code>: your approval is recorded against it.</p>`;
 }
 
 const ACTION_OF: Readonly<Record<PendingWait['kind'], string>> = {
@@ -146,6 +179,7 @@ export function questionCard(q: Question, principal: Principal, csrf: string, li
     form = html`<form class="answer" method="post" action="${action}" data-belay-form="decision" data-return="${jobHref(job.jobId)}">
       <input type="hidden" name="csrf" value="${csrf}">
       <input type="hidden" name="step" value="${wait.step}">
+      ${q.effect ? html`<input type="hidden" name="effectHash" value="${q.effect.hash}">` : ''}
       ${
         q.asksResolution
           ? html`<fieldset><legend>What happened in the application?</legend>
@@ -167,6 +201,7 @@ export function questionCard(q: Question, principal: Principal, csrf: string, li
     <p class="meta">Job <a href="${jobHref(job.jobId)}">${job.jobId}</a> (${job.playbook}), step ${wait.stepIndex + 1} of ${job.stepCount}${q.stepTitle ? `: ${q.stepTitle}` : ''}. Asked ${time(wait.requestedAt)}, expires ${time(wait.expiresAt)}.</p>
     ${q.lines.map((l) => html`<p>${l}</p>`)}
     ${q.finding ? html`<p class="finding"><strong>What the job found:</strong> ${q.finding}</p>` : ''}
+    ${q.effect ? effectTable(q.effect) : ''}
     ${wait.kind === 'approval' ? html`<h4>The job's inputs (redacted)</h4>${fields(redact(job.inputs), 'Inputs')}` : ''}
     ${q.shot ? screenshotFigure(job.jobId, q.shot) : html`<p class="note">No screenshot of the page was kept for this question.</p>`}
     ${form}

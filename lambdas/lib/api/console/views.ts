@@ -1,36 +1,15 @@
-import { hasRole, type Principal } from '../../auth/api-keys.ts';
 import { JOB_STATUSES, type Job, type JobStatus } from '../../ledger/types.ts';
-import type { Playbook } from '../../playbooks/contract.ts';
-import type { ApiDeps } from '../deps.ts';
 import { findPlaybook } from '../deps.ts';
 import { readScreenshot, screenshotHeaders } from '../evidence/screenshots.ts';
 import { rawResponse } from '../route.ts';
 import { ACCOUNTS_PAGE } from './accounts.ts';
 import { type ConsolePageSpec, htmlPage } from './handle.ts';
+import { HEALTH_PAGE } from './health.ts';
+import { jobLiveViews } from './live-views.ts';
 import { inboxBody, jobBody, jobsBody } from './pages.ts';
 import { type Question, questionOf } from './questions.ts';
 
 /** The console's pages: what each reads (always for the session's tenant) and renders. */
-
-/**
- * The live view a person of the principal's tenant takes over a waiting job's browser in: the
- * session of the waiting step's application, for keys that may answer (approver), signed anew
- * for each page shown (`BrowserAdapter.liveViewLink`).
- */
-function takeoverLiveView(
-  deps: ApiDeps,
-  job: Job,
-  playbook: Playbook | undefined,
-  principal: Principal,
-): string | undefined {
-  if (job.status !== 'WAITING_TAKEOVER' || job.wait?.kind !== 'takeover' || !hasRole(principal, 'approver')) {
-    return undefined;
-  }
-  const app = playbook?.steps.find((s) => s.id === job.wait?.step)?.app;
-  const session = app ? job.sessions[app] : undefined;
-  if (!session || session.endedAt) return undefined;
-  return deps.engine.browser.liveViewLink(session, job.tenantId);
-}
 
 const WAITING: readonly JobStatus[] = [
   'WAITING_APPROVAL',
@@ -72,16 +51,10 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
         req.params.jobId ?? '',
       );
       const playbook = findPlaybook(req.deps, job.playbook);
-      const liveView = takeoverLiveView(req.deps, job, playbook, session.principal);
-      const mayAct = hasRole(session.principal, 'approver');
-      const liveViewLinks: Record<string, string> = {};
-      for (const [app, ref] of Object.entries(job.sessions ?? {})) {
-        const link =
-          mayAct && !ref.endedAt ? req.deps.engine.browser.liveViewLink(ref, job.tenantId) : undefined;
-        if (link) liveViewLinks[app] = link;
-      }
+      const views = jobLiveViews(job, playbook, session.principal, req.deps.engine.browser.liveViewLink);
+      const liveView = views.takeover;
       const body = jobBody({
-        liveViewLinks,
+        liveViewLinks: views.watch,
         job,
         entries,
         playbook,
@@ -136,4 +109,5 @@ export const CONSOLE_PAGES: readonly ConsolePageSpec[] = [
     },
   },
   ACCOUNTS_PAGE,
+  HEALTH_PAGE,
 ];

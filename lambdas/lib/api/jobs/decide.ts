@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/api-keys.ts';
+import { effectApproval } from '../../engine/effect-approval.ts';
 /** The error a rejected approval or review fails its wait with (the state machine catches it). */
 import { DECISION_ENTRY, REJECTED_ERROR, sinceWaitRequested, WAIT_ENTRY } from '../../engine/waits.ts';
 import { StaleCheckpointError } from '../../ledger/errors.ts';
@@ -7,6 +8,7 @@ import type { ApiDeps } from '../deps.ts';
 import { BadRequestError, ConflictError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
 import { sendTaskFailure, sendTaskSuccess } from '../step-functions.ts';
+import { type AnswerCheck, PERSON_ANSWER } from './answer-rules.ts';
 import { type DecisionBody, DecisionBodySchema } from './schemas.ts';
 
 export { REJECTED_ERROR };
@@ -38,12 +40,17 @@ const ATTEMPTS = 3;
  * A retry after a crash between 1 and 2 finds the recorded decision and the wait still
  * there, and finishes the resume; a repeat after 3 answers 200 and resumes nothing. A
  * different decision on a step already decided is a 409.
+ *
+ * `check` refuses what the caller may not answer (an agent's answer where the deployment
+ * does not allow it, a question's answer from another key: `answer-rules.ts`); it sees the
+ * job as each attempt reads it, so it holds for the state the decision is recorded against.
  */
 export async function decide(
   deps: ApiDeps,
   principal: Principal,
   jobId: string,
   body: unknown,
+  check: AnswerCheck = PERSON_ANSWER,
 ): Promise<DecisionResult> {
   const parsed = DecisionBodySchema.safeParse(body);
   if (!parsed.success) {
@@ -59,6 +66,7 @@ export async function decide(
   const { ledger } = deps.engine;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const { job, entries } = await ledger.readJob(principal.tenantId, jobId);
+    check(job, entries, input.step);
     const wait = job.wait;
     const waiting =
       wait !== undefined && wait.step === input.step && (wait.kind === 'approval' || wait.kind === 'review');
@@ -89,10 +97,11 @@ export async function decide(
     if (Date.parse(wait.expiresAt) <= deps.engine.clock().getTime()) {
       throw new ConflictError('wait_expired', `the wait for step ${input.step} expired at ${wait.expiresAt}`);
     }
+    const effectHash = wait.kind === 'approval' ? approvedEffect(entries, input) : undefined;
     const decision = {
       step: input.step,
       actor: principal.keyId,
-      detail: decisionDetail(input, principal.keyId),
+      detail: { ...decisionDetail(input, principal.keyId), ...(effectHash ? { effectHash } : {}) },
     };
     try {
       await ledger.updateJob(principal.tenantId, jobId, {
@@ -113,6 +122,29 @@ export async function decide(
     return result(job, decision, false, await resume(deps, job, wait, decision));
   }
   throw new ConflictError('job_busy', 'the job changed while recording the decision; send it again');
+}
+
+/**
+ * A step approved on its effect: the hash the approval is recorded against, the effect the job
+ * shows now; refused when the person was shown another (the job prepared a new one since).
+ */
+function approvedEffect(entries: readonly LedgerEntry[], input: DecisionBody): string | undefined {
+  const approval = effectApproval(entries, input.step);
+  if (approval.state === 'none') {
+    if (input.effectHash !== undefined)
+      throw new UnprocessableError('invalid_decision', `step ${input.step} is not approved on its effect`, {
+        details: [{ field: 'effectHash', message: 'remove it: this approval is not of an effect' }],
+      });
+    return undefined;
+  }
+  const showing = approval.prepared.hash;
+  if (input.effectHash !== undefined && input.effectHash !== showing && input.decision === 'approve')
+    throw new ConflictError(
+      'effect_changed',
+      `the effect of step ${input.step} is not the one you were shown: look at it again (GET the job) and decide on it`,
+      { details: { effectHash: showing } },
+    );
+  return showing;
 }
 
 function decisionDetail(input: DecisionBody, keyId: string): Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { Application } from '../../playbooks/contract.ts';
 import type { ApiDeps } from '../deps.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
+import { type AnswerCheck, PERSON_ANSWER } from './answer-rules.ts';
 import { answerBrowserWait } from './browser-wait.ts';
 import { MfaBodySchema } from './schemas.ts';
 
@@ -21,13 +22,15 @@ export interface MfaResult {
  * job only once the application shows the account signed in. Then, in this order:
  * `mfa-completed` in the ledger (fenced by the job's version), `SendTaskSuccess`, clear the
  * wait. A code that does not sign the account in is a 422 and the job keeps waiting. The
- * code itself is never stored or logged.
+ * code itself is never stored or logged. `check` refuses an answer the caller may not give
+ * (an agent's, where the deployment does not allow it: `answer-rules.ts`) before anything is done.
  */
 export async function completeMfa(
   deps: ApiDeps,
   principal: Principal,
   jobId: string,
   body: unknown,
+  check: AnswerCheck = PERSON_ANSWER,
 ): Promise<MfaResult> {
   const parsed = MfaBodySchema.safeParse(body);
   if (!parsed.success) {
@@ -36,6 +39,8 @@ export async function completeMfa(
     });
   }
   const { code } = parsed.data;
+  const { job, entries } = await deps.engine.ledger.readJob(principal.tenantId, jobId);
+  check(job, entries, job.wait?.step ?? '');
   const { step, resumed } = await answerBrowserWait(deps, principal, jobId, {
     status: 'WAITING_MFA',
     kind: 'mfa',

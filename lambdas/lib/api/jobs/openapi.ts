@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { RegisterPaths } from '../openapi-kit.ts';
+import { CHANNEL_HEADER } from './answer-rules.ts';
 import {
+  AnswerBodySchema,
+  AnswerResponseSchema,
   DecisionBodySchema,
   DecisionResponseSchema,
   JobListSchema,
@@ -19,6 +22,14 @@ const JobIdParams = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .meta({ description: 'The job id.' }),
+});
+
+/** The header an MCP client's answers carry: the deployment's rules for agents apply to them. */
+const ChannelHeader = z.object({
+  [CHANNEL_HEADER]: z.literal('mcp').optional().meta({
+    description:
+      "Set by Belay's MCP server (`belay mcp`, `/mcp`): an agent answers. Allowed only for tenants in BELAY_MCP_ANSWER_TENANTS, and never with the key that submitted the job.",
+  }),
 });
 
 /** The jobs paths of the OpenAPI document. */
@@ -91,13 +102,31 @@ export const registerJobPaths: RegisterPaths = (r, { security, json, error, body
     description:
       'Recorded in the ledger with who decided before the job resumes. The same decision again returns 200 and resumes nothing.',
     security,
-    request: { params: JobIdParams, body: body(DecisionBodySchema) },
+    request: { params: JobIdParams, headers: ChannelHeader, body: body(DecisionBodySchema) },
     responses: {
       200: json(DecisionResponseSchema, 'The decision is recorded and the job resumed.'),
       400: error('Malformed decision.'),
-      403: error('The key lacks the approver role.'),
+      403: error(
+        'The key lacks the approver role; or, with Belay-Channel: mcp, agents may not answer for this tenant (agent_answers_off) or the key submitted the job (own_job).',
+      ),
       409: error('That step is not waiting for a decision, or was decided otherwise.'),
       422: error('A resolution on an approval.'),
+      ...JOB_ERRORS,
+    },
+  });
+  r.registerPath({
+    method: 'post',
+    path: '/jobs/{jobId}/answers',
+    summary: "Answer an agent step's question (the key that submitted the job)",
+    description:
+      "An agent step that asked (ask_person) waits for a review; its submitter answers here. Recorded like a person's answer (the review approved, the answer as its comment); the step reads it when it runs again. Approvals, codes and other reviews are not answered here.",
+    security,
+    request: { params: JobIdParams, body: body(AnswerBodySchema) },
+    responses: {
+      200: json(AnswerResponseSchema, 'The answer is recorded and the job resumed.'),
+      400: error('Malformed answer.'),
+      403: error('The key lacks the submitter role, or did not submit this job (not_submitter).'),
+      409: error("The step is not waiting for an agent's question (not_a_question, not_waiting)."),
       ...JOB_ERRORS,
     },
   });
@@ -106,10 +135,13 @@ export const registerJobPaths: RegisterPaths = (r, { security, json, error, body
     path: '/jobs/{jobId}/mfa',
     summary: 'Complete the sign-in of a job waiting for MFA',
     security,
-    request: { params: JobIdParams, body: body(MfaBodySchema) },
+    request: { params: JobIdParams, headers: ChannelHeader, body: body(MfaBodySchema) },
     responses: {
       200: json(MfaResponseSchema, 'Signed in; the job resumed.'),
       400: error('Send exactly one of code or completed.'),
+      403: error(
+        'With Belay-Channel: mcp: the key lacks the approver role, agents may not answer for this tenant, or the key submitted the job.',
+      ),
       409: error('The job is not waiting for MFA, or its browser session ended.'),
       422: error('The code was not accepted (or the account is still signed out); the job keeps waiting.'),
       ...JOB_ERRORS,

@@ -1,17 +1,20 @@
+import { requireRole } from '../auth.ts';
 import { findPlaybook } from '../deps.ts';
 import { BadRequestError } from '../errors.ts';
 import { header } from '../events.ts';
 import { ANY_ROLE, baseUrlOf, bodyOf, ok, type Route, type RouteRequest } from '../route.ts';
 import { fieldIssues } from '../schemas.ts';
+import { answerQuestion } from './answer.ts';
+import { answerCheckFor, channelOf } from './answer-rules.ts';
 import { cancelJob } from './cancel.ts';
 import { decide } from './decide.ts';
 import { completeMfa } from './mfa.ts';
 import { ListJobsQuerySchema } from './schemas.ts';
 import { submitJob } from './submit.ts';
 import { completeTakeover } from './takeover.ts';
-import { agentView, jobLinks, toEntryView, toJobView } from './views.ts';
+import { agentView, effectView, jobLinks, toEntryView, toJobView } from './views.ts';
 
-/** The jobs routes: submit, list, read, the ledger, decisions, MFA, takeover, cancel. */
+/** The jobs routes: submit, list, read, the ledger, decisions, answers, MFA, takeover, cancel. */
 
 function jobParam(req: RouteRequest): string {
   return req.params.jobId ?? '';
@@ -67,6 +70,12 @@ export const JOB_ROUTES: readonly Route[] = [
     async handle(req) {
       const job = await req.deps.engine.ledger.getJob(req.principal.tenantId, jobParam(req));
       const view = toJobView(job, findPlaybook(req.deps, job.playbook));
+      // Waiting for approval: a write approved on its effect shows what it would submit.
+      if (view.wait?.kind === 'approval') {
+        const { entries } = await req.deps.engine.ledger.readJob(req.principal.tenantId, job.jobId);
+        const effect = effectView(entries, view.wait.step);
+        if (effect) view.wait.effect = effect;
+      }
       const { capacity } = req.deps.engine;
       if (job.status === 'QUEUED' && capacity.queuePosition) {
         view.queue = {
@@ -99,7 +108,17 @@ export const JOB_ROUTES: readonly Route[] = [
     auth: true,
     roles: ['approver'],
     async handle(req) {
-      return ok(await decide(req.deps, req.principal, jobParam(req), bodyOf(req)));
+      const check = answerCheckFor(channelOf(req.event.headers), req.deps, req.principal);
+      return ok(await decide(req.deps, req.principal, jobParam(req), bodyOf(req), check));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/answers',
+    auth: true,
+    roles: ['submitter'],
+    async handle(req) {
+      return ok(await answerQuestion(req.deps, req.principal, jobParam(req), bodyOf(req)));
     },
   },
   {
@@ -108,7 +127,11 @@ export const JOB_ROUTES: readonly Route[] = [
     auth: true,
     roles: ANY_ROLE,
     async handle(req) {
-      return ok(await completeMfa(req.deps, req.principal, jobParam(req), bodyOf(req)));
+      const channel = channelOf(req.event.headers);
+      // A person enters the code they were sent; an agent only with the approver role (and the deployment's leave).
+      if (channel === 'mcp') requireRole(req.principal, 'approver');
+      const check = answerCheckFor(channel, req.deps, req.principal);
+      return ok(await completeMfa(req.deps, req.principal, jobParam(req), bodyOf(req), check));
     },
   },
   {

@@ -46,10 +46,43 @@ export const SubmitJobBodySchema = z
         description:
           "The model the playbook's agent steps use, over each step's own (one the deployment offers: BELAY_AGENT_MODELS).",
       }),
+    mode: z.literal('check').optional().meta({
+      description:
+        "check: a drift check instead of a job that acts. The playbook runs read-only against the live site (every read, and each write up to, not including, its commit; a write step's unsafe requests are refused) and reports per step whether the site is still as the playbook expects. Nobody is asked anything; approvals do not apply.",
+    }),
   })
   .strict()
   .meta({ id: 'SubmitJobRequest' });
 export type SubmitJobBody = z.infer<typeof SubmitJobBodySchema>;
+
+const EffectFieldSchema = z.object({
+  name: z.string(),
+  value: z.string().meta({ description: 'As the page holds it (a secret shows as [secret]).' }),
+  secret: z.literal(true).optional(),
+});
+
+/** What a write approved on its effect would submit, as the approver is shown it. */
+export const EffectViewSchema = z
+  .object({
+    hash: z
+      .string()
+      .meta({ description: 'sha256 of the effect: send it back as effectHash when you approve.' }),
+    fields: z.array(EffectFieldSchema),
+    changes: z
+      .array(z.object({ name: z.string(), before: z.string().optional(), after: z.string().optional() }))
+      .optional()
+      .meta({
+        description:
+          'Asked again: what differs from the effect approved before (nothing was submitted). A field with no before is new; with no after, gone.',
+      }),
+    approvedBy: z.string().optional().meta({ description: 'Asked again: who approved the earlier effect.' }),
+    screenshot: z
+      .string()
+      .optional()
+      .meta({ description: 'The page as prepared, up to the commit (a path of this API).' }),
+  })
+  .meta({ id: 'Effect' });
+export type EffectView = z.infer<typeof EffectViewSchema>;
 
 export const DecisionBodySchema = z
   .object({
@@ -60,10 +93,42 @@ export const DecisionBodySchema = z
       description:
         'Reviews of an uncertain write: "done" = you saw the effect in the application, "absent" = it did not happen (the step runs again).',
     }),
+    effectHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'the hash of the effect you were shown (64 hex digits)')
+      .optional()
+      .meta({
+        description:
+          "A write approved on its effect: the hash of the effect you were shown (the job's wait.effect.hash). Approving records the decision against it; if the job has since prepared another effect, the request is refused (409 effect_changed) so you look again. Without it, the effect the job shows now is the one approved.",
+      }),
   })
   .strict()
   .meta({ id: 'DecisionRequest' });
 export type DecisionBody = z.infer<typeof DecisionBodySchema>;
+
+export const AnswerBodySchema = z
+  .object({
+    step: z.string().min(1).max(100).meta({ description: 'Id of the agent step that asked.' }),
+    answer: z
+      .string()
+      .trim()
+      .min(1, 'give the answer as text')
+      .max(2000)
+      .meta({ description: "The answer the step's model reads when the step runs again." }),
+  })
+  .strict()
+  .meta({ id: 'AnswerRequest' });
+export type AnswerBody = z.infer<typeof AnswerBodySchema>;
+
+export const AnswerResponseSchema = z
+  .object({
+    jobId: z.string(),
+    step: z.string(),
+    answeredBy: z.string().meta({ description: 'Key id of whoever answered.' }),
+    replayed: z.boolean().meta({ description: 'True when this answer had already been recorded.' }),
+    resumed: z.boolean().meta({ description: 'True when this request resumed the job.' }),
+  })
+  .meta({ id: 'AnswerResult' });
 
 export const MfaBodySchema = z
   .object({
@@ -121,6 +186,7 @@ export const JobViewSchema = z
         reason: z.string().optional(),
         requestedAt: z.string(),
         expiresAt: z.string(),
+        effect: EffectViewSchema.optional(),
       })
       .nullable()
       .meta({ description: 'What a person must do for the job to go on.' }),
@@ -150,6 +216,7 @@ export const JobViewSchema = z
       .string()
       .optional()
       .meta({ description: "The model the job's agent steps use, when it chose one." }),
+    mode: z.literal('check').optional().meta({ description: 'check: a drift check (it commits nothing).' }),
     sessions: z.record(
       z.string(),
       z.object({
@@ -164,6 +231,10 @@ export const JobViewSchema = z
     ),
     cost: CostSchema,
     failure: z.object({ reason: z.string(), message: z.string() }).optional(),
+    submittedBy: z
+      .string()
+      .optional()
+      .meta({ description: 'Id of the API key that submitted the job (answer_question needs that key).' }),
     createdAt: z.string(),
     updatedAt: z.string(),
     startedAt: z

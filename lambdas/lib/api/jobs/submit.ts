@@ -91,10 +91,19 @@ export async function submitJob(
     retryBudget: request.retryBudget ?? DEFAULT_RETRY_BUDGET,
     ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
     ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.mode === undefined ? {} : { mode: request.mode }),
   };
   let result: { job: Job; created: boolean };
   try {
-    result = await deps.engine.ledger.createJob(principal.tenantId, jobId, jobRequest, playbook.steps.length);
+    result = await deps.engine.ledger.createJob(
+      principal.tenantId,
+      jobId,
+      jobRequest,
+      playbook.steps.length,
+      {
+        submittedBy: principal.keyId,
+      },
+    );
   } catch (err) {
     if (err instanceof JobConflictError) {
       throw new ConflictError(

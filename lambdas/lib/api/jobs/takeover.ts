@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/api-keys.ts';
-import type { ApiDeps } from '../deps.ts';
+import { type ApiDeps, findPlaybook } from '../deps.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import { fieldIssues } from '../schemas.ts';
 import { answerBrowserWait } from './browser-wait.ts';
@@ -19,7 +19,7 @@ export interface TakeoverResult {
  * the person left it (never `restore`: that would navigate away from their work). It holds: in
  * this order, `takeover-completed` in the ledger (fenced by the job's version, with who),
  * `SendTaskSuccess`, clear the wait; RunStep then runs the step again from its precondition and
- * `ctx.takeover` returns. It does not hold: 422 naming what the step expects, and the job keeps
+ * `ctx.takeover` returns, and the live view links given out for the takeover stop working. It does not hold: 422 naming what the step expects, and the job keeps
  * waiting with the same live view, so the person can finish and press Done again.
  */
 export async function completeTakeover(
@@ -58,5 +58,22 @@ export async function completeTakeover(
       return { precondition: 'held', ...(parsed.data.comment ? { comment: parsed.data.comment } : {}) };
     },
   });
+  await endTakeoverViews(deps, principal.tenantId, jobId, step);
   return { jobId, step, done: true, resumed };
+}
+
+/**
+ * The person's access to the browser ends with the wait: every live view link of the step's
+ * session given out so far stops working (on the local service; Anchor's link lives with its
+ * session). Best effort: a failure is logged, and the links still expire with the wait.
+ */
+async function endTakeoverViews(deps: ApiDeps, tenantId: string, jobId: string, step: string): Promise<void> {
+  try {
+    const job = await deps.engine.ledger.getJob(tenantId, jobId);
+    const app = findPlaybook(deps, job.playbook)?.steps.find((s) => s.id === step)?.app;
+    const session = app ? job.sessions[app] : undefined;
+    if (session) await deps.engine.browser.revokeLiveViews(session);
+  } catch (err) {
+    deps.engine.log.warn('live views of a finished takeover not revoked', { jobId, error: String(err) });
+  }
 }

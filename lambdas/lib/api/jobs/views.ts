@@ -4,11 +4,12 @@ import {
   type StepAgentCounters,
   sumAgentCounters,
 } from '../../agent/counters.ts';
+import { sealedOf } from '../../engine/effect-approval.ts';
 import type { Job, LedgerEntry } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
 import { redact, redactText } from '../../redact.ts';
 import { screenshotPath } from '../evidence/screenshots.ts';
-import type { JobView } from './schemas.ts';
+import type { EffectView, JobView } from './schemas.ts';
 
 /**
  * What the API shows of a job and its ledger. The task token of a pending wait never
@@ -73,7 +74,9 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
   };
   if (job.deadline) view.deadline = job.deadline;
   if (job.model) view.model = job.model;
+  if (job.mode) view.mode = job.mode;
   if (job.failure) view.failure = { reason: job.failure.reason, message: redactText(job.failure.message) };
+  if (job.submittedBy) view.submittedBy = job.submittedBy;
   if (job.startedAt) view.startedAt = job.startedAt;
   if (job.finishedAt) view.finishedAt = job.finishedAt;
   return view;
@@ -81,7 +84,8 @@ export function toJobView(job: Job, playbook: Playbook | undefined): JobView {
 
 /** A ledger entry as the audit trail shows it (tenant and job left out: they are the URL's). */
 export function toEntryView(entry: LedgerEntry): Record<string, unknown> {
-  const { tenantId: _t, jobId: _j, evidence, detail, cost, screenshot, ...rest } = entry;
+  // The chain's salt never leaves: with a receipt's digest of a redacted value it would let the value be guessed.
+  const { tenantId: _t, jobId: _j, hashSalt: _s, evidence, detail, cost, screenshot, ...rest } = entry;
   const view: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) view[key] = typeof value === 'string' ? redactText(value) : value;
@@ -121,4 +125,25 @@ export function agentView(
   const steps = agentCountersByStep(entries);
   if (Object.keys(steps).length === 0) return undefined;
   return { steps, total: sumAgentCounters(Object.values(steps)) };
+}
+
+/**
+ * What a write approved on its effect would submit, as the approver is shown it: the latest
+ * effect prepared for `step` (values redacted for people; the hash is of what the page holds),
+ * and when it was asked again, what changed since the approval before.
+ */
+export function effectView(entries: readonly LedgerEntry[], step: string): EffectView | undefined {
+  const entry = entries.findLast(
+    (e) => e.step === step && (e.type === 'effect-prepared' || e.type === 'effect-changed'),
+  );
+  if (!entry) return undefined;
+  const { effect, hash } = sealedOf(entry);
+  const changes = entry.detail?.changes as EffectView['changes'];
+  return {
+    hash,
+    fields: redact(effect.fields),
+    ...(changes ? { changes: redact(changes) } : {}),
+    ...(typeof entry.detail?.approvedBy === 'string' ? { approvedBy: entry.detail.approvedBy } : {}),
+    ...(entry.screenshot ? { screenshot: screenshotPath(entry.jobId, entry.screenshot) } : {}),
+  };
 }

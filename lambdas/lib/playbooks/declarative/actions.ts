@@ -4,6 +4,7 @@
  * commits it), and a write's idempotency key is put in its field just before that action.
  */
 import type { Locator, Page } from 'playwright-core';
+import { committingRequest } from '../../commits.ts';
 import type { StepContext } from '../contract.ts';
 import { StepActionError } from '../errors.ts';
 import { appUrl, EVIDENCE_TIMEOUT_MS, goto, LOAD_TIMEOUT_MS } from '../page.ts';
@@ -93,6 +94,7 @@ async function runAction(page: Page, step: ScriptedStep, action: Action, ctx: St
     const o = optionsOf(action.click);
     if (o.when !== undefined && !truthy(render(o.when, ctx))) return;
     const el = await element(page, id, 'click', o.target, ctx, o.missing);
+    if (o.wait === 'response') return clickAndAwaitAnswer(page, step, el);
     await el.click();
     if (o.wait !== 'none')
       await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
@@ -146,6 +148,35 @@ async function runAction(page: Page, step: ScriptedStep, action: Action, ctx: St
   }
 }
 
+/** How long `click: { wait: response }` waits for the click's request to go, then for its answer. */
+export const RESPONSE_TIMEOUT_MS = 15_000;
+
+/**
+ * Clicks, then waits for the answer to the request the click sends: the step's `commits` when it
+ * names one, else the first unsafe request after the click (a form that saves in the background).
+ * A request that gets no answer (the connection failed) ends the wait: the verify decides.
+ */
+async function clickAndAwaitAnswer(page: Page, step: ScriptedStep, el: Locator): Promise<void> {
+  const commits = committingRequest(step.kind === 'write' ? step.commits : undefined);
+  const sent = page.waitForRequest((r) => commits(r.method(), r.url()), { timeout: RESPONSE_TIMEOUT_MS });
+  sent.catch(() => undefined);
+  await el.click();
+  const request = await sent.catch(() => undefined);
+  if (!request)
+    throw new StepActionError(
+      step.id,
+      `click: the page sent no ${step.kind === 'write' && step.commits ? `request matching commits (${step.commits.method ?? 'any'} ${step.commits.path})` : 'POST, PUT, PATCH or DELETE'} within ${RESPONSE_TIMEOUT_MS / 1000} s`,
+    );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    request.response().catch(() => null),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, RESPONSE_TIMEOUT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** Sets a write's idempotency key in the field the site reads it from (often a hidden input). */
 async function setKey(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
   if (!step.idempotencyKey) return;
@@ -170,12 +201,46 @@ export function reportsMidAction(step: Pick<ScriptedStep, 'actions'>): boolean {
 
 /** Runs the step's actions in order (see the file's comment for the last one). */
 export async function runActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
-  const last = step.actions.length - 1;
-  for (const [i, action] of step.actions.entries()) {
-    if (i === last) {
-      if (step.kind === 'write') await setKey(page, step, ctx);
-      if (reportsMidAction(step)) await ctx.faultPoint('mid-action');
-    }
-    await runAction(page, step, action, ctx);
-  }
+  await prepareActions(page, step, ctx);
+  await commitAction(page, step, ctx);
+}
+
+/** Every action but the last: everything a write does before its commit. */
+export async function prepareActions(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  for (const action of step.actions.slice(0, -1)) await runAction(page, step, action, ctx);
+}
+
+/** The last action (a write's commit): the idempotency key set first, then the fault point `mid-action`. */
+export async function commitAction(page: Page, step: ScriptedStep, ctx: StepContext): Promise<void> {
+  const last = step.actions.at(-1);
+  if (!last) return;
+  if (step.kind === 'write') await setKey(page, step, ctx);
+  if (reportsMidAction(step)) await ctx.faultPoint('mid-action');
+  await runAction(page, step, last, ctx);
+}
+
+/**
+ * The element the last action works on (the commit button), for reading what the form would
+ * submit; undefined when the last action names none (a goto, a key press on the page).
+ */
+export async function commitTarget(
+  page: Page,
+  step: ScriptedStep,
+  ctx: StepContext,
+): Promise<Locator | undefined> {
+  const last = step.actions.at(-1);
+  if (!last) return undefined;
+  const target =
+    'click' in last
+      ? optionsOf(last.click).target
+      : 'press' in last
+        ? last.press.target
+        : 'fill' in last
+          ? last.fill.target
+          : 'select' in last
+            ? last.select.target
+            : 'check' in last
+              ? optionsOf(last.check).target
+              : undefined;
+  return target === undefined ? undefined : locate(page, target, (t) => render(t, ctx));
 }

@@ -5,18 +5,19 @@
  * module calls this at cold start with the JSON it carries, so a handler builds exactly what
  * start-up checked.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { agentProbe } from '../../agent/agent-probe.ts';
 import { agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
 import { definePlaybook } from '../define.ts';
-import { PlaybookFileError } from '../errors.ts';
+import { formEffect } from '../effect-capture.ts';
+import { provable, proves } from '../effects.ts';
+import { AmbiguousTargetError, PlaybookFileError } from '../errors.ts';
 import { type FormSignInApplication, formSignIn } from '../form-sign-in.ts';
 import {
   checkStart,
   countedProbe,
-  EVIDENCE_TIMEOUT_MS,
   goto,
   hasVisibleError,
   LOAD_TIMEOUT_MS,
@@ -26,9 +27,9 @@ import {
 } from '../page.ts';
 import { signInStep } from '../sign-in-step.ts';
 import { exactPath } from '../starts-at.ts';
-import { locateAll, targetVisible, visibleTarget } from '../target.ts';
-import { render } from '../template.ts';
-import { runActions, urlFor } from './actions.ts';
+import { locate, locateAll, targetVisible, visibleTarget } from '../target.ts';
+import { referencesOf, render } from '../template.ts';
+import { actionName, commitAction, commitTarget, prepareActions, runActions, urlFor } from './actions.ts';
 import { jsonSchemaInputs } from './inputs.ts';
 import { declarativeProblems } from './problems.ts';
 import { checksHold, checksVerdict, readEvidence } from './reads.ts';
@@ -37,6 +38,7 @@ import {
   type ChecksProbe,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
+  EXPECT_TIMEOUT_MS,
   type Expect,
   type Probe,
   type ScriptedProbe,
@@ -68,27 +70,71 @@ function startOf(step: ScriptedStep, apps: Apps): Pick<Step, 'precondition' | 'r
   };
 }
 
-/** Verify of a step with an `expect` (scripted and agent steps alike). */
-async function verifyOf(
-  step: { app: string; expect: Expect },
+/** A step with an `expect` (scripted and agent steps alike), as its verify and check read it. */
+type Expecting = Pick<Step, 'kind' | 'effect' | 'newEvidence'> & { app: string; expect: Expect };
+
+/**
+ * One look at the page as it is now: what the step's `expect` reads there (its evidence), that
+ * it does not hold yet (null), or that the page shows an error (`refused`: no use waiting).
+ */
+async function expectNow(
+  step: Expecting,
   page: Page,
   ctx: StepContext,
-): Promise<Evidence | null> {
+): Promise<{ evidence: Evidence } | { refused: true } | null> {
   const e = step.expect;
-  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
-  const path = pageUrl(page)?.pathname ?? '';
+  const url = pageUrl(page);
   const base = ctx.apps[step.app]?.baseUrl;
-  if (base && pageUrl(page)?.origin !== new URL(base).origin) return null;
+  if (base && url?.origin !== new URL(base).origin) return null;
+  const path = url?.pathname ?? '';
   if (e.url !== undefined && !new RegExp(e.url).test(path)) return null;
-  if (e.noError !== false && (await hasVisibleError(page))) return null;
+  if (e.noError !== false && (await hasVisibleError(page))) return { refused: true };
+  const r = (t: string): string => render(t, ctx);
   const visible = e.visible === undefined ? [] : Array.isArray(e.visible) ? e.visible : [e.visible];
-  for (const target of visible) {
-    if (!(await visibleTarget(page, target, EVIDENCE_TIMEOUT_MS, (t) => render(t, ctx)))) return null;
-  }
-  if (e.checks && !(await checksHold(page, e.checks, ctx))) return null;
-  if (!e.evidence || Object.keys(e.evidence).length === 0) return { path };
-  return readEvidence(page, page, e.evidence, ctx);
+  for (const target of visible) if (!(await targetVisible(page, target, r))) return null;
+  if (e.checks && !(await checksHold(page, e.checks, ctx, { waitMs: 0 }))) return null;
+  if (!e.evidence || Object.keys(e.evidence).length === 0) return { evidence: { path } };
+  const evidence = await readEvidence(page, page, e.evidence, ctx, { waitMs: 0 });
+  return evidence ? { evidence } : null;
 }
+
+/**
+ * The step's check: its `expect` as the page is now, with no waiting (what the engine reads just
+ * before a write's action).
+ */
+async function checkOf(step: Expecting, page: Page, ctx: StepContext): Promise<Evidence | null> {
+  const seen = await expectNow(step, page, ctx).catch(() => null);
+  return seen && 'evidence' in seen ? seen.evidence : null;
+}
+
+/**
+ * The step's verify: its `expect`, looked at again until it holds or `timeoutMs` (default
+ * {@link EXPECT_TIMEOUT_MS}) passed, so a save answered in the background is seen once it shows.
+ * A write that creates waits for evidence that proves it (not what already held before its
+ * action, see `proves`); at the end it gives what it saw, and the engine judges that. A visible
+ * error ends the wait.
+ */
+async function verifyOf(step: Expecting, page: Page, ctx: StepContext): Promise<Evidence | null> {
+  const until = Date.now() + (step.expect.timeoutMs ?? EXPECT_TIMEOUT_MS);
+  const before = ctx.beforeAction?.evidence;
+  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+  for (;;) {
+    // A page navigating while it is read is read again; a target that names several elements is the step's fault.
+    const seen = await expectNow(step, page, ctx).catch((err: unknown) => {
+      if (err instanceof AmbiguousTargetError) throw err;
+      return null;
+    });
+    if (seen && 'refused' in seen) return null;
+    if (seen && proves(step, before, seen.evidence)) return seen.evidence;
+    // Nothing the page can show proves the write (see `provable`): the engine's probe decides.
+    if (seen && !provable(step, before)) return seen.evidence;
+    if (Date.now() >= until) return seen?.evidence ?? null;
+    await page.waitForTimeout(EXPECT_POLL_MS).catch(() => undefined);
+  }
+}
+
+/** How often a verify looks at the page again while it waits. */
+const EXPECT_POLL_MS = 200;
 
 /** A scripted probe (of a scripted or an agent step): records by the key, or checks on a page. */
 async function probeOf(
@@ -229,6 +275,67 @@ function refusalOf(refusal: ScriptedStep['refusal']): Step['refusal'] {
   };
 }
 
+/** What a write says about itself (`effect`, `newEvidence`, `commits`), as the contract has it. */
+function writeFacts(step: ScriptedStep | AgentStepSpec): Pick<Step, 'effect' | 'newEvidence' | 'commits'> {
+  if (step.kind !== 'write') return {};
+  return {
+    ...(step.effect ? { effect: step.effect } : {}),
+    ...(step.newEvidence ? { newEvidence: step.newEvidence } : {}),
+    ...(step.commits ? { commits: step.commits } : {}),
+  };
+}
+
+/**
+ * A scripted write in two parts: prepared by its actions but the last, committed by the last
+ * (what a drift check and an approval of the effect use), and what of the commit is missing.
+ * With `approve: effect`, its effect read off the form the last action's element belongs to,
+ * with the texts it `shows`.
+ */
+function writeParts(
+  step: ScriptedStep,
+): Pick<Step, 'approve' | 'prepare' | 'commit' | 'effectOf' | 'commitMissing'> {
+  if (step.kind !== 'write') return {};
+  const parts: Pick<Step, 'prepare' | 'commit' | 'commitMissing'> = {
+    prepare: (page, ctx) => prepareActions(page, step, ctx),
+    commit: (page, ctx) => commitAction(page, step, ctx),
+    commitMissing: async (page, ctx) => {
+      const last = step.actions.at(-1);
+      const el = await commitTarget(page, step, ctx);
+      if (!last || 'goto' in last || 'takeover' in last || 'waitFor' in last) return null;
+      if (el && (await el.isVisible().catch(() => false))) return null;
+      return `the commit's element (${actionName(last)}) is not on the page`;
+    },
+  };
+  if (step.approve === undefined) return parts;
+  const shows = typeof step.approve === 'object' ? (step.approve.shows ?? {}) : {};
+  return {
+    ...parts,
+    approve: 'effect',
+    effectOf: async (page, ctx) => {
+      const r = (t: string): string => render(t, ctx);
+      const shown: Record<string, Locator> = {};
+      for (const [name, target] of Object.entries(shows)) {
+        const el = await locate(page, target, r);
+        if (el) shown[name] = el;
+      }
+      return formEffect(await commitTarget(page, step, ctx), shown);
+    },
+  };
+}
+
+/** The earlier steps whose evidence a step's texts name (`{{evidence.<step>.<field>}}`). */
+function readsOf(step: object): Pick<Step, 'readsEvidenceOf'> {
+  const ids = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      for (const ref of referencesOf(v)) if (ref.path[0] === 'evidence' && ref.path[1]) ids.add(ref.path[1]);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(step);
+  return ids.size > 0 ? { readsEvidenceOf: [...ids] } : {};
+}
+
 function scripted(step: ScriptedStep, apps: Apps): Step {
   const application = apps[step.app] as FormSignInApplication;
   const out: Step = {
@@ -241,6 +348,10 @@ function scripted(step: ScriptedStep, apps: Apps): Step {
     ...startOf(step, apps),
     run: (page, ctx) => runActions(page, step, ctx),
     verify: (page, ctx) => verifyOf(step, page, ctx),
+    check: (page, ctx) => checkOf(step, page, ctx),
+    ...writeFacts(step),
+    ...writeParts(step),
+    ...readsOf(step),
   };
   if (step.kind === 'write' && step.probe) {
     const probe = step.probe;
@@ -260,7 +371,7 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
   const spec = step.agent;
   const probe = step.kind === 'write' ? step.probe : undefined;
   const write = step.kind === 'write' ? refusalOf(step.refusal) : undefined;
-  return agentStep<Record<string, unknown>>({
+  const built = agentStep<Record<string, unknown>>({
     id: step.id,
     title: step.title ?? step.id,
     kind: step.kind,
@@ -274,6 +385,8 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
     ...(spec.maxActions ? { maxActions: spec.maxActions } : {}),
     ...(spec.model ? { model: spec.model } : {}),
     verify: (page, ctx) => verifyOf(step, page, ctx),
+    check: (page, ctx) => checkOf(step, page, ctx),
+    ...writeFacts(step),
     ...(probe === undefined
       ? {}
       : 'agent' in probe
@@ -290,6 +403,8 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
         : { probe: (page, ctx) => probeOf(step, probe, application, page, ctx) }),
     ...(write ? { refusal: write } : {}),
   });
+  // The engine tells an agent step by its `agent` member: kept on the same object.
+  return Object.assign(built, readsOf(step));
 }
 
 /**

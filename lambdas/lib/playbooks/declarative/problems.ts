@@ -16,7 +16,7 @@ export interface Issue {
   message: string;
 }
 
-const PATTERN_KEYS = new Set(['url', 'at', 'pathPattern']);
+const PATTERN_KEYS = new Set(['url', 'at', 'pathPattern', 'match']);
 
 /** Does the JSON Schema describe `path` (as far as it says: free-form objects accept anything)? */
 function schemaHas(schema: unknown, path: readonly string[]): boolean {
@@ -124,9 +124,43 @@ export function declarativeProblems(spec: DeclarativePlaybook): Issue[] {
         message: 'a write needs a probe: where to look for its effect after a crash',
       });
     if (step.kind === 'read') {
-      for (const key of ['probe', 'idempotencyKey', 'refusal'] as const)
+      for (const key of [
+        'probe',
+        'idempotencyKey',
+        'refusal',
+        'effect',
+        'newEvidence',
+        'commits',
+        'approve',
+      ] as const)
         if (key in step && step[key as keyof typeof step] !== undefined)
           issues.push({ path: at(key), message: 'only writes have one' });
+    }
+    if ('approve' in step && step.approve !== undefined) {
+      if (step.kind !== 'write')
+        issues.push({ path: at('approve'), message: 'only a write is approved on its effect' });
+      if (step.needsApproval)
+        issues.push({
+          path: at('needsApproval'),
+          message: 'approve: effect asks for the approval: remove needsApproval',
+        });
+      if ('actions' in step && step.actions.length < 2)
+        issues.push({
+          path: at('actions'),
+          message:
+            'a write approved on its effect fills its form first: at least one action before the commit',
+        });
+    }
+    if (step.newEvidence) {
+      const fields = Object.keys(step.expect.evidence ?? {});
+      for (const [j, name] of step.newEvidence.entries())
+        if (!fields.includes(name))
+          issues.push({
+            path: at('newEvidence', j),
+            message: `${name} is not one of expect.evidence's fields (${fields.join(', ') || 'none'})`,
+          });
+      if (step.effect === 'sets')
+        issues.push({ path: at('newEvidence'), message: 'a write that sets a value makes nothing new' });
     }
     if ('actions' in step && step.kind === 'write' && step.actions.length === 0)
       issues.push({ path: at('actions'), message: 'a write needs the action that commits it' });
@@ -142,7 +176,9 @@ export function declarativeProblems(spec: DeclarativePlaybook): Issue[] {
   walk(spec, [], (value, path) => {
     if (typeof value !== 'string') return;
     const key = path.at(-1);
-    if (typeof key === 'string' && PATTERN_KEYS.has(key) && path[0] === 'steps') {
+    const pattern =
+      typeof key === 'string' && (PATTERN_KEYS.has(key) || (key === 'path' && path.at(-2) === 'commits'));
+    if (pattern && path[0] === 'steps') {
       try {
         new RegExp(value);
       } catch (err) {

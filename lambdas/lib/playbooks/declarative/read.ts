@@ -145,9 +145,13 @@ export function schemaIssues(value: unknown): Issue[] {
   return issues;
 }
 
-/** Parsed and checked: the playbook's JSON, or every problem with its line. */
+/**
+ * Parsed and checked: the playbook's JSON, or every problem with its line. `lint` adds checks of
+ * a valid file (`npm run playbook -- validate`), reported the same way.
+ */
 export function parseDeclarative(
   text: string,
+  lint?: (spec: DeclarativePlaybook) => Issue[],
 ): { ok: true; spec: DeclarativePlaybook } | { ok: false; problems: string[] } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -161,6 +165,7 @@ export function parseDeclarative(
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   let issues = schemaIssues(value);
   if (issues.length === 0) issues = declarativeProblems(value as DeclarativePlaybook);
+  if (issues.length === 0 && lint) issues = lint(value as DeclarativePlaybook);
   if (issues.length === 0) return { ok: true, spec: value as DeclarativePlaybook };
   const where = (path: (string | number)[]): string => {
     // The value at the path, or the nearest one above it that exists (a missing field: its object).

@@ -15,29 +15,46 @@ const READ_TIMEOUT_MS = 1_000;
 
 type Root = Page | Locator;
 
+/** How reads look at the page: waiting for an element (a verify, a probe), or as it is now (a check). */
+export interface ReadOptions {
+  /** How long a read waits for its element to show (default {@link READ_TIMEOUT_MS}; 0: one look). */
+  waitMs?: number;
+}
+
+/** The first group of `pattern` in `text` (or its whole match), or undefined when it does not match. */
+function matched(pattern: string, text: string): string | undefined {
+  const m = new RegExp(pattern).exec(text);
+  return m ? (m[1] ?? m[0]) : undefined;
+}
+
 /** A value read, or undefined when the page does not have it. */
 export async function readValue(
   page: Page,
   root: Root,
   read: Read,
   ctx: StepContext,
+  options: ReadOptions = {},
 ): Promise<string | number | boolean | null | undefined> {
   if ('const' in read) return read.const;
   if ('template' in read) return render(read.template, ctx);
   if ('url' in read) {
-    const path = pageUrl(page)?.pathname ?? '';
-    const m = new RegExp(read.url).exec(path);
-    return m ? (m[1] ?? m[0]) : undefined;
+    const url = pageUrl(page);
+    return matched(
+      read.url,
+      read.query ? `${url?.pathname ?? ''}${url?.search ?? ''}` : (url?.pathname ?? ''),
+    );
   }
   const r = (text: string): string => render(text, ctx);
   if (read.count) return read.target ? (await locateAll(root, read.target, r)).length : 0;
   let el: Locator | undefined;
-  if (read.target) el = await visibleTarget(root, read.target, READ_TIMEOUT_MS, r);
+  if (read.target) el = await visibleTarget(root, read.target, options.waitMs ?? READ_TIMEOUT_MS, r);
   else if (root !== page) el = root as Locator;
   if (!el) return undefined;
-  if (read.attr) return (await el.getAttribute(read.attr).catch(() => null)) ?? undefined;
-  if (read.value) return el.inputValue().catch(() => undefined);
-  return ((await el.textContent().catch(() => null)) ?? undefined)?.replace(/\s+/g, ' ').trim();
+  let text: string | undefined;
+  if (read.attr) text = (await el.getAttribute(read.attr).catch(() => null)) ?? undefined;
+  else if (read.value) text = await el.inputValue().catch(() => undefined);
+  else text = ((await el.textContent().catch(() => null)) ?? undefined)?.replace(/\s+/g, ' ').trim();
+  return text !== undefined && read.match !== undefined ? matched(read.match, text) : text;
 }
 
 function typed(
@@ -60,10 +77,11 @@ export async function readEvidence(
   root: Root,
   fields: Record<string, EvidenceField>,
   ctx: StepContext,
+  options: ReadOptions = {},
 ): Promise<Evidence | null> {
   const out: Evidence = {};
   for (const [name, field] of Object.entries(fields)) {
-    const raw = await readValue(page, root, field, ctx);
+    const raw = await readValue(page, root, field, ctx, options);
     const value = raw === undefined ? undefined : typed(raw, field.type);
     if (value === undefined) {
       if (!field.optional) return null;
@@ -88,10 +106,15 @@ export function sameUnder(compare: Check['compare'], a: string, b: string): bool
 }
 
 /** Does every check hold on the page? */
-export async function checksHold(page: Page, checks: readonly Check[], ctx: StepContext): Promise<boolean> {
+export async function checksHold(
+  page: Page,
+  checks: readonly Check[],
+  ctx: StepContext,
+  options: ReadOptions = {},
+): Promise<boolean> {
   for (const check of checks) {
     if (check.when !== undefined && !truthy(render(check.when, ctx))) continue;
-    const value = await readValue(page, page, check, ctx);
+    const value = await readValue(page, page, check, ctx, options);
     if (value === undefined || value === null) return false;
     if (!sameUnder(check.compare, String(value), render(check.equals, ctx))) return false;
   }

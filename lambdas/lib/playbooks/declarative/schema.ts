@@ -39,57 +39,77 @@ const Missing = {
     .describe('What to say when the target is not on the page (the step then fails with this text)'),
 };
 
-/** Reading one value off the page (or the record a probe found). */
-const ReadSchema = z.union([
+/** Reading one value off the page (or the record a probe found): one of these forms. */
+const READ_FORMS = [
   z
     .object({
       target: TargetSchema.optional().describe(
         "The element to read; in a probe's evidence, default: the record itself",
       ),
-      attr: z.string().min(1).optional().describe('Read this attribute (data-version)'),
+      attr: z.string().min(1).optional().describe('Read this attribute (href, data-version)'),
       text: z.literal(true).optional().describe('Read the text (the default)'),
       value: z.literal(true).optional().describe("Read a form field's value"),
       count: z.literal(true).optional().describe('Count the elements the target finds'),
+      match: Pattern.optional().describe(
+        'Keep only part of the text, attribute or value read: a regular expression whose first group (or whole match) is the value; no match means the value is not there. E.g. attr: href, match: "[?&]post=(\\d+)"',
+      ),
     })
     .strict(),
   z
     .object({
-      url: Pattern.describe("A regular expression on the page's path: its first group, or the whole match"),
+      url: Pattern.describe(
+        "A regular expression on the page's path (no query string unless query: true): its first group, or the whole match",
+      ),
+      query: z
+        .literal(true)
+        .optional()
+        .describe(
+          'Match the path with its query string (/post.php?post=7&action=edit) instead of the path alone',
+        ),
     })
     .strict(),
   z.object({ const: z.union([z.string(), z.number(), z.boolean(), z.null()]) }).strict(),
   z.object({ template: Template }).strict(),
-]);
+] as const;
 
-const EvidenceFieldSchema = z.intersection(
-  ReadSchema,
-  z.object({
-    type: z
-      .enum(['string', 'integer', 'number', 'boolean'])
-      .optional()
-      .describe(
-        'The value as a string (default), a whole number, a number or a boolean; a value that is not one means "not verified"',
-      ),
-    optional: z.boolean().optional().describe('A missing value is null instead of "not verified"'),
-  }),
-);
+/** Each read form with `extra` keys of its own (an evidence field's type, a check's value). */
+function readWith<T extends z.ZodRawShape>(extra: T) {
+  return z.union([
+    READ_FORMS[0].extend(extra),
+    READ_FORMS[1].extend(extra),
+    READ_FORMS[2].extend(extra),
+    READ_FORMS[3].extend(extra),
+  ]);
+}
+
+const ReadSchema = z.union(READ_FORMS);
+
+const EvidenceFieldSchema = readWith({
+  type: z
+    .enum(['string', 'integer', 'number', 'boolean'])
+    .optional()
+    .describe(
+      'The value as a string (default), a whole number, a number or a boolean; a value that is not one means "not verified"',
+    ),
+  optional: z.boolean().optional().describe('A missing value is null instead of "not verified"'),
+});
 
 /** Evidence fields by name, each read off the page (or the record a probe found). */
 const EvidenceFields = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), EvidenceFieldSchema);
 
-const CheckSchema = z.intersection(
-  ReadSchema,
-  z.object({
-    equals: Template.describe('What the value must be'),
-    compare: z
-      .enum(['exact', 'text', 'loose', 'digits'])
-      .optional()
-      .describe(
-        'exact (trimmed), text (spaces collapsed; the default), loose (no spaces, any case), digits (only the digits)',
-      ),
-    ...When,
-  }),
-);
+/** How long a declarative step's `expect` waits for the page to show it, unless it says (`timeoutMs`). */
+export const EXPECT_TIMEOUT_MS = 10_000;
+
+const CheckSchema = readWith({
+  equals: Template.describe('What the value must be'),
+  compare: z
+    .enum(['exact', 'text', 'loose', 'digits'])
+    .optional()
+    .describe(
+      'exact (trimmed), text (spaces collapsed; the default), loose (no spaces, any case), digits (only the digits)',
+    ),
+  ...When,
+});
 
 const ExpectSchema = z
   .object({
@@ -106,6 +126,15 @@ const ExpectSchema = z
     evidence: EvidenceFields.optional().describe(
       'The evidence recorded when the step is verified; at least one check, url, visible or field',
     ),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(120_000)
+      .optional()
+      .describe(
+        'How long the page has to show all of this after the step acted: it is looked at again until it does (default 10000); a visible error ends the wait at once',
+      ),
   })
   .strict();
 
@@ -136,7 +165,12 @@ export const ActionSchema = z.union([
   z
     .object({
       click: TargetOrOptions({
-        wait: z.enum(['load', 'none']).optional().describe('Wait for the next page to load (default load)'),
+        wait: z
+          .enum(['load', 'response', 'none'])
+          .optional()
+          .describe(
+            "After the click: load (the default) waits for the page to finish loading; response waits for the answer to the request the click sends (a form that saves in the background, with no new page: the step's commits, else the first POST, PUT, PATCH or DELETE); none goes on at once",
+          ),
       }),
     })
     .strict(),
@@ -288,6 +322,56 @@ export const AgentProbeSchema = z
   })
   .strict();
 
+/** An evidence field's name. */
+const FieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/);
+
+/** What a write says about itself: what it does to the application, and the request that commits it. */
+const WriteFacts = {
+  effect: z
+    .enum(['creates', 'sets'])
+    .optional()
+    .describe(
+      'Writes: creates (the default) makes something new (a record, an order): evidence that was already on the page before the action cannot complete it (see newEvidence); sets puts state to a value: when expect already holds before the action, the step is done without acting (already satisfied)',
+    ),
+  newEvidence: z
+    .array(FieldName)
+    .min(1)
+    .optional()
+    .describe(
+      'Writes that create: evidence fields that name the new record (its id): when expect already held before the action, the step completes only if each of these changed; else its probe decides',
+    ),
+  commits: z
+    .object({
+      method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default: any of them'),
+      path: Pattern.describe("A regular expression on the request's path, e.g. ^/wp-admin/post\\.php$"),
+    })
+    .strict()
+    .optional()
+    .describe(
+      'Writes: the request that commits the write, when the page sends others of its own (a heartbeat, autosave) or the action sends several: it is the one waited for (click wait: response), counted and watched; the others are background',
+    ),
+};
+
+/** A write approved on its effect: prepared up to its commit, shown, and committed only as approved. */
+const ApproveSchema = z
+  .union([
+    z.literal('effect'),
+    z
+      .object({
+        effect: z.literal(true),
+        shows: z
+          .record(z.string().min(1), TargetSchema)
+          .optional()
+          .describe(
+            'Texts on the page that are part of what is approved, by a name for people (an amount the site computed): { Amount: { testId: amount } }',
+          ),
+      })
+      .strict(),
+  ])
+  .describe(
+    "Writes: effect binds the approval to what will be submitted. The step is prepared up to its last action (the commit); a person approves the form's fields and values as the page holds them (secrets masked) with a screenshot; at execution it is prepared again and committed only if the page would submit exactly what was approved, else the person is asked again with the changes shown. Replaces needsApproval.",
+  );
+
 const StepCommon = {
   id: Name,
   title: z.string().min(1).optional().describe('One line for people (required except for signIn steps)'),
@@ -317,6 +401,8 @@ export const ScriptedStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    approve: ApproveSchema.optional(),
+    ...WriteFacts,
   })
   .strict();
 
@@ -345,6 +431,7 @@ export const AgentStepSchema = z
       .union([z.enum(['alert', 'none']), TargetSchema])
       .optional()
       .describe("Writes: where the page says it refused the write (default: the page's alert)"),
+    ...WriteFacts,
   })
   .strict();
 

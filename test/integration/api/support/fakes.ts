@@ -6,6 +6,7 @@ import { SessionGoneError } from '../../../../lambdas/lib/browser/errors.ts';
 import type { Attached, BrowserAdapter, OpenSessionOptions } from '../../../../lambdas/lib/browser/types.ts';
 import { NO_VOLUMES } from '../../../../lambdas/lib/browser/volumes.ts';
 import type { Application, Credentials, Playbook, Step } from '../../../../lambdas/lib/playbooks/contract.ts';
+import { PersonAskedError } from '../../../../lambdas/lib/playbooks/errors.ts';
 import { createPlaybookRegistry, type PlaybookRegistry } from '../../../../lambdas/lib/playbooks/registry.ts';
 
 /**
@@ -36,6 +37,10 @@ export interface FakeWorld {
   orders: Map<string, string>;
   /** Jobs whose first precondition shows a changed layout (a review). */
   layoutGlitch: Set<string>;
+  /** Jobs whose first step asks its requester a question first (as an agent step's `ask_person`). */
+  asks: Set<string>;
+  /** The answer each asking job's step read when it ran again. */
+  answers: Map<string, string>;
   sessionOf(jobId: string): FakeSession | undefined;
 }
 
@@ -43,6 +48,8 @@ export function createFakeWorld(): FakeWorld {
   const sessions = new Map<string, FakeSession>();
   const orders = new Map<string, string>();
   const layoutGlitch = new Set<string>();
+  const asks = new Set<string>();
+  const answers = new Map<string, string>();
   let next = 0;
   const live = (sessionId: string): FakeSession => {
     const s = sessions.get(sessionId);
@@ -71,8 +78,15 @@ export function createFakeWorld(): FakeWorld {
         reused: false,
         blockedRequests: () => [],
         // No network here: nothing is held, nothing is seen.
+        refuseWrites: async () => ({ end: () => [] }),
         guardWrites: async () => ({
-          finish: async () => ({ prevented: false, observed: false, unsafeRequests: 0, resent: [] }),
+          finish: async () => ({
+            prevented: false,
+            observed: false,
+            unsafeRequests: 0,
+            resent: [],
+            requests: [],
+          }),
         }),
       };
     },
@@ -82,6 +96,7 @@ export function createFakeWorld(): FakeWorld {
       if (s) s.ended = true;
     },
     liveViewLink: () => undefined,
+    revokeLiveViews: async () => undefined,
     async runningSessions(tags) {
       return [...sessions.values()]
         .filter((s) => !s.ended && Object.entries(tags).every(([k, v]) => s.tags[k] === v))
@@ -100,6 +115,8 @@ export function createFakeWorld(): FakeWorld {
     sessions,
     orders,
     layoutGlitch,
+    asks,
+    answers,
     sessionOf: (jobId) => [...sessions.values()].reverse().find((s) => s.tags.jobId === jobId),
   };
 }
@@ -146,7 +163,21 @@ export function testPlaybook(world: FakeWorld): Playbook {
       return { ok: true };
     },
     restore: async () => {},
-    run: async () => {},
+    run: async (_page, ctx) => {
+      if (!world.asks.has(ctx.jobId)) return;
+      // As an agent step asks: the question in the step's record, then the wait; the answer comes back in the record.
+      const answer = ctx.actions.recorded().find((r) => r.type === 'answer');
+      if (answer) {
+        world.answers.set(ctx.jobId, String(answer.detail.answer));
+        return;
+      }
+      const question = 'Which colour of mug: blue or grey?';
+      await ctx.actions.record({
+        type: 'action-chosen',
+        detail: { n: 1, action: { name: 'ask_person', question }, source: 'model' },
+      });
+      throw new PersonAskedError('open-cart', question);
+    },
     verify: async (_page, ctx) => ({ sku: ctx.inputs.sku, quantity: ctx.inputs.quantity }),
   };
   const placeOrder: Step<TestInputs> = {

@@ -33,6 +33,7 @@ import { createNoScreenshotStore } from '../../../../lambdas/lib/evidence/store.
 import { createLedger } from '../../../../lambdas/lib/ledger/index.ts';
 import { createLogger } from '../../../../lambdas/lib/logger.ts';
 import { createWebhookStore } from '../../../../lambdas/lib/notifications/store.ts';
+import { unavailableReceiptSigner } from '../../../../lambdas/lib/receipts/runtime.ts';
 import { openSession } from '../../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../../lambdas/reauthenticate/reauthenticate.ts';
 import { reconcile } from '../../../../lambdas/reconcile/reconcile.ts';
@@ -98,6 +99,8 @@ export interface ApiStackOptions {
   settings?: Partial<EngineSettings>;
   /** Limits per source address of requests with no valid key (default: generous, like the per-key ones). */
   anonymousLimits?: RateLimitOptions;
+  /** Tenants whose agents may answer people's waits through MCP (`BELAY_MCP_ANSWER_TENANTS`); default none. */
+  mcpAnswerTenants?: string[];
 }
 
 /** Registers beforeAll/afterAll hooks that start (and stop, by their own handles) the whole stack. */
@@ -211,7 +214,9 @@ export function useApiStack(options: ApiStackOptions = {}): ApiStack {
         allowLoopback: true,
       },
       baseUrl: '',
+      receipts: unavailableReceiptSigner(),
       maxBodyBytes: MAX_BODY_BYTES,
+      mcpAnswerTenants: new Set(options.mcpAnswerTenants ?? []),
     };
     api = await startLocalApi({ port: 0, deps, iam: apiIam });
 

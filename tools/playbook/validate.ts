@@ -1,0 +1,128 @@
+/**
+ * `npm run playbook -- validate <file|dir>...`: checks playbooks with no stack: a declarative
+ * file's schema, what the schema cannot say, its compile and its lints (`lint.ts`), each problem
+ * with its line; a TypeScript playbook folder's module, loaded and checked as `npm start` would.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
+import { compileDeclarative } from '../../lambdas/lib/playbooks/declarative/compile.ts';
+import { lintDeclarative } from '../../lambdas/lib/playbooks/declarative/lint.ts';
+import { parseDeclarative } from '../../lambdas/lib/playbooks/declarative/read.ts';
+import { findPlaybookFiles, type PlaybookFile } from '../../lambdas/lib/playbooks/discovery/find.ts';
+import { displayPath } from '../../lambdas/lib/playbooks/discovery/paths.ts';
+import { PlaybookFileError } from '../../lambdas/lib/playbooks/errors.ts';
+import { createPlaybookRegistry } from '../../lambdas/lib/playbooks/registry.ts';
+
+/** What validating one playbook file found. */
+export interface Validated {
+  /** The file, as messages name it. */
+  source: string;
+  /** `name@version` and its number of steps, when it compiled. */
+  id?: string;
+  steps?: number;
+  problems: string[];
+}
+
+const DECLARATIVE = /\.playbook\.(ya?ml|json)$/;
+
+/** The playbook files a path names: a declarative file, a playbook module (`index.ts`), or a folder of them. */
+async function filesOf(path: string): Promise<PlaybookFile[] | string> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return `${path}: no such file or folder`;
+  if (info.isFile()) {
+    if (DECLARATIVE.test(path)) return [{ file: path, kind: 'declarative' }];
+    if (basename(path) === 'index.ts') return [{ file: path, kind: 'module' }];
+    return `${path}: not a playbook file (*.playbook.yaml, *.playbook.yml, *.playbook.json, or a folder's index.ts)`;
+  }
+  // A playbook folder of its own (index.ts), or a folder of playbooks.
+  const own = join(path, 'index.ts');
+  if (
+    await stat(own).then(
+      (s) => s.isFile(),
+      () => false,
+    )
+  )
+    return [{ file: own, kind: 'module' }];
+  return findPlaybookFiles([path]);
+}
+
+async function validateDeclarative(file: string): Promise<Validated> {
+  const source = displayPath(file);
+  const parsed = parseDeclarative(await readFile(file, 'utf8'), lintDeclarative);
+  if (!parsed.ok) return { source, problems: parsed.problems };
+  try {
+    const playbook = compileDeclarative(parsed.spec, source);
+    return { source, id: playbook.id, steps: playbook.steps.length, problems: [] };
+  } catch (err) {
+    return {
+      source,
+      problems: err instanceof PlaybookFileError ? [...err.problems] : [(err as Error).message],
+    };
+  }
+}
+
+async function validateModule(file: string): Promise<Validated> {
+  const source = displayPath(file);
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (err) {
+    const message =
+      err instanceof PlaybookFileError ? [...err.problems] : [String((err as Error).message).split('\n')[0]];
+    return { source, problems: message.map((m) => `does not load: ${m}`) };
+  }
+  if (mod.default === undefined)
+    return {
+      source,
+      problems: ['has no default export: end it with `export default definePlaybook({ ... })`'],
+    };
+  try {
+    // Checked as the registry checks every playbook it loads (as definePlaybook does).
+    const playbook = createPlaybookRegistry([{ source, playbook: mod.default as Playbook }]).get(
+      (mod.default as Playbook).id,
+    );
+    return { source, id: playbook.id, steps: playbook.steps.length, problems: [] };
+  } catch (err) {
+    return {
+      source,
+      problems: err instanceof PlaybookFileError ? [...err.problems] : [(err as Error).message],
+    };
+  }
+}
+
+/**
+ * Validates every playbook the paths name.
+ * @returns one result per playbook file, and the paths that name none (as messages)
+ */
+export async function validatePaths(
+  paths: readonly string[],
+): Promise<{ results: Validated[]; missing: string[] }> {
+  const results: Validated[] = [];
+  const missing: string[] = [];
+  for (const path of paths) {
+    const files = await filesOf(path).catch((err: Error) => `${path}: ${err.message}`);
+    if (typeof files === 'string') {
+      missing.push(files);
+      continue;
+    }
+    if (files.length === 0) missing.push(`${path}: no playbook in this folder`);
+    for (const f of files)
+      results.push(
+        f.kind === 'declarative' ? await validateDeclarative(f.file) : await validateModule(f.file),
+      );
+  }
+  return { results, missing };
+}
+
+/** The report `validate` prints: one line per playbook, its problems under it. */
+export function formatValidated(results: readonly Validated[]): string {
+  return results
+    .map((r) =>
+      r.problems.length === 0
+        ? `ok    ${r.source} (${r.id}, ${r.steps} step${r.steps === 1 ? '' : 's'})`
+        : [`FAIL  ${r.source}`, ...r.problems.map((p) => `        ${p}`)].join('\n'),
+    )
+    .join('\n');
+}
