@@ -153,7 +153,7 @@ describe('Example: examples/wordpress', () => {
     if (loaded?.kind !== 'declarative') throw new Error('expected the declarative example');
     expect(loaded.spec.applications.wordpress?.formSignIn).toEqual(WORDPRESS_FORM_SIGN_IN);
     // The draft is approved on what the form would submit (its effect), not by a plain approval.
-    expect(loaded.playbook.steps.map((s) => [s.id, s.kind, s.approve ?? (s.needsApproval === true)])).toEqual([
+    expect(loaded.playbook.steps.map((s) => [s.id, s.kind, s.approve ?? s.needsApproval === true])).toEqual([
       ['wp-sign-in', 'read', false],
       ['create-draft', 'write', 'effect'],
       ['read-draft-id', 'read', false],
