@@ -1,8 +1,8 @@
 /**
- * The site's navigation. A page marked `optional` is listed only when its file exists: pages that
- * arrive with their feature (tenancy, MCP, effects, a walkthrough on a real application, a new
- * benchmark sample) appear as soon as they are merged, and the dead-link check passes before and
- * after. Every other page must exist: the link check of the build fails on a missing one.
+ * The site's navigation. Every page listed must exist (a unit test and the build's link check fail
+ * on a missing one), except a page marked `optional`: it is listed only when its file exists, so a
+ * page that arrives with its feature on another branch appears as soon as it is merged, and the
+ * dead-link check passes before and after.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,10 +74,11 @@ export const SECTIONS: readonly Section[] = [
       { text: 'Taking over the browser', link: '/guides/takeover' },
       { text: 'Testing a playbook', link: '/guides/testing' },
       { text: 'Walkthrough: an expenses portal', link: '/guides/walkthrough' },
-      { text: 'Walkthrough: a real application', link: '/guides/real-app', optional: true },
+      { text: 'Walkthrough: WordPress', link: '/guides/real-app' },
       { text: 'People in the loop', link: '/guides/people' },
-      { text: 'Effects people can trust', link: '/guides/effects', optional: true },
-      { text: 'Agent runtimes over MCP', link: '/guides/mcp', optional: true },
+      { text: 'Effects: approvals and drift checks', link: '/guides/effects' },
+      { text: 'Receipts', link: '/guides/receipts' },
+      { text: 'Agent runtimes over MCP', link: '/guides/mcp' },
     ],
   },
   {
@@ -87,7 +88,7 @@ export const SECTIONS: readonly Section[] = [
       { text: 'Configuration', link: '/operate/configuration' },
       { text: "Accounts through Anchor's sign-in", link: '/operate/accounts' },
       { text: 'Accounts, capacity, parking, cost', link: '/operate/capacity' },
-      { text: 'Tenant boundaries', link: '/operate/tenancy', optional: true },
+      { text: 'Tenant boundaries', link: '/operate/tenancy' },
       { text: 'Operations', link: '/operate/' },
       { text: 'Logs, metrics and traces', link: '/operate/observability' },
       { text: 'Dashboard and alarms', link: '/operate/alarms' },
@@ -106,6 +107,7 @@ export const SECTIONS: readonly Section[] = [
       { text: 'Declarative playbook schema', link: '/reference/playbook-schema' },
       { text: 'Command line', link: '/reference/cli/' },
       { text: 'Local stack options', link: '/reference/local-stack' },
+      { text: 'CDK context keys', link: '/reference/cdk-context' },
       { text: 'Fault-injection control channel', link: '/reference/control-channel' },
     ],
   },
@@ -113,7 +115,7 @@ export const SECTIONS: readonly Section[] = [
     text: 'Results',
     items: [
       { text: 'Benchmark', link: '/results/benchmark' },
-      { text: 'Benchmark: latest sample', link: '/results/benchmark-sample', optional: true },
+      { text: 'Benchmark: latest sample', link: '/results/benchmark-sample' },
       { text: 'Chaos', link: '/results/chaos' },
     ],
   },
