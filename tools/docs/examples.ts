@@ -4,8 +4,10 @@
  *
  * - `ts example`: a whole module, type-checked against `belay/sdk` (and Belay's own packages) with
  *   the repository's compiler options;
- * - `yaml example` / `json example`: a whole declarative playbook, read and compiled as the loader
- *   does; `yaml example:steps` is a list of steps, put into a playbook of its own first;
+ * - `yaml example` / `json example`: a whole declarative playbook, read, linted and compiled as
+ *   `npm run playbook -- validate` does; `yaml example:steps` is a list of steps, put into a
+ *   playbook of its own first; `file=<path>` after it says the steps are quoted from that playbook
+ *   file, and each must be the file's step of the same id, field for field;
  * - `http example`: requests, checked against the OpenAPI document (the operation exists, the JSON
  *   body fits its schema); the `curl` commands of a `bash example` are checked the same way;
  * - `bash example` on a getting-started page also runs, against a fresh local stack
@@ -15,10 +17,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ts from 'typescript';
 import { parse as parseYaml, stringify } from 'yaml';
 import { compileDeclarative } from '../../lambdas/lib/playbooks/declarative/compile.ts';
+import { lintDeclarative } from '../../lambdas/lib/playbooks/declarative/lint.ts';
 import { parseDeclarative } from '../../lambdas/lib/playbooks/declarative/read.ts';
 
 /** A fenced code block of a page. */
@@ -143,12 +147,12 @@ function parseDeclarativeSteps(text: string): unknown[] | undefined {
   }
 }
 
-/** Problems of a declarative playbook example (none: it validates and compiles). */
+/** Problems of a declarative playbook example (none: it validates, passes the lints and compiles). */
 export function checkPlaybook(block: CodeBlock): string[] {
   const kind = exampleKind(block);
   if (kind === 'steps' && !parseDeclarativeSteps(block.code)) return ['example:steps holds no list of steps'];
   const text = kind === 'steps' ? playbookOfSteps(block.code) : block.code;
-  const parsed = parseDeclarative(text);
+  const parsed = parseDeclarative(text, lintDeclarative);
   if (!parsed.ok) return parsed.problems;
   try {
     compileDeclarative(parsed.spec, where(block));
@@ -156,6 +160,40 @@ export function checkPlaybook(block: CodeBlock): string[] {
   } catch (err) {
     return [`does not compile: ${(err as Error).message}`];
   }
+}
+
+/** `file=<path>` of a block's info string: the playbook file its steps are quoted from. */
+export function quotedFrom(block: CodeBlock): string | undefined {
+  return /(?:^|\s)file=(\S+)/.exec(block.meta)?.[1];
+}
+
+/**
+ * Problems of steps quoted from a playbook file (none: each step is the file's step of the same
+ * id, every field equal; comments and layout may differ). The file is read from the repository.
+ */
+export function checkQuoted(block: CodeBlock, root: string): string[] {
+  const file = quotedFrom(block);
+  if (!file) return [];
+  let text: string;
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch {
+    return [`${file}: no such file`];
+  }
+  const fileSteps = ((parseYaml(text) as { steps?: unknown[] } | null)?.steps ?? []) as Array<{
+    id?: unknown;
+  }>;
+  const quoted = (parseDeclarativeSteps(block.code) ?? []) as Array<{ id?: unknown }>;
+  if (quoted.length === 0) return ['quotes no steps'];
+  return quoted.flatMap((step) => {
+    const own = fileSteps.find((s) => s.id === step.id);
+    if (!own) return [`${file} has no step ${String(step.id)}`];
+    if (isDeepStrictEqual(own, step)) return [];
+    const keys = [...new Set([...Object.keys(own), ...Object.keys(step)])].filter(
+      (k) => !isDeepStrictEqual((own as Record<string, unknown>)[k], (step as Record<string, unknown>)[k]),
+    );
+    return [`step ${String(step.id)} differs from ${file} in ${keys.join(', ')}`];
+  });
 }
 
 // ---- HTTP ---------------------------------------------------------------------------------

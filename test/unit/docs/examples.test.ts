@@ -12,11 +12,13 @@ import { buildOpenApiDocument } from '../../../lambdas/lib/api/openapi.ts';
 import {
   type CodeBlock,
   checkPlaybook,
+  checkQuoted,
   checkRequests,
   codeBlocks,
   curlRequests,
   httpRequests,
   isExample,
+  quotedFrom,
   typeCheck,
   unknownScripts,
   where,
@@ -62,6 +64,7 @@ describe('Docs: examples', () => {
     expect(playbookExamples.length).toBeGreaterThan(0);
     expect(httpExamples.length).toBeGreaterThan(0);
     expect(shellExamples.some((b) => curlRequests(b.code, root).length > 0)).toBe(true);
+    expect(playbookExamples.some((b) => quotedFrom(b))).toBe(true);
   });
 
   describe('TypeScript examples type-check against belay/sdk', () => {
@@ -82,6 +85,13 @@ describe('Docs: examples', () => {
     'playbook example %s validates and compiles',
     (_where, block) => {
       expect(checkPlaybook(block)).toEqual([]);
+    },
+  );
+
+  it.each(playbookExamples.filter((b) => quotedFrom(b)).map((b) => [where(b), b] as const))(
+    "steps quoted in %s are the file's own",
+    (_where, block) => {
+      expect(checkQuoted(block, root)).toEqual([]);
     },
   );
 
@@ -122,8 +132,43 @@ describe('Docs: a broken example fails its check', () => {
   });
 
   it('steps of a kind the form does not have', () => {
-    const b = first(playbookExamples.filter((x) => x.meta.includes(':steps')));
+    const b = first(
+      playbookExamples.filter((x) => x.meta.includes(':steps') && x.code.includes('kind: write')),
+    );
     expect(checkPlaybook({ ...b, code: b.code.replace('kind: write', 'kind: erase') })).not.toEqual([]);
+  });
+
+  it("a write whose probe cannot tell its record from another job's (a lint of playbook validate)", () => {
+    const steps = (probeGoto: string): CodeBlock => ({
+      file: 'broken-on-purpose.md',
+      line: 1,
+      lang: 'yaml',
+      meta: 'example:steps',
+      code: [
+        '- id: save',
+        '  title: Save',
+        '  kind: write',
+        '  app: notes',
+        '  startsAt: { path: /notes, ready: { label: Title } }',
+        '  actions:',
+        '    - fill: { target: { label: Title }, value: "{{inputs.title}}" }',
+        '    - click: { role: button, name: Save }',
+        '  expect: { visible: { text: "{{inputs.title}}" } }',
+        `  probe: { goto: "${probeGoto}", records: { testId: note }, absent: { testId: none } }`,
+      ].join('\n'),
+    });
+    expect(checkPlaybook(steps('/notes?q={{idempotencyKey | url}}'))).toEqual([]);
+    expect(checkPlaybook(steps('/notes?q=latest')).join('\n')).toMatch(/names neither an input nor/);
+  });
+
+  it('quoted steps that differ from their file', () => {
+    const b = first(playbookExamples.filter((x) => quotedFrom(x)));
+    expect(
+      checkQuoted({ ...b, code: b.code.replace('wait: response', 'wait: none') }, root).join('\n'),
+    ).toMatch(/differs from .* in actions/);
+    expect(checkQuoted({ ...b, meta: `${b.meta.replace(/file=\S+/, 'file=nowhere.yaml')}` }, root)).toEqual([
+      'nowhere.yaml: no such file',
+    ]);
   });
 
   it('a request to a path the API does not have, or a body with a field it refuses', () => {
