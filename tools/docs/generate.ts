@@ -6,6 +6,7 @@
  * - `reference/playbook-schema.md`: the declarative form, from `playbooks/playbook.schema.json`;
  * - `reference/cli/`: every command's `--help`, from its commander definitions;
  * - `reference/local-stack.md`: `npm start -- --help`;
+ * - `reference/cdk-context.md`: the CDK app's context keys, from `CONTEXT_KEYS` in `cdk/config.ts`;
  * - `reference/_state-machine.md`: the job state machine drawn from `statemachine/job.asl.json`.
  *
  * `npm run docs:build` and `npm run docs:dev` run it first; its outputs are not committed.
@@ -14,6 +15,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument } from '../../lambdas/lib/api/openapi.ts';
+import { cdkContextPage, contextKeysOf } from './cdk-context-page.ts';
 import { belayHelp, type CliCommand, cliIndex, cliPage, crawl, tsxHelp } from './cli-pages.ts';
 import { openApiPage } from './openapi-page.ts';
 import { schemaPage } from './schema-page.ts';
@@ -36,7 +38,8 @@ export function cliCommands(repo: string): CliCommand[] {
     {
       page: 'playbook',
       invocation: 'npm run playbook --',
-      summary: 'Check playbooks: `test` (durability under faults), `freeze`, `schema`.',
+      summary:
+        'Check playbooks: `validate` (no stack), `test` (durability under faults), `freeze`, `schema`.',
       help: tsx('tools/playbook/main.ts'),
     },
     {
@@ -68,6 +71,19 @@ export function cliCommands(repo: string): CliCommand[] {
       invocation: 'npm run plan --',
       summary: 'Capacity planning and how far one account scales.',
       help: tsx('tools/cli/plan.ts'),
+    },
+    {
+      page: 'real-apps-wordpress',
+      invocation: 'npm run real-apps:wordpress --',
+      summary:
+        'A private WordPress on loopback for a playbook of your own ([the walkthrough](/guides/real-app)).',
+      help: tsx('tools/real-apps/wordpress-command.ts'),
+    },
+    {
+      page: 'compile-cache',
+      invocation: 'npm run compile-cache --',
+      summary: "V8's compile cache of a function's bundle, built with the Node that runs it.",
+      help: tsx('tools/compile-cache/main.ts'),
     },
   ];
 }
@@ -102,6 +118,12 @@ async function main(): Promise<void> {
     help: tsxHelp(join(root, 'local/main.ts'), root),
   };
   await put(join(docs, 'reference/local-stack.md'), cliPage(local, await crawl(local)));
+
+  const config = 'cdk/config.ts';
+  await put(
+    join(docs, 'reference/cdk-context.md'),
+    cdkContextPage(contextKeysOf(await readFile(join(root, config), 'utf8'), config), config),
+  );
 
   await rm(join(docs, 'reference/sdk'), { recursive: true, force: true });
   await writeSdkReference(root, join(docs, 'reference/sdk'));

@@ -1,13 +1,15 @@
 /**
  * The docs' generated references come from the code: the state machine's chart from the ASL,
  * the schema page from the JSON Schema, the API page from the OpenAPI document, the CLI pages
- * from each command's own help. A change in the source changes the page (no hand edit).
+ * from each command's own help, the CDK context keys from `cdk/config.ts`. A change in the source changes the page (no hand edit).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONTEXT_KEYS } from '../../../cdk/config.ts';
 import { buildOpenApiDocument } from '../../../lambdas/lib/api/openapi.ts';
 import { ACTION_KEYS } from '../../../lambdas/lib/playbooks/declarative/schema.ts';
+import { cdkContextPage, contextKeysOf } from '../../../tools/docs/cdk-context-page.ts';
 import { belayHelp, type CliCommand, cliPage, crawl, subcommandsOf } from '../../../tools/docs/cli-pages.ts';
 import { openApiPage, operationsOf } from '../../../tools/docs/openapi-page.ts';
 import { schemaPage } from '../../../tools/docs/schema-page.ts';
@@ -67,5 +69,17 @@ describe('Docs: generated references', () => {
     );
     expect(page).toContain('## npx belay jobs');
     expect(page).toMatch(/--wait/);
+  });
+
+  it('lists every context key the CDK app reads, with the TSDoc written over it', () => {
+    const keys = contextKeysOf(readFileSync(join(root, 'cdk/config.ts'), 'utf8'));
+    expect(keys.map((k) => k.key)).toEqual(Object.values(CONTEXT_KEYS));
+    const page = cdkContextPage(keys);
+    for (const key of Object.values(CONTEXT_KEYS))
+      expect(page).toMatch(new RegExp(`^\\| \`${key}\` \\| \\S`, 'm'));
+    const grown = contextKeysOf(
+      "export const CONTEXT_KEYS = {\n  /** How loud: quiet | loud. */\n  volume: 'belay:volume',\n} as const;\n",
+    );
+    expect(cdkContextPage(grown)).toContain('| `belay:volume` | How loud: quiet \\| loud. |');
   });
 });
