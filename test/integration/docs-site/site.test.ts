@@ -1,6 +1,6 @@
 /**
  * The built docs site (`npm run docs:build` first; `npm run test:docs` does both), opened in real
- * Chromium: the local search finds the guarantee page for "idempotency", three pages have no
+ * Chromium: the local search finds the guarantee page for "idempotency", four pages have no
  * serious accessibility violation (axe-core), `llms.txt` lists the pages, and a dead link (a page
  * or an anchor) fails the link check. The static server is this process's own, on loopback.
  */
@@ -90,7 +90,7 @@ describe('Docs site', () => {
     }
   }, 60_000);
 
-  it.each(['/', '/concepts/guarantee.html', '/guides/declarative.html'])(
+  it.each(['/', '/concepts/guarantee.html', '/guides/declarative.html', '/guides/real-app.html'])(
     'has no serious accessibility violation on %s',
     async (path) => {
       const context = await browser.newContext();
