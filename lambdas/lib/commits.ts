@@ -12,6 +12,29 @@ export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATC
 export interface CommitsSpec {
   method?: string | undefined;
   path: string;
+  /** Sent more than once on purpose: no limit (see {@link commitLimit}). */
+  repeats?: boolean | undefined;
+}
+
+/**
+ * Whether a write step commits once, and which requests count: the write guard refuses the second
+ * (`WriteGuardOptions.once`). An agent step commits once (a model must not talk itself into a
+ * second submit): its `commits`, else any unsafe request. A scripted step only where it names its
+ * committing request, so a script that posts twice on purpose (and says nothing) keeps working.
+ * `repeats: true` lifts the limit.
+ *
+ * @example
+ * commitLimit({ kind: 'write', agent: true }); // { commits: any POST, PUT, PATCH or DELETE }
+ * commitLimit({ kind: 'write', commits: { path: '^/api/lines$', repeats: true } }); // undefined
+ */
+export function commitLimit(step: {
+  kind: string;
+  commits?: CommitsSpec | undefined;
+  agent?: unknown;
+}): { once: { commits(method: string, url: string): boolean } } | undefined {
+  if (step.kind !== 'write' || step.commits?.repeats) return undefined;
+  if (step.agent === undefined && step.commits === undefined) return undefined;
+  return { once: { commits: committingRequest(step.commits) } };
 }
 
 /**

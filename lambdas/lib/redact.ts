@@ -3,9 +3,15 @@ import type { Evidence } from './ledger/types.ts';
 
 /**
  * Redaction of secrets in logs, ledger evidence and API responses: passwords, one-time
- * codes, card numbers, API keys and task tokens. Applied at every boundary where data
- * leaves the process (log lines, ledger writes, HTTP responses), so a careless caller
- * cannot leak what it was handed.
+ * codes, card numbers, API keys and task tokens. Two passes:
+ *
+ * - `redact` / `redactText`, for people: everything above, card-like numbers included (13 to 19
+ *   digits keep their last four). Applied at every exit for people: API views, the console, log
+ *   lines, notifications.
+ * - `maskSecrets` / `maskSecretText`, for what the engine keeps and reads back (the ledger):
+ *   registered secrets, secret-named keys, bearer tokens and API keys, but no number is touched.
+ *   A phone number, an invoice number or an IBAN looks like a card number; masked in the ledger,
+ *   a replay would type the mask and a later step's evidence would hold it.
  */
 
 export const REDACTED = '[redacted]';
@@ -117,26 +123,44 @@ export function registeredSecretsSize(): { values: number; bytes: number; tenant
   return { values, bytes: knownBytes, tenants: KNOWN_SECRETS.size };
 }
 
+/** What a pass masks besides registered secrets, bearer tokens and API keys. */
+export interface RedactOptions {
+  /** Card-like numbers (13 to 19 digits): for people, yes (default); in what the engine reads back, no. */
+  cards?: boolean;
+  /**
+   * Values that stay as they are although they look like card numbers (digits compared): a job's
+   * own values shown to its model (a phone number it typed must read back as typed).
+   */
+  keepNumbers?: readonly string[];
+}
+
 /**
  * Masks card numbers (keeping the last four digits), bearer tokens, API keys and registered
  * secrets in free text: the registered secrets of `scope` (by default, the tenant whose work
  * is running; every tenant's outside any).
  */
-export function redactText(text: string, scope: SecretScope = currentScope()): string {
-  const out = text
-    .replace(CARD_NUMBER, (m) => {
-      const digits = m.replace(/\D/g, '');
-      return digits.length >= 13 ? `[card ****${digits.slice(-4)}]` : m;
-    })
-    .replace(BEARER, `$1${REDACTED}`)
-    .replace(API_KEY, REDACTED);
+export function redactText(
+  text: string,
+  scope: SecretScope = currentScope(),
+  options: RedactOptions = {},
+): string {
+  const kept = (options.keepNumbers ?? []).map((v) => v.replace(/\D/g, '')).filter((d) => d.length > 0);
+  let out =
+    options.cards === false
+      ? text
+      : text.replace(CARD_NUMBER, (m) => {
+          const digits = m.replace(/\D/g, '');
+          if (digits.length < 13 || kept.some((k) => k.includes(digits))) return m;
+          return `[card ****${digits.slice(-4)}]`;
+        });
+  out = out.replace(BEARER, `$1${REDACTED}`).replace(API_KEY, REDACTED);
   return maskKnownSecrets(out, scope);
 }
 
 /**
  * Masks only the registered secrets of `scope` (credentials a store handled), leaving every
- * other value as it is: for what the engine keeps and compares, where a number that merely looks
- * like a card is a value like any other.
+ * other value as it is: for what a person approves as a form's values, where a number that
+ * merely looks like a card is the value being approved.
  */
 export function maskKnownSecrets(text: string, scope: SecretScope = currentScope()): string {
   let out = text;
@@ -156,29 +180,52 @@ export function isSecretKey(key: string): boolean {
 
 /** Deep copy of `value` with secrets masked (free text as `redactText` in `scope`). Cycles are cut; depth is bounded. */
 export function redact<T>(value: T, scope: SecretScope = currentScope()): T {
-  return redactValue(value, 0, new WeakSet(), scope) as T;
+  return redactValue(value, 0, new WeakSet(), scope, {}) as T;
 }
 
-function redactValue(value: unknown, depth: number, seen: WeakSet<object>, scope: SecretScope): unknown {
-  if (typeof value === 'string') return redactText(value, scope);
+/**
+ * Free text with registered secrets, bearer tokens and API keys masked, and every number left
+ * as it is: what the engine stores and reads back (see the module's comment).
+ */
+export function maskSecretText(text: string, scope: SecretScope = currentScope()): string {
+  return redactText(text, scope, { cards: false });
+}
+
+/**
+ * Deep copy of `value` with secret-named keys, registered secrets, bearer tokens and API keys
+ * masked, and every number left as it is: the ledger's pass on the way in. People see it
+ * through `redact` on the way out.
+ */
+export function maskSecrets<T>(value: T, scope: SecretScope = currentScope()): T {
+  return redactValue(value, 0, new WeakSet(), scope, { cards: false }) as T;
+}
+
+function redactValue(
+  value: unknown,
+  depth: number,
+  seen: WeakSet<object>,
+  scope: SecretScope,
+  options: RedactOptions,
+): unknown {
+  if (typeof value === 'string') return redactText(value, scope, options);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 12 || seen.has(value)) return '[truncated]';
   seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1, seen, scope));
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1, seen, scope, options));
   if (value instanceof Error) {
-    return { name: value.name, message: redactText(value.message, scope) };
+    return { name: value.name, message: redactText(value.message, scope, options) };
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     out[k] =
       isSecretKey(k) && v !== null && v !== undefined && v !== ''
         ? REDACTED
-        : redactValue(v, depth + 1, seen, scope);
+        : redactValue(v, depth + 1, seen, scope, options);
   }
   return out;
 }
 
-/** Evidence as it may be stored in the ledger. */
+/** Evidence as people may see it (an API view, the console, a notification). */
 export function redactEvidence(evidence: Evidence, scope: SecretScope = currentScope()): Evidence {
   return redact(evidence, scope);
 }

@@ -6,7 +6,7 @@ import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
 import type { WriteGuardReport } from '../lib/browser/write-guard.ts';
 import { keepLeaseAlive } from '../lib/capacity/keep-alive.ts';
-import { classifyRequests, type SentRequest } from '../lib/commits.ts';
+import { classifyRequests, commitLimit, type SentRequest } from '../lib/commits.ts';
 import { evidenceBeforeAction } from '../lib/engine/before-action.ts';
 import { applyCancel } from '../lib/engine/cancel.ts';
 import {
@@ -29,7 +29,7 @@ import { approvalDecision, hasOpenIntent, nextAttempt } from '../lib/engine/hist
 import { requestLease } from '../lib/engine/lease.ts';
 import { duplicateFound, resolveOpenIntent } from '../lib/engine/probe.ts';
 import { MAX_SIGN_INS_PER_STEP, signInAgain, signInsSinceProgress } from '../lib/engine/sign-in.ts';
-import { liveStepActions, probeAnswerAppender } from '../lib/engine/step-actions.ts';
+import { liveStepActions, modelCallAppender } from '../lib/engine/step-actions.ts';
 import { type StepCacheSession, stepCacheSession } from '../lib/engine/step-cache.ts';
 import type { EngineDeps, JobRef, StepOutcome } from '../lib/engine/types.ts';
 import {
@@ -110,6 +110,8 @@ class StepAttempt {
   #before: Evidence | null | undefined;
   /** The action entries this invocation wrote (the step's counters add them to the ledger's). */
   readonly #written: CountedEntry[] = [];
+  /** The write guard's report, once the step's action ended (a throw included). */
+  #guarded: WriteGuardReport | undefined;
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -286,7 +288,7 @@ class StepAttempt {
       step.id,
       { write: (entry) => this.#recordAction(entry) },
       this.#cache.port,
-      probeAnswerAppender(deps.ledger, job, step, this.stepIndex),
+      modelCallAppender(deps.ledger, job, step, this.stepIndex),
     );
     // A download is the one this step's click starts in this page, saved in this session's folder.
     const downloads = { sessionId: attach.attached.sessionId, capture: pageDownloads(attach.attached.page) };
@@ -566,10 +568,13 @@ class StepAttempt {
     }
     await this.#ctx.faultPoint('before-action');
     const actionStarted = deps.clock().getTime();
+    // A step that commits once (an agent step; a script that names its committing request) has a
+    // second committing request refused by the guard.
     const guard =
       step.kind === 'write'
         ? await this.#attached.guardWrites({
             ...deps.settings.writeGuard,
+            ...commitLimit(step),
             ...(step.commits ? { commits: step.commits } : {}),
           })
         : undefined;
@@ -589,6 +594,7 @@ class StepAttempt {
       evidence = await step.verify(this.#page, this.#ctx);
     } finally {
       guarded = await guard?.finish();
+      this.#guarded = guarded;
     }
     const actionMs = deps.clock().getTime() - actionStarted;
     await this.#ctx.faultPoint('after-action');
@@ -601,6 +607,13 @@ class StepAttempt {
    */
   async #verifyAndCheckpoint(acted: Acted): Promise<StepOutcome> {
     const { deps, step } = this;
+    const refused = acted.guarded?.refused ?? [];
+    if (refused.length > 0) {
+      // The step tried to commit again: the second request was never sent; the probe says whether the first holds.
+      const detail = `a second committing request was refused (${refused.map((r) => `${r.method} ${r.url}`).join(', ')}); the application decides whether the first one holds`;
+      await this.#recordUnconfirmed(detail, acted.guarded);
+      return { outcome: 'uncertain', step: step.id, detail };
+    }
     const resent = acted.guarded?.resent ?? [];
     if (resent.length > 0) {
       // The page's confirmation may be the second copy's: the application decides (Reconcile counts).
@@ -676,6 +689,9 @@ class StepAttempt {
       commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId)),
       ...(background.length > 0 ? { background: background.length } : {}),
       ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
+      ...(report.refused.length > 0
+        ? { refused: report.refused.map((r) => ({ method: r.method, url: r.url, at: r.at })) }
+        : {}),
     };
   }
 
@@ -782,7 +798,7 @@ class StepAttempt {
     if (this.step.kind === 'write' && !this.#checkpointed && this.#current.version !== this.job.version) {
       // A served list that went on past the write with a target the page lacks is wrong itself:
       // its entry is demoted now (#settleCache), whatever the probe finds.
-      await this.#recordUnconfirmed(describe(err), undefined, !(err instanceof HealAfterWriteError));
+      await this.#recordUnconfirmed(describe(err), this.#guarded, !(err instanceof HealAfterWriteError));
       return { outcome: 'uncertain', step: this.step.id, detail: describe(err) };
     }
     return await this.#retryLater(describe(err));

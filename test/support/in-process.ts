@@ -36,6 +36,7 @@ export function fakeBrowser(
         unsafeRequests: 1,
         resent: options.resent ?? [],
         requests: [],
+        refused: [],
       }),
     }),
   });

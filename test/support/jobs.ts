@@ -63,7 +63,14 @@ export async function submitSync(engine: JobsClient, jobId: string): Promise<Job
  */
 export async function submitContactAgent(
   engine: JobsClient,
-  options: { jobId: string; customerId: string; contactName: string; model: string; playbook?: string },
+  options: {
+    jobId: string;
+    customerId: string;
+    contactName: string;
+    model: string;
+    playbook?: string;
+    phone?: string;
+  },
 ): Promise<Job> {
   const { job } = await submitJob(
     engine.api,
@@ -71,7 +78,11 @@ export async function submitContactAgent(
     {
       jobId: options.jobId,
       playbook: options.playbook ?? 'crm-contact-agent@1',
-      inputs: { customerId: options.customerId, contactName: options.contactName, phone: '+44 117 496 0999' },
+      inputs: {
+        customerId: options.customerId,
+        contactName: options.contactName,
+        phone: options.phone ?? '+44 117 496 0999',
+      },
       accounts: { crm: 'acct_demo_crm' },
       model: options.model,
     },

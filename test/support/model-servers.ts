@@ -25,12 +25,15 @@ export interface ModelServer {
   requests: Recorded[];
   /** Answers the next requests with these, in order (the last one repeats). */
   script(next: Scripted[]): void;
+  /** Answers each request from what it holds (before the script; undefined: the script answers). */
+  respond(with_: ((request: Recorded) => Scripted | undefined) | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startModelServer(): Promise<ModelServer> {
   const requests: Recorded[] = [];
   let queue: Scripted[] = [];
+  let responder: ((request: Recorded) => Scripted | undefined) | undefined;
   const server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -44,17 +47,25 @@ export async function startModelServer(): Promise<ModelServer> {
       } catch {
         // not JSON: kept raw
       }
-      requests.push({
+      const recorded: Recorded = {
         method: req.method ?? '',
         path: req.url ?? '',
         headers: req.headers,
         body,
         rawBody: raw,
-      });
-      const next = (queue.length > 1 ? queue.shift() : queue[0]) ?? {
-        status: 500,
-        body: { message: 'no script' },
       };
+      requests.push(recorded);
+      let answered: Scripted | undefined;
+      try {
+        answered = responder?.(recorded);
+      } catch (err) {
+        answered = { status: 500, body: { message: `the responder threw: ${String(err)}` } };
+      }
+      const next = answered ??
+        (queue.length > 1 ? queue.shift() : queue[0]) ?? {
+          status: 500,
+          body: { message: 'no script' },
+        };
       res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
       res.end(JSON.stringify(next.body));
     });
@@ -67,6 +78,9 @@ export async function startModelServer(): Promise<ModelServer> {
     script: (next) => {
       queue = [...next];
     },
+    respond: (with_) => {
+      responder = with_;
+    },
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -78,6 +92,24 @@ export async function startModelServer(): Promise<ModelServer> {
 /** Each provider's answer with one tool call, and its error body. */
 export const WIRE = {
   anthropic: {
+    /** An answer with text only, no tool call (a model that talks instead of acting, or refuses), and its usage. */
+    text: (
+      text: string,
+      stopReason = 'end_turn',
+      usage = { input_tokens: 400, output_tokens: 12 },
+    ): Scripted => ({
+      status: 200,
+      body: {
+        id: 'msg_02',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-haiku-4-5',
+        content: [{ type: 'text', text }],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      },
+    }),
     call: (name: string, input: object, model = 'claude-haiku-4-5'): Scripted => ({
       status: 200,
       body: {

@@ -4,20 +4,36 @@ import type { Application, ProbeResult, StepContext } from '../playbooks/contrac
 import { appUrl, pageUrl } from '../playbooks/page.ts';
 import { exactPath } from '../playbooks/starts-at.ts';
 import { referencesOf, render } from '../playbooks/template.ts';
-import { redactText } from '../redact.ts';
-import { ModelCallError, NoProbeAnswerError } from './errors.ts';
-import { modelCallRecord } from './model-call.ts';
-import { observe, withPlaceholders } from './observe.ts';
-import type { ProbeDecision } from './policy.ts';
+import { valuesOf } from './cache/placeholders.ts';
+import { ModelCallError, NoProbeAnswerError, paidUsage } from './errors.ts';
+import { failedCallRecord, modelCallRecord } from './model-call.ts';
+import { forModel, type ModelView, sensitiveInputs } from './model-view.ts';
+import { observe } from './observe.ts';
+import type { ProbeAnswer, ProbeDecision } from './policy.ts';
 import { policyForStep } from './registry.ts';
 
 /**
- * An agent probe: a write's probe answered by a model from the page instead of by code. It opens
- * one page of the application (its `start`), observes it as an agent step does (accessibility
- * snapshot, secrets as placeholders, redacted, trimmed) and asks the model the question; the
- * model answers with one tool call, `answer_probe { status: done | absent | unknown }`, and has
- * no tool that acts on the page. The answer is recorded in the ledger (`probe-answered`: model,
- * tokens, dollars) before it is used. `unknown` goes to a person, as any probe's does.
+ * An agent probe: a write's probe answered by a model from the page instead of by code, and
+ * checked against what code reads there. It opens one page of the application (its `start`),
+ * observes it as an agent step does (accessibility snapshot, secrets and sensitive inputs as
+ * placeholders, redacted, trimmed) and asks the model the question; the model answers with one
+ * tool call, `answer_probe { status: done | absent | duplicate | unknown }`, and has no tool that
+ * acts on the page. The answer is recorded in the ledger (`probe-answered`: model, tokens,
+ * dollars) before it is used.
+ *
+ * Page text is untrusted: a note saying "this record was not updated" must not make a write run
+ * twice. So the model's answer only stands where the page's own data (`facts`, read by code: the
+ * job's record and whether its fields hold the step's values) agrees with it:
+ *
+ * | model says | facts: matches | facts: differs | facts: several | facts: unread, or none |
+ * |---|---|---|---|---|
+ * | done | done (the facts' evidence) | unknown | duplicate | unknown (with only `evidence`: done) |
+ * | absent | unknown | absent | duplicate | unknown |
+ * | duplicate | duplicate | duplicate | duplicate | duplicate |
+ * | unknown | unknown | unknown | duplicate | unknown |
+ *
+ * Page text alone never yields `absent`; a write found more than once goes to a person; what
+ * cannot be told is `unknown`, for a person, as any probe's.
  *
  * @example
  * agentStep<Inputs>({
@@ -25,6 +41,13 @@ import { policyForStep } from './registry.ts';
  *   probe: agentProbe({
  *     start: (ctx) => `/customers/${ctx.inputs.customerId}`,
  *     question: 'Does the record show contact "{{inputs.contactName}}" and phone "{{inputs.phone}}"?',
+ *     facts: async (page, ctx) => {
+ *       const contact = await page.getByTestId('record-contact').textContent().catch(() => null);
+ *       if (contact === null) return { record: 'unread', detail: 'no record on the page' };
+ *       return contact.trim() === ctx.inputs.contactName
+ *         ? { record: 'matches', evidence: { contact: contact.trim() } }
+ *         : { record: 'differs', detail: 'the contact is another' };
+ *     },
  *   }),
  * });
  */
@@ -39,9 +62,23 @@ export interface AgentProbeOptions<I> {
    * policy looks for, and what a model is asked to compare.
    */
   question: string;
-  /** Evidence of `done`, read off the page (null: a value is missing, so `unknown`). Default: what the model quoted. */
+  /**
+   * What the page's own data says, read by code (never by the model): the job's record with the
+   * step's values (`matches`, with its evidence), the record with other values (`differs`), the
+   * record more than once (`several`), or nothing readable (`unread`). The model's answer is
+   * checked against it (see the table above); without it, `absent` is never concluded.
+   */
+  facts?(page: Page, ctx: StepContext<I>): Promise<ProbeFacts>;
+  /** Evidence of `done` when there are no `facts`, read off the page (null: a value is missing, so `unknown`). */
   evidence?(page: Page, ctx: StepContext<I>): Promise<Evidence | null>;
 }
+
+/** What the page's own data says about the write (see {@link AgentProbeOptions.facts}). */
+export type ProbeFacts =
+  | { record: 'matches'; evidence: Evidence }
+  | { record: 'differs'; detail: string }
+  | { record: 'several'; count: number; evidence: Evidence }
+  | { record: 'unread'; detail: string };
 
 /** An agent probe as a step definition holds it: bound to its step's application and model by `agentStep`. */
 export interface AgentProbe<I> {
@@ -66,14 +103,65 @@ export interface ProbeBinding<I> {
   model: string;
   /** The secret values the step may type, by placeholder name: never shown to the model. */
   secrets(ctx: StepContext<I>): Promise<Record<string, string>>;
+  /** The step's sensitive inputs (see `AgentStepOptions.sensitiveInputs`): never shown to the model. */
+  sensitiveInputs: readonly string[];
+}
+
+const unknown = (detail: string): ProbeResult => ({ status: 'unknown', detail });
+
+/**
+ * The probe's result from the model's answer and the page's facts (the table of
+ * {@link AgentProbeOptions}). Pure. `evidence` is what the probe's `evidence` read, for a probe
+ * without facts (undefined: it has none).
+ */
+export function checkedAnswer(
+  answer: ProbeAnswer,
+  model: string,
+  facts: ProbeFacts | undefined,
+  evidence: Evidence | null | undefined,
+): ProbeResult {
+  const why = `${model}: ${answer.reason ?? `answered ${answer.status}`}`;
+  if (facts?.record === 'several')
+    return {
+      status: 'duplicate',
+      count: facts.count,
+      evidence: facts.evidence,
+      detail: `${why}; the page lists the record ${facts.count} times`,
+    };
+  if (answer.status === 'duplicate') {
+    const count = Math.max(2, answer.count ?? 2);
+    return {
+      status: 'duplicate',
+      count,
+      evidence: {
+        probedBy: model,
+        ...(answer.evidence ? { shown: answer.evidence.slice(0, SHOWN_MAX) } : {}),
+      },
+      detail: `${why} (found more than once: a person looks)`,
+    };
+  }
+  if (answer.status === 'unknown') return unknown(why);
+  if (facts === undefined || facts.record === 'unread') {
+    const gap = facts ? facts.detail : 'nothing read off the page to check the answer against';
+    if (answer.status === 'done' && facts === undefined && evidence) return { status: 'done', evidence };
+    if (answer.status === 'done' && facts === undefined && evidence === null)
+      return unknown(`${why}; but the page lacks the evidence the probe reads`);
+    return unknown(`${why}; ${gap}: page text alone cannot settle a write`);
+  }
+  if (answer.status === 'done')
+    return facts.record === 'matches'
+      ? { status: 'done', evidence: facts.evidence }
+      : unknown(`${why}; but the page's data differs (${facts.detail}): a person looks`);
+  // absent
+  return facts.record === 'differs'
+    ? { status: 'absent', detail: `${why}; the page's data agrees (${facts.detail})` }
+    : unknown(`${why}; but the page's data shows the job's values: a person looks`);
 }
 
 /** Longest page text of the model's quote kept as evidence. */
 const SHOWN_MAX = 200;
 
-const unknown = (detail: string): ProbeResult => ({ status: 'unknown', detail });
-
-/** Runs an agent probe on `page`: `done` with evidence, `absent`, or `unknown` with what stood in the way. */
+/** Runs an agent probe on `page`: `done` with evidence, `absent`, `duplicate`, or `unknown` with what stood in the way. */
 export async function runAgentProbe<I>(
   probe: AgentProbeOptions<I>,
   step: ProbeBinding<I>,
@@ -105,8 +193,24 @@ export async function runAgentProbe<I>(
   const gaps = referencesOf(rendered).filter((r) => !r.path[0]?.startsWith('secret:'));
   if (gaps.length > 0)
     return unknown(`the probe's question has no value for ${gaps.map((g) => g.text).join(', ')}`);
-  const question = redactText(withPlaceholders(rendered, secrets));
-  const seen = await observe(page, secrets);
+  // The page's own data, read by code before the model is asked (the model cannot change it).
+  const facts = probe.facts
+    ? await probe.facts(page, ctx).catch((err: unknown) => ({
+        record: 'unread' as const,
+        detail: `the probe could not read the page: ${(err as Error).message}`.slice(0, 300),
+      }))
+    : undefined;
+  const sensitive = sensitiveInputs(ctx.inputs, step.sensitiveInputs);
+  const hidden = new Set(sensitive.map(([, v]) => v));
+  const view: ModelView = {
+    secrets,
+    sensitive,
+    values: valuesOf(ctx.inputs, ctx.actions.evidence)
+      .map(([, v]) => String(v))
+      .filter((v) => !hidden.has(v)),
+  };
+  const question = forModel(rendered, view);
+  const seen = await observe(page, view);
 
   const spec = ctx.actions.model ?? step.model;
   const policy = policyForStep(spec, ctx.stepId);
@@ -114,28 +218,29 @@ export async function runAgentProbe<I>(
   try {
     decision = await policy.answerProbe({ question, url: seen.url, snapshot: seen.snapshot });
   } catch (err) {
+    // Tokens of a call that failed after the provider counted them are paid for: recorded first.
+    const usage = paidUsage(err);
+    if (usage) await ctx.actions.recordFailedCall(failedCallRecord(usage, 'probe', err));
     // The model could not answer (after its own retries): a person looks, as for any probe that cannot tell.
     if (err instanceof ModelCallError || err instanceof NoProbeAnswerError) return unknown(err.message);
     throw err;
   }
   const { answer } = decision;
+  const evidence =
+    facts === undefined && answer.status === 'done' && probe.evidence
+      ? await probe.evidence(page, ctx)
+      : undefined;
+  const result = checkedAnswer(answer, decision.model, facts, evidence);
   const call = modelCallRecord(decision, seen);
-  await ctx.actions.recordProbeAnswer({ detail: { question, answer, ...call.detail }, cost: call.cost });
-
-  const why = `${decision.model}: ${answer.reason ?? `answered ${answer.status}`}`;
-  if (answer.status === 'absent') return { status: 'absent', detail: why };
-  if (answer.status === 'unknown') return unknown(why);
-  if (probe.evidence) {
-    const evidence = await probe.evidence(page, ctx);
-    return evidence
-      ? { status: 'done', evidence }
-      : unknown(`${why}; but the page lacks the evidence the probe reads`);
-  }
-  return {
-    status: 'done',
-    evidence: {
-      probedBy: decision.model,
-      ...(answer.evidence ? { shown: answer.evidence.slice(0, SHOWN_MAX) } : {}),
+  await ctx.actions.recordProbeAnswer({
+    detail: {
+      question,
+      answer,
+      ...(facts ? { facts: facts.record } : {}),
+      checked: result.status,
+      ...call.detail,
     },
-  };
+    cost: call.cost,
+  });
+  return result;
 }

@@ -16,7 +16,7 @@ export interface CountedEntry {
 }
 
 export interface AgentCounters {
-  /** Decisions a model made (chosen, healed, refused, a probe's answers), failed attempts' included: each was paid for. */
+  /** Calls a model answered (chosen, healed, refused, a probe's answers, calls that failed after counting tokens), failed attempts' included: each was paid for. */
   modelCalls: number;
   /** Actions served by the action cache in the record the step verified with. */
   cachedActions: number;
@@ -59,8 +59,9 @@ export function agentCountersByStep(entries: Iterable<CountedEntry>): Record<str
     const step = e.step;
     if (!step) continue;
     const segment = open.get(step) ?? { cached: 0, byModel: 0 };
-    if (e.type === 'probe-answered') {
-      // A probe's answer is a paid call, and no part of the action record the cache reads.
+    if (e.type === 'probe-answered' || e.type === 'model-call-failed') {
+      // A probe's answer, or a call that failed after its tokens were counted: a paid call, and
+      // no part of the action record the cache reads.
       out[step] ??= { ...ZERO_AGENT_COUNTERS, cache: 'pending' };
       const c = out[step];
       c.modelCalls++;

@@ -19,7 +19,9 @@ export async function resolvesToOne(page: Page, target: Target): Promise<boolean
 
 /**
  * Executes one page action (not `done`, `ask_person` or a refused `goto`: the step handles
- * those). Placeholders are replaced by their secret values here and nowhere else.
+ * those). Placeholders are replaced by their secret values here and nowhere else. What the
+ * action sets off (a form's POST, the navigation it causes) is waited for by the caller
+ * (`settleAfter`): a click returns before its navigation commits.
  */
 export async function executeAction(
   page: Page,
@@ -39,11 +41,9 @@ export async function executeAction(
       return;
     case 'click':
       await locate(page, action.target).click(options);
-      await page.waitForLoadState('load', options);
       return;
     case 'press':
       await page.keyboard.press(action.key);
-      await page.waitForLoadState('load', options);
       return;
     case 'goto':
       await page.goto(action.url, { ...options, waitUntil: 'load' });

@@ -96,16 +96,19 @@ function searchable(snapshot: string): string {
 }
 
 /**
- * The texts of the snapshot's nodes, normalised: each line's quoted name (`- heading "Cobalt
- * Cycles"`) and the text after its colon (`- definition: Mei Chen-Ward`).
+ * The texts of the snapshot's nodes, normalised, with how many nodes show each: each line's
+ * quoted name (`- heading "Cobalt Cycles"`) and the text after its colon (`- definition: Mei
+ * Chen-Ward`).
  */
-function nodeTexts(snapshot: string): Set<string> {
-  const texts = new Set<string>();
+function nodeTexts(snapshot: string): Map<string, number> {
+  const texts = new Map<string, number>();
   for (const line of snapshot.split('\n')) {
     const m = /^\s*-\s+[\w/-]+(?:\s+"((?:[^"\\]|\\.)*)")?(?:\s+\[[^\]]*\])*(?::\s*(.*))?$/.exec(line);
     if (!m) continue;
-    for (const t of [m[1], m[2]])
-      if (t !== undefined && t.trim() !== '') texts.add(norm(t.replace(/\\(.)/g, '$1')));
+    for (const t of new Set([m[1], m[2]].filter((x): x is string => x !== undefined && x.trim() !== ''))) {
+      const key = norm(t.replace(/\\(.)/g, '$1'));
+      texts.set(key, (texts.get(key) ?? 0) + 1);
+    }
   }
   return texts;
 }
@@ -123,8 +126,9 @@ function holds(text: string, value: string): boolean {
 
 /**
  * The local policy's answer to a probe, by rule: every value the question quotes is on the page
- * -> `done`; some is not -> `absent`, unless the snapshot was trimmed (the value may be further
- * down: `unknown`); a question that quotes nothing, or an empty page -> `unknown`. A value
+ * -> `done` (each shown whole twice or more -> `duplicate`); some is not -> `absent`, unless the
+ * snapshot was trimmed (the value may be further down: `unknown`); a question that quotes
+ * nothing, or an empty page -> `unknown`. A value
  * counts as shown only whole (`"Ann"` is not in `Anna`), and as done only as all of one
  * element's text: shown only inside a longer text (`"Ann"` in `Ann (left)`) it is `unknown`,
  * for a person. Pure, so tests call it on a snapshot.
@@ -145,6 +149,14 @@ export function localProbeAnswer(observation: ProbeObservation): ProbeAnswer {
       return {
         status: 'unknown',
         reason: `${partial.map((v) => JSON.stringify(v)).join(', ')} shown only inside a longer text`,
+      };
+    // Every value shown whole more than once: the record is there more than once.
+    const count = Math.min(...wanted.map((v) => nodes.get(norm(v)) ?? 0));
+    if (count >= 2)
+      return {
+        status: 'duplicate',
+        count,
+        reason: `the page shows ${wanted.map((v) => JSON.stringify(v)).join(', ')} ${count} times`,
       };
     return {
       status: 'done',

@@ -28,3 +28,29 @@ export function modelCallRecord(
     },
   };
 }
+
+/**
+ * What the ledger keeps of a model call that failed after the provider counted its tokens (a
+ * `model-call-failed` entry): who, the tokens, why (the error's name and first line, never the
+ * request), what the call was for, and the cost.
+ */
+export function failedCallRecord(
+  call: ModelCall,
+  purpose: 'decide' | 'probe',
+  err: unknown,
+): { detail: Record<string, unknown>; cost: { modelTokens: number; modelUsd: number } } {
+  const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return {
+    detail: {
+      purpose,
+      model: call.model,
+      ...(call.providerModelId ? { providerModelId: call.providerModelId } : {}),
+      usage: call.tokens,
+      error: why.split('\n')[0]?.slice(0, 300) ?? 'error',
+    },
+    cost: {
+      modelTokens: call.tokens.input + call.tokens.output,
+      modelUsd: modelCallUsd(call.model, call.tokens),
+    },
+  };
+}

@@ -1,28 +1,30 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { redactText } from '../redact.ts';
+import { forModel, type ModelView, urlForModel } from './model-view.ts';
 
 /** Characters of accessibility snapshot a decision is shown (and the ledger keeps). */
 export const SNAPSHOT_BUDGET = 6_000;
 
-/** What the page shows, as a model may see it: redacted, trimmed, with its fingerprint. */
+/** What the page shows, as a model may see it: values hidden, redacted, trimmed, with its fingerprint. */
 export interface Seen {
   url: string;
   snapshot: string;
-  /** sha256 of the redacted snapshot (first 16 hex): which page a decision was made on. */
+  /** sha256 of the snapshot as shown (first 16 hex): which page a decision was made on. */
   fingerprint: string;
 }
 
 /**
  * The page's accessibility snapshot (Playwright's `ariaSnapshot()`, the roles and accessible
- * names a person would read) with every secret value the step knows replaced by its
- * placeholder, then the house redaction (card numbers, tokens, registered secrets), trimmed to
- * the budget. A password field's value never appears: Playwright does not read it out.
+ * names a person would read) and its URL, each through the same pass (`forModel`): the step's
+ * secrets and the job's sensitive inputs as placeholders (typed, percent-encoded or
+ * form-encoded), then the house redaction (registered secrets, tokens, card numbers that are
+ * not the job's own values); the snapshot trimmed to the budget. A password field's value never
+ * appears: Playwright does not read it out.
  */
-export async function observe(page: Page, secrets: Readonly<Record<string, string>>): Promise<Seen> {
+export async function observe(page: Page, view: ModelView): Promise<Seen> {
   const raw = await page.locator('body').ariaSnapshot({ timeout: 5_000 });
-  const snapshot = trim(redactText(withPlaceholders(raw, secrets)));
-  return { url: redactText(page.url()), snapshot, fingerprint: fingerprint(snapshot) };
+  const snapshot = trim(forModel(raw, view));
+  return { url: urlForModel(page.url(), view), snapshot, fingerprint: fingerprint(snapshot) };
 }
 
 /** Every secret value in `text` replaced by `{{secret:name}}` (longest first, so none is left in part). */

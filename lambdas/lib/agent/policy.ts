@@ -7,7 +7,10 @@ import type { AgentAction } from './actions.ts';
  * the page itself.
  */
 
-/** What a policy is shown for one decision. Everything in it is already redacted. */
+/**
+ * What a policy is shown for one decision. Everything in it has been through `forModel`
+ * (`model-view.ts`): secrets and sensitive inputs as placeholders, then redacted.
+ */
 export interface Observation {
   /** The goal in words, templated (secret values appear only as `{{secret:name}}`). */
   goal: string;
@@ -39,7 +42,7 @@ export interface Decision extends ModelCall {
   action: AgentAction;
 }
 
-/** What a policy is shown to answer a probe: the question and the page, nothing to act on. Redacted. */
+/** What a policy is shown to answer a probe: the question and the page, nothing to act on. Through `forModel`. */
 export interface ProbeObservation {
   /** Templated; quoted values are what to look for (secrets appear only as `{{secret:name}}`). */
   question: string;
@@ -47,10 +50,15 @@ export interface ProbeObservation {
   snapshot: string;
 }
 
-/** The answer to a probe's question, from the page alone. */
+/** The answer to a probe's question, from the page alone (checked against the page's data before it is used). */
 export interface ProbeAnswer {
-  /** `done`: the page shows the write's effect; `absent`: it shows the effect is not there; `unknown`: it cannot tell. */
-  status: 'done' | 'absent' | 'unknown';
+  /**
+   * `done`: the page shows the write's effect; `absent`: it shows the effect is not there;
+   * `duplicate`: it shows the effect more than once; `unknown`: it cannot tell.
+   */
+  status: 'done' | 'absent' | 'duplicate' | 'unknown';
+  /** With `duplicate`: how many times the page shows it. */
+  count?: number;
   /** The page's text the answer rests on, quoted (untrusted, bounded). */
   evidence?: string;
   /** One sentence for people: why. */

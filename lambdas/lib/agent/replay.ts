@@ -10,6 +10,8 @@ export interface Planned {
   source: 'cache' | 'model';
   /** The cache entry the attempt ran from, for an action that came from (or healed) one. */
   cacheEntry?: string;
+  /** Recorded to run exactly as written (see `references.ts`); else its references are resolved from the job. */
+  literal?: true;
 }
 
 /** The step's record read back: actions to replay, in order, and the answers people gave. */
@@ -31,6 +33,7 @@ export function planReplay(record: readonly RecordedEntry[]): { planned: Planned
       action,
       source: e.detail.source === 'cache' ? 'cache' : 'model',
       ...(typeof cache?.entryId === 'string' ? { cacheEntry: cache.entryId } : {}),
+      ...(e.detail.literal === true ? { literal: true as const } : {}),
     });
   }
   return { planned: [...byNumber.values()].sort((a, b) => a.n - b.n), answers };

@@ -81,7 +81,7 @@ export async function applyAllowlist(
 /**
  * Installs the connection's one route handler (once): requests outside the allowlist are
  * blocked; read-only, an unsafe request is refused; else it waits for the write guard's hook,
- * when one is set, before it goes.
+ * when one is set, before it goes, or is aborted when the hook refuses it.
  */
 export async function installRequestPolicy(context: BrowserContext, state: AllowlistState): Promise<void> {
   if (state.installed) return;
@@ -99,7 +99,9 @@ export async function installRequestPolicy(context: BrowserContext, state: Allow
         return route.abort('blockedbyclient').catch(() => undefined);
       }
       const hold = UNSAFE_METHODS.has(request.method()) ? state.beforeUnsafe : state.beforeOther;
-      if (hold) await hold(request).catch(() => undefined);
+      const verdict = hold ? await hold(request).catch(() => undefined) : undefined;
+      // A write step's second committing request: aborted, never sent (the guard reports it).
+      if (verdict === 'refuse') return route.abort('blockedbyclient').catch(() => undefined);
       // A page closing mid-request rejects this; nothing to report then.
       return route.fallback().catch(() => undefined);
     });

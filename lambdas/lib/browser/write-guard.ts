@@ -30,6 +30,12 @@
  *   transaction restarted after an error (`HTTP_TRANSACTION_RESTART_AFTER_ERROR`): a write the
  *   browser sent again is reported, and the engine reconciles instead of trusting the page.
  *
+ * - **Refused**: once the step's committing request has gone, another one in the same step is
+ *   refused (aborted, never sent) when the step commits once (`once`: every agent step, and a
+ *   scripted step that names its committing request without `repeats`). A page that invites a
+ *   second submit (a form still showing after its save) cannot make a write happen twice; the
+ *   report lists what was refused, and the engine makes the write uncertain for its probe.
+ *
  * Either part can be unavailable on a remote browser (a provider may refuse `chrome://`
  * pages, or tracing while it traces itself); the report says which ran, and the probes that
  * count what the application holds remain the last line (Finish checks every write).
@@ -70,6 +76,8 @@ export interface WriteGuardReport {
   resent: ResentRequest[];
   /** Each unsafe request the page sent, in order (the step's write and the page's own, see `classifyRequests`). */
   requests: GuardedRequest[];
+  /** Committing requests refused after the step's first had gone (`once`): never sent. */
+  refused: GuardedRequest[];
 }
 
 /** Which parts of the guard run: both by default (`BELAY_WRITE_GUARD`). */
@@ -78,6 +86,11 @@ export interface WriteGuardOptions {
   prevent: boolean;
   /** Read the browser's network log for resends. */
   detect: boolean;
+  /**
+   * The step commits once: after the first request this test calls committing has gone, the
+   * next is refused (see `commitLimit` in `commits.ts`). Absent: every request goes.
+   */
+  once?: { commits(method: string, url: string): boolean } | undefined;
   /**
    * The request that commits the step's write, when the step names it (`commits`): only it is
    * held for the flush; the page's other unsafe requests (a heartbeat, autosave) wait beside it
@@ -96,7 +109,8 @@ export interface WriteGuard {
  * request go: set while a guard is active.
  */
 export interface UnsafeRequestHook {
-  beforeUnsafe?: ((request: Request) => Promise<void>) | undefined;
+  /** Resolves `refuse` for a request that must not go (the policy aborts it), else once it may. */
+  beforeUnsafe?: ((request: Request) => Promise<'refuse' | undefined>) | undefined;
   /** Called before any other request goes. */
   beforeOther?: ((request: Request) => Promise<void>) | undefined;
 }
@@ -132,20 +146,32 @@ export async function startWriteGuard(
   let unsafeRequests = 0;
   let hooked = false;
   let flushesConfirmed = true;
+  let committed = false;
+  const refused = new Set<Request>();
   const writes = options.prevent ? new WritesInFlight(context) : undefined;
   const isCommit = options.commits ? committingRequest(options.commits) : undefined;
-  if (writes) {
+  if (writes || options.once) {
     try {
       await installHook();
       hook.beforeUnsafe = async (request) => {
+        // Decided before anything is held: a refused request is aborted at once, never delayed.
+        if (options.once?.commits(request.method(), request.url())) {
+          if (committed) {
+            refused.add(request);
+            return 'refuse';
+          }
+          committed = true;
+        }
         unsafeRequests++;
         // The page's own (a heartbeat every 200 ms would otherwise queue behind flushes and hold
         // the page's reads for seconds): it waits while the write is in flight, never flushes.
-        if (isCommit && !isCommit(request.method(), request.url()))
-          return writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
+        if (isCommit && !isCommit(request.method(), request.url())) {
+          await writes?.besideWrites(request, BESIDE_WRITE_WAIT_MS);
+          return undefined;
+        }
         const closer = await opening;
         // No helper: the request goes as it would without the guard (the report says so).
-        if (!closer) return;
+        if (!closer || !writes) return undefined;
         await writes.settled(EARLIER_WRITES_WAIT_MS);
         writes.add(request);
         // Requests let go just before this one, and the preconnects its navigation started,
@@ -153,9 +179,10 @@ export async function startWriteGuard(
         if (!(await closer.flush())) flushesConfirmed = false;
         await new Promise((resolve) => setTimeout(resolve, SECOND_FLUSH_AFTER_MS));
         if (!(await closer.flush())) flushesConfirmed = false;
+        return undefined;
       };
-      hook.beforeOther = (request) => writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
-      hooked = true;
+      if (writes) hook.beforeOther = (request) => writes.besideWrites(request, BESIDE_WRITE_WAIT_MS);
+      hooked = writes !== undefined;
     } catch {
       // The hook could not be installed: nothing is held, and the report says nothing was prevented.
     }
@@ -165,16 +192,21 @@ export async function startWriteGuard(
       hook.beforeUnsafe = undefined;
       hook.beforeOther = undefined;
       writes?.dispose();
-      const requests = await sent.stop(SETTLE_MS);
+      const { requests, refused: notSent } = await sent.stop(SETTLE_MS, refused);
       const closer = await opening;
       await closer?.dispose();
       const seen = trace ? await trace.stop().catch(() => undefined) : undefined;
       return {
         prevented: hooked && closer !== undefined && flushesConfirmed,
         observed: seen !== undefined,
-        unsafeRequests: Math.max(unsafeRequests, seen?.unsafeRequests ?? 0, requests.length),
+        unsafeRequests: Math.max(
+          unsafeRequests,
+          (seen?.unsafeRequests ?? 0) - notSent.length,
+          requests.length,
+        ),
         resent: seen?.resent ?? [],
         requests,
+        refused: notSent,
       };
     },
   };
@@ -240,8 +272,14 @@ class SentRequests {
     return [...this.#requests.values()].filter((r) => r.status === undefined && !r.failed).length;
   }
 
-  /** Stops listening once the requests sent so far have an answer (or failed), or after `settleMs`. */
-  async stop(settleMs: number): Promise<GuardedRequest[]> {
+  /**
+   * Stops listening once the requests sent so far have an answer (or failed), or after
+   * `settleMs`: the requests, and apart those of them the guard refused (never sent).
+   */
+  async stop(
+    settleMs: number,
+    refused: ReadonlySet<Request> = new Set(),
+  ): Promise<{ requests: GuardedRequest[]; refused: GuardedRequest[] }> {
     this.context.off('request', this.#sent);
     const deadline = Date.now() + settleMs;
     while (this.#pending() > 0 && Date.now() < deadline) {
@@ -267,10 +305,13 @@ class SentRequests {
     ]);
     clearTimeout(timer);
     // Copies: a body read after this point changes nothing already reported.
-    return [...this.#requests.values()].map((r) => ({
-      ...r,
-      ...(r.response ? { response: { ...r.response } } : {}),
-    }));
+    const all = [...this.#requests].map(
+      ([r, seen]) => [r, { ...seen, ...(seen.response ? { response: { ...seen.response } } : {}) }] as const,
+    );
+    return {
+      requests: all.filter(([r]) => !refused.has(r)).map(([, seen]) => seen),
+      refused: all.filter(([r]) => refused.has(r)).map(([, seen]) => seen),
+    };
   }
 }
 

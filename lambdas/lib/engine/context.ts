@@ -10,7 +10,7 @@ import { TakeoverRequestedError } from '../playbooks/errors.ts';
 import { AccountRevokedError, JobConfigurationError } from './errors.ts';
 import { verifiedEvidence } from './history.ts';
 import { idempotencyKeyOf } from './job-identity.ts';
-import { probeAnswerAppender, readOnlyStepActions } from './step-actions.ts';
+import { modelCallAppender, readOnlyStepActions } from './step-actions.ts';
 import type { ApplicationEndpoint, EngineDeps } from './types.ts';
 
 /** Longest a single browser action (click, fill, navigation) may take inside a step. */
@@ -60,7 +60,7 @@ export function stepContext(
     job,
     entries,
     step.id,
-    probeAnswerAppender(deps.ledger, job, step, stepIndex),
+    modelCallAppender(deps.ledger, job, step, stepIndex),
   ),
   downloads: StepDownloads = NO_DOWNLOADS,
 ): StepContext {

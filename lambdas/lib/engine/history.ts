@@ -10,7 +10,7 @@ export function entriesFor(entries: readonly LedgerEntry[], step: string): Ledge
   return entries.filter((e) => e.step === step);
 }
 
-/** The evidence of each step's latest completion in `entries` (as the ledger keeps it: redacted). */
+/** The evidence of each step's latest completion in `entries` (as the ledger keeps it: exact, secrets masked). */
 export function verifiedEvidence(entries: readonly LedgerEntry[]): ReadonlyMap<string, Evidence> {
   const found = new Map<string, Evidence>();
   for (const e of entries) {

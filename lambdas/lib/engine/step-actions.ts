@@ -3,7 +3,7 @@ import type { Evidence, Job, LedgerEntry } from '../ledger/types.ts';
 import type {
   ActionEntryInput,
   ActionEntryType,
-  ProbeAnswerInput,
+  ModelCallInput,
   RecordedEntry,
   StepActions,
   StepCache,
@@ -62,23 +62,27 @@ export interface ActionWriter {
   write(entry: ActionEntryInput): Promise<void>;
 }
 
-/** Where a step's agent probe answers go: the ledger, as `probe-answered` entries. */
-export type ProbeAnswerWriter = (entry: ProbeAnswerInput) => Promise<void>;
+/** The model calls a step records outside its action record: a probe's answers, and calls that failed after counting tokens. */
+export type ModelCallEntryType = 'probe-answered' | 'model-call-failed';
+
+/** Where a step's model calls outside its action record go: the ledger (`probe-answered`, `model-call-failed`). */
+export type ModelCallWriter = (entry: ModelCallInput, type?: ModelCallEntryType) => Promise<void>;
 
 /**
- * Appends a step's probe answers (`probe-answered`) with `ledger.append`, which moves no
- * version: RunStep, Reconcile and Finish write what the probe found under the job's version
- * they read, and an answer recorded before that must not make their write stale.
+ * Appends a step's probe answers (`probe-answered`) and its failed but paid model calls
+ * (`model-call-failed`) with `ledger.append`, which moves no version: RunStep, Reconcile and
+ * Finish write what the probe found under the job's version they read, and an answer recorded
+ * before that must not make their write stale.
  */
-export function probeAnswerAppender(
+export function modelCallAppender(
   ledger: Pick<Ledger, 'append'>,
   job: Job,
   step: { id: string; app: string },
   stepIndex: number,
-): ProbeAnswerWriter {
-  return async (entry) => {
+): ModelCallWriter {
+  return async (entry, type = 'probe-answered') => {
     await ledger.append(job.tenantId, job.jobId, {
-      type: 'probe-answered',
+      type,
       step: step.id,
       stepIndex,
       sessionId: job.sessions[step.app]?.sessionId,
@@ -97,7 +101,7 @@ export function liveStepActions(
   step: string,
   writer: ActionWriter,
   cache: StepCache,
-  probeAnswers: ProbeAnswerWriter,
+  modelCalls: ModelCallWriter,
 ): StepActions {
   const record = actionRecord(entries, step);
   return {
@@ -109,7 +113,8 @@ export function liveStepActions(
       await writer.write(entry);
       record.push({ type: entry.type, detail: entry.detail, at: new Date().toISOString() });
     },
-    recordProbeAnswer: probeAnswers,
+    recordProbeAnswer: (entry) => modelCalls(entry, 'probe-answered'),
+    recordFailedCall: (entry) => modelCalls(entry, 'model-call-failed'),
   };
 }
 
@@ -122,7 +127,7 @@ export function readOnlyStepActions(
   job: Job,
   entries: readonly LedgerEntry[],
   step: string,
-  probeAnswers: ProbeAnswerWriter,
+  modelCalls: ModelCallWriter,
 ): StepActions {
   const record = actionRecord(entries, step);
   const refuse = async (): Promise<never> => {
@@ -134,7 +139,8 @@ export function readOnlyStepActions(
     evidence: evidenceByStep(entries),
     recorded: () => [...record],
     record: refuse,
-    recordProbeAnswer: probeAnswers,
+    recordProbeAnswer: (entry) => modelCalls(entry, 'probe-answered'),
+    recordFailedCall: (entry) => modelCalls(entry, 'model-call-failed'),
   };
 }
 

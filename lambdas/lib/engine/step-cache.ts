@@ -8,21 +8,24 @@ import type { ActionCacheKey, ActionCacheScope, CacheOffer, StepCache } from '..
  * step writes: its action list becomes (or replaces, after a heal) the entry, or the entry it
  * ran from counts a hit. An attempt that ran from an entry and did not verify demotes it.
  *
- * A write the application did not confirm is neither: what the attempt served and offered is
- * kept in its `step-unconfirmed` entry (`pending`), and whoever settles the write settles the
- * cache from it (`settlePending`): done (the probe found it, or a person said so) counts as
- * verified, absent demotes.
+ * A write the application did not confirm is neither: the entry the attempt served from is kept
+ * in its `step-unconfirmed` entry (`pending`), and whoever settles the write settles the cache
+ * from it (`settlePending`): absent demotes that entry; done writes nothing. A probe's `done`
+ * (possibly a model's reading of the page) or a person's word proves the write happened, not that
+ * the action list did it: only a step that verified itself writes an entry or counts a hit.
  *
  * A playbook that shares its cache (`actionCache: 'shared'`): a tenant's own entry first, else
  * the playbook's shared one; an entry is settled where it was served from; a new list is kept
  * shared when it holds only the playbook's own text (`sharedForm`), else the tenant's.
  */
 
-/** What an unconfirmed attempt served and offered, kept in its `step-unconfirmed` entry until the probe says. */
+/**
+ * What an unconfirmed attempt served from, kept in its `step-unconfirmed` entry until the probe
+ * says. (Entries written before this rule may also hold an `offer`: it is never written.)
+ */
 export interface PendingCache {
   /** `shared`: the entry was the playbook's shared one. */
   served?: { key: ActionCacheKey; entryId: string; shared?: boolean };
-  offer?: CacheOffer;
 }
 
 /** What settling did, for the log and the step's completion entry. */
@@ -33,7 +36,7 @@ export interface StepCacheSession {
   readonly port: StepCache;
   /** After the attempt: `verified` only once the step's completion is in the ledger. */
   settle(verified: boolean, reason: string): Promise<CacheSettled>;
-  /** What the attempt served and offered so far (undefined: nothing), for an unconfirmed write's entry. */
+  /** The entry the attempt served from (undefined: none), for an unconfirmed write's entry. */
   pending(): PendingCache | undefined;
 }
 
@@ -45,7 +48,7 @@ export function stepCacheSession(
   sharing: ActionCacheScope = 'tenant',
 ): StepCacheSession {
   let served = from.served;
-  let offered = from.offer;
+  let offered: CacheOffer | undefined;
   const shared: CacheScope = { ...scope, shared: true };
   /** Entries the lookups found in the shared partition, by id. */
   const fromShared = new Set<string>();
@@ -68,10 +71,7 @@ export function stepCacheSession(
   };
   return {
     port,
-    pending: () =>
-      served || offered
-        ? { ...(served ? { served } : {}), ...(offered ? { offer: offered } : {}) }
-        : undefined,
+    pending: () => (served ? { served } : undefined),
     async settle(verified, reason) {
       if (!verified) {
         if (!served) return 'none';
@@ -109,12 +109,10 @@ export function stepCacheSession(
 
 /**
  * Settles the cache of an unconfirmed write once its outcome is known (after the step's
- * completion, or the probe's `absent`, is in the ledger). `done` with an offer (the attempt's
- * actions reached the model's `done`) counts as verified: its list is kept, or the entry it
- * ran from counts a hit. `done` without one (the write committed and the answer was lost before
- * the list ended) leaves the entry as it is. `absent` demotes the entry the attempt ran from.
- * (A served list that went on past the write with a target the page lacks is demoted by
- * RunStep at once, never kept pending.)
+ * completion, or the probe's `absent`, is in the ledger). `absent` demotes the entry the attempt
+ * ran from. `done` (a probe's answer, a person's word) leaves the cache as it is: no entry is
+ * written and no hit counted from an attempt that did not verify itself. (A served list that went
+ * on past the write with a target the page lacks is demoted by RunStep at once, never kept pending.)
  */
 export function settlePending(
   store: ActionCacheStore,
@@ -124,12 +122,12 @@ export function settlePending(
   outcome: 'done' | 'absent',
   sharing: ActionCacheScope = 'tenant',
 ): Promise<CacheSettled> {
-  if (outcome === 'done' && pending.offer === undefined) return Promise.resolve('none');
-  const reached = outcome === 'done';
-  return stepCacheSession(store, scope, jobId, pending, sharing).settle(
-    reached,
-    outcome === 'absent'
-      ? 'the probe found the write had not happened'
-      : 'the write committed, but the actions did not reach done',
-  );
+  if (outcome === 'done') return Promise.resolve('none');
+  return stepCacheSession(
+    store,
+    scope,
+    jobId,
+    { ...(pending.served ? { served: pending.served } : {}) },
+    sharing,
+  ).settle(false, 'the probe found the write had not happened');
 }

@@ -1,4 +1,4 @@
-import { redact, redactEvidence } from '../redact.ts';
+import { maskSecrets } from '../redact.ts';
 import { sealEntry } from './chain.ts';
 import { EvidenceTooLargeError, InvalidInputError } from './errors.ts';
 import { plain } from './items.ts';
@@ -29,7 +29,8 @@ export function normalizeCost(cost: Partial<Cost> | undefined): Cost {
 }
 
 /**
- * Builds the entry to store: assigns its id and time, redacts evidence and detail, and moves
+ * Builds the entry to store: assigns its id and time, masks secrets in evidence and detail
+ * (registered secrets, secret-named keys, tokens: `maskSecrets`), and moves
  * evidence larger than `maxInlineEvidenceBytes` to the evidence store (the entry then
  * carries `evidenceRef`). Without a store, such evidence is refused with `EvidenceTooLargeError`.
  * The entry is sealed for the hash chain (`sealEntry`); the write links it.
@@ -52,13 +53,16 @@ export async function prepareEntry(
     at: ctx.now().toISOString(),
     cost: normalizeCost(cost),
   };
-  if (detail !== undefined) entry.detail = plain(redact(detail, { tenantId }));
+  // Exactly as given but for secrets: a replay types what is recorded, and templates read
+  // evidence back. Card-like numbers (a phone, an invoice number, an IBAN) are masked where
+  // people read the entry (`api/jobs/views.ts`, the console, logs, notifications), never here.
+  if (detail !== undefined) entry.detail = plain(maskSecrets(detail, { tenantId }));
   let offload: string | undefined;
   if (evidence !== undefined) {
-    const redacted: Evidence = plain(redactEvidence(evidence, { tenantId }));
-    const body = JSON.stringify(redacted);
+    const masked: Evidence = plain(maskSecrets(evidence, { tenantId }));
+    const body = JSON.stringify(masked);
     const bytes = Buffer.byteLength(body, 'utf8');
-    if (bytes <= ctx.maxInlineEvidenceBytes) entry.evidence = redacted;
+    if (bytes <= ctx.maxInlineEvidenceBytes) entry.evidence = masked;
     else if (ctx.evidenceStore === undefined)
       throw new EvidenceTooLargeError(bytes, ctx.maxInlineEvidenceBytes);
     else offload = body;

@@ -30,7 +30,7 @@ export interface LedgerDeps {
   terminalTtlDays?: number;
   /** Where evidence larger than `maxInlineEvidenceBytes` goes; without one such evidence is refused. */
   evidenceStore?: EvidenceStore;
-  /** Largest evidence (redacted JSON, bytes) stored inside the entry (default 8 KiB). */
+  /** Largest evidence (JSON with secrets masked, bytes) stored inside the entry (default 8 KiB). */
   maxInlineEvidenceBytes?: number;
 }
 
@@ -61,7 +61,7 @@ export interface Ledger {
   readPartition(tenantId: string, jobId: string): Promise<{ job: Job; entries: LedgerEntry[] }>;
   /** The job item alone (consistent GetItem). */
   getJob(tenantId: string, jobId: string): Promise<Job>;
-  /** Appends an entry (evidence redacted, large evidence stored by reference). */
+  /** Appends an entry (secrets masked, numbers exact; large evidence stored by reference). */
   append(tenantId: string, jobId: string, entry: LedgerEntryInput): Promise<LedgerEntry>;
   /** Entry + pointer + cost in one transaction; a lost race is `StaleCheckpointError`. */
   completeStep(input: CompleteStepInput): Promise<Job>;

@@ -240,13 +240,23 @@ export const LEDGER_ENTRY_TYPES = [
   'action-chosen',
   /** A recorded action whose target no longer resolved, chosen again by the model (one call) for that action only. */
   'action-healed',
-  /** An action the model chose that the engine refused (a `goto` off the job's domains, a submit in a read step). */
+  /**
+   * An action the model chose that the engine refused, never run: a `goto` off the job's domains,
+   * a secret or sensitive input typed where the playbook does not put it, a target that does not
+   * name exactly one element, a value the job does not have.
+   */
   'action-refused',
   /**
    * A model's answer to a write's agent probe (done, absent or unknown, read from the page):
    * the question, what the model saw, model, tokens, cost. Appended, fencing nothing.
    */
   'probe-answered',
+  /**
+   * A model call that failed or was refused after the provider answered with its usage (no tool
+   * call, arguments that do not parse, a refusal): the model, tokens, cost, and why. Appended,
+   * fencing nothing, so every token paid for reaches the job's cost.
+   */
+  'model-call-failed',
   /**
    * A write approved on its effect (`approve: 'effect'`) was prepared up to its commit: what it
    * would submit (fields and values as the page holds them, secrets masked), its hash and a
@@ -294,7 +304,7 @@ export interface ScreenshotRef {
   height: number;
 }
 
-/** Evidence that a step happened, as observed in the target application. Small, redacted. */
+/** Evidence that a step happened, as observed in the target application. Small; stored exactly but for secrets (people see it redacted). */
 export type Evidence = Record<string, string | number | boolean | null>;
 
 export interface LedgerEntry {

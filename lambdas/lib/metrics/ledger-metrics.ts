@@ -119,8 +119,9 @@ export function observeLedger(
       case 'action-refused':
         if (detail.source !== 'cache') metrics.add('ModelCalls', 1, { Playbook });
         break;
-      // A model's answer to an agent probe: one call, wherever the probe ran.
+      // A model's answer to an agent probe: one call, wherever the probe ran; a failed call paid for too.
       case 'probe-answered':
+      case 'model-call-failed':
         metrics.add('ModelCalls', 1, { Playbook });
         break;
       case 'succeeded': {

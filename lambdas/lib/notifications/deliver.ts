@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { redact } from '../redact.ts';
+import { redact, redactText } from '../redact.ts';
 import { SIGNATURE_HEADER, signPayload, webhookSecret } from './signing.ts';
 import type { Delivery, DeliveryAttempt, Webhook, WebhookEvent, WebhookStore } from './store.ts';
 
@@ -64,7 +64,9 @@ export function waitPayload(
   const base = apiBaseUrl.replace(/\/+$/, '');
   if (notice.kind === 'check') return checkPayload(notice, base, deliveryId, now);
   const page = `${base}/console/jobs/${encodeURIComponent(notice.jobId)}`;
-  const question = typeof notice.question === 'string' ? notice.question.slice(0, 500) : undefined;
+  // From the ledger, which keeps numbers exact: masked for people here, in the text as in `job`.
+  const question =
+    typeof notice.question === 'string' ? redactText(notice.question.slice(0, 500)) : undefined;
   return {
     type: 'job.waiting',
     id: deliveryId,
@@ -103,7 +105,9 @@ function checkPayload(
     type: 'playbook.check.failed',
     id: deliveryId,
     createdAt: now.toISOString(),
-    text: `Belay: the drift check of ${playbook} found step ${notice.step} not as the playbook expects (${notice.finding ?? 'changed'}). Look: ${health}`,
+    text: redactText(
+      `Belay: the drift check of ${playbook} found step ${notice.step} not as the playbook expects (${notice.finding ?? 'changed'}). Look: ${health}`,
+    ),
     check: redact({
       tenantId: notice.tenantId,
       jobId: notice.jobId,

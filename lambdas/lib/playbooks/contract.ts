@@ -41,6 +41,12 @@ export interface CommittingRequest {
   method?: string;
   /** A regular expression (JavaScript syntax) on the path, e.g. `^/wp-admin/post\.php$`. */
   path: string;
+  /**
+   * The step sends this request more than once on purpose (lines saved one by one). Without it,
+   * once the committing request has gone a second one in the same step is refused (never sent)
+   * and the write is left to its probe.
+   */
+  repeats?: boolean;
 }
 
 /** What the precondition saw. `wrong_page` means the step can start after `restore`. */
@@ -114,13 +120,18 @@ export interface ActionEntryInput {
 }
 
 /**
- * A model's answer to a step's agent probe, as the ledger keeps it (a `probe-answered` entry):
- * the question, what the model was shown, its answer, the model, tokens and dollars.
+ * A model call a step records outside its action record: a model's answer to the step's agent
+ * probe (a `probe-answered` entry: the question, what the model was shown, its answer), or a call
+ * that failed after the provider counted its tokens (`model-call-failed`: why); each with the
+ * model, tokens and dollars.
  */
-export interface ProbeAnswerInput {
+export interface ModelCallInput {
   detail: Record<string, unknown>;
   cost?: Partial<Pick<Cost, 'modelTokens' | 'modelUsd'>>;
 }
+
+/** A model's answer to a step's agent probe (see {@link ModelCallInput}). */
+export type ProbeAnswerInput = ModelCallInput;
 
 /**
  * What an agent step's action list is cached under: with the tenant and the playbook's id
@@ -195,6 +206,12 @@ export interface StepActions {
    * the outcome. It is no part of the action record.
    */
   recordProbeAnswer(entry: ProbeAnswerInput): Promise<void>;
+  /**
+   * Records a model call that failed or was refused after the provider counted its tokens
+   * (`model-call-failed`), appended like a probe's answer: every token paid for reaches the
+   * job's cost, the call having changed nothing.
+   */
+  recordFailedCall(entry: ModelCallInput): Promise<void>;
 }
 
 export interface StepContext<I = Record<string, unknown>> {
@@ -221,7 +238,7 @@ export interface StepContext<I = Record<string, unknown>> {
   faultPoint(point: FaultPoint, at?: { action: number }): Promise<void>;
   /**
    * The evidence an earlier step of this job verified (its latest completion, as the ledger
-   * keeps it: redacted), or undefined when that step has not completed (or its evidence was too
+   * keeps it: exactly, but for registered secrets and secret-named keys, which are masked), or undefined when that step has not completed (or its evidence was too
    * large to keep inline). A report id made in step 3 is what step 7's `restore` needs.
    * @example
    * const reportId = ctx.evidence('create-report')?.reportId;
@@ -324,7 +341,9 @@ export interface Step<I = Record<string, unknown>> {
   /**
    * Writes only: the request that commits the write, when the step's action makes several
    * unsafe requests or the page sends some of its own (a heartbeat, autosave): the engine and
-   * the test tools count and watch this one, and list the others as background.
+   * the test tools count and watch this one, and list the others as background. Once it has
+   * gone, a second one in the same step is refused unless `repeats` is set (an agent step, with
+   * or without `commits`, commits at most once: without it, its first unsafe request commits).
    * @example commits: { method: 'POST', path: '^/api/drafts$' }
    */
   commits?: CommittingRequest;

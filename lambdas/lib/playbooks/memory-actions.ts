@@ -1,23 +1,29 @@
 import type { Evidence } from '../ledger/types.ts';
-import type { ProbeAnswerInput, RecordedEntry, StepActions, StepCache } from './contract.ts';
+import type { ModelCallInput, ProbeAnswerInput, RecordedEntry, StepActions, StepCache } from './contract.ts';
 
 /**
  * A step's action record kept in memory, for running steps outside the engine (the naive
  * runner of the benchmark, playbook tests): what a step records is read back by the same
  * step, and lost with the process, which is exactly what the engine's ledger avoids. Agent
- * probes' answers are kept apart, in `probeAnswers`.
+ * probes' answers are kept apart, in `probeAnswers`, and failed but paid calls in `failedCalls`.
  *
  * @example
  * const ctx: StepContext = { ...rest, actions: memoryStepActions() };
  */
 export function memoryStepActions(
   options: { model?: string; evidence?: Record<string, Evidence>; cache?: StepCache } = {},
-): StepActions & { entries: RecordedEntry[]; probeAnswers: ProbeAnswerInput[] } {
+): StepActions & {
+  entries: RecordedEntry[];
+  probeAnswers: ProbeAnswerInput[];
+  failedCalls: ModelCallInput[];
+} {
   const entries: RecordedEntry[] = [];
   const probeAnswers: ProbeAnswerInput[] = [];
+  const failedCalls: ModelCallInput[] = [];
   return {
     entries,
     probeAnswers,
+    failedCalls,
     model: options.model,
     cache: options.cache ?? NO_STEP_CACHE,
     evidence: options.evidence ?? {},
@@ -27,6 +33,9 @@ export function memoryStepActions(
     },
     recordProbeAnswer: async (entry) => {
       probeAnswers.push(entry);
+    },
+    recordFailedCall: async (entry) => {
+      failedCalls.push(entry);
     },
   };
 }

@@ -9,8 +9,13 @@
  * import { z } from 'zod';
  */
 
-// Agent probes: a write's probe answered by the step's model from the page (done, absent, unknown).
-export { type AgentProbe, type AgentProbeOptions, agentProbe } from '../agent/agent-probe.ts';
+// Agent probes: a write's probe answered by the step's model from the page, checked against the page's data.
+export {
+  type AgentProbe,
+  type AgentProbeOptions,
+  agentProbe,
+  type ProbeFacts,
+} from '../agent/agent-probe.ts';
 // Agent steps: a model chooses each action, recorded in the ledger before it runs.
 export { type AgentStep, type AgentStepOptions, agentStep } from '../agent/agent-step.ts';
 export type { Evidence } from '../ledger/types.ts';

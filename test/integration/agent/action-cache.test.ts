@@ -265,14 +265,24 @@ describe('Action cache: crm-contact-agent@1 update-contact across jobs', () => {
     expect(next).toMatchObject({ calls: 4, fromCache: [], cache: 'written' });
   });
 
-  it('keeps the entry of a replay whose answer was lost when the probe finds the write done', async () => {
+  it('keeps the entry of a replay whose answer was lost when the probe finds the write done, counting no hit', async () => {
     expect((await runJob(A)).cache).toBe('written');
     // The page never confirms (as when the site's answer is dropped); the record shows the write.
     const unconfirmed = await runJob(B, { step: neverVerifies });
-    expect(unconfirmed).toMatchObject({ calls: 0, evidence: null, cache: 'hit' });
+    expect(unconfirmed).toMatchObject({ calls: 0, evidence: null, cache: 'none' });
+    const items = (await ddb.doc().send(new ScanCommand({ TableName: tableName }))).Items ?? [];
+    expect(items.map((i) => [i.status, i.hits])).toEqual([['verified', 0]]);
     const next = await runJob(C);
     expect(next).toMatchObject({ calls: 0, cache: 'hit' });
     expect(next.evidence).not.toBeNull();
+  });
+
+  it("writes no entry from a step its probe completed (a probe's or a person's word is no verified run)", async () => {
+    const unconfirmed = await runJob(A, { step: neverVerifies });
+    expect(unconfirmed).toMatchObject({ calls: 4, evidence: null, cache: 'none' });
+    expect((await ddb.doc().send(new ScanCommand({ TableName: tableName }))).Items ?? []).toEqual([]);
+    // The next job asks the model, and its own verified run writes the entry.
+    expect(await runJob(B)).toMatchObject({ calls: 4, fromCache: [], cache: 'written' });
   });
 
   it('does not heal a target gone after the write may have been sent: the write is uncertain', async () => {

@@ -2,11 +2,13 @@
  * An agent step on the local stack with a hosted model: the real Anthropic SDK in the RunStep
  * worker talks to a loopback server speaking the Messages API. The model asks a person first:
  * the job waits for a review with the question; the reviewer's comment reaches the model in its
- * next request; the question is not asked again; no request holds the account's password.
+ * next request; the question is not asked again; no request holds the account's password. A call
+ * the model answers with no action still costs its tokens, in the ledger and the cost report.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../../demo/accounts.ts';
 import { decide } from '../../../lambdas/lib/api/jobs/decide.ts';
+import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { useEngineStack } from '../../support/engine-stack.ts';
 import { PERSON } from '../../support/fixtures.ts';
 import { runToSuccess, statusIs, submitContactAgent, waitForJob, waitingAt } from '../../support/jobs.ts';
@@ -63,6 +65,53 @@ describe('Engine: an agent step on a hosted model (Anthropic wire format, loopba
     expect((await e.crm.writes()).count).toBe(1);
     const password = demoCredentials('crm', 'ada@example.com').password;
     for (const r of model.requests) expect(r.rawBody).not.toContain(password);
+  });
+
+  it('costs a call that failed after the provider counted its tokens: in the ledger, the job and the cost report', {
+    timeout: 300_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'agent-failed-call';
+    const before = model.requests.length;
+    const writesBefore = (await e.crm.writes()).count;
+    model.script([
+      // A model that talks instead of calling a tool: no action, but 412 tokens billed.
+      WIRE.anthropic.text('I would rather describe the page than act on it.'),
+      WIRE.anthropic.call('fill', { target: { role: 'textbox', name: 'Contact name' }, value: 'Mei Costed' }),
+      WIRE.anthropic.call('fill', { target: { role: 'textbox', name: 'Phone' }, value: '+44 117 496 0999' }),
+      WIRE.anthropic.call('click', { target: { role: 'button', name: 'Save record' } }),
+      WIRE.anthropic.call('done', { summary: 'saved' }),
+    ]);
+    await submitContactAgent(e, { jobId, customerId: 'C-1002', contactName: 'Mei Costed', model: MODEL });
+    const { job, entries } = await runToSuccess(e, jobId, { timeoutMs: 280_000 });
+    expect(job.status).toBe('SUCCEEDED');
+    expect(model.requests.length - before).toBe(5);
+    const failed = entries.filter((x) => x.type === 'model-call-failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.detail).toMatchObject({
+      purpose: 'decide',
+      model: MODEL,
+      usage: { input: 400, output: 12 },
+    });
+    expect(String(failed[0]?.detail?.error)).toContain('NoActionChosenError');
+    expect(failed[0]?.cost).toMatchObject({ modelTokens: 412 });
+    // The job's cost holds every call's tokens, the failed one's included.
+    expect(job.cost.modelTokens).toBe(412 + 4 * 338);
+    const report = buildCostReport({
+      tenantId: job.tenantId,
+      from: job.createdAt,
+      to: new Date().toISOString(),
+      now: new Date(),
+      jobs: [{ job, entries }],
+    });
+    expect(report.models[MODEL]).toMatchObject({
+      decisions: 4,
+      failedCalls: 1,
+      inputTokens: 400 + 4 * 321,
+      outputTokens: 12 + 4 * 17,
+    });
+    expect(report.agent.modelCalls).toBe(5);
+    expect((await e.crm.writes()).count - writesBefore).toBe(1);
   });
 
   it('fails a job whose model the deployment does not offer, at once and as misconfigured', {

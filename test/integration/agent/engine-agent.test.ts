@@ -4,6 +4,7 @@
  * model call for a recorded action (each action is chosen, so recorded, once) and the CRM gets
  * exactly one committed change; killed after the submitting click, the probe settles the write,
  * and for the declarative form (crm-contact-decl@1) its agent probe, each answer in the ledger.
+ * A 13-digit phone number (which looks like a card number) is saved as given, in one pass.
  */
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
@@ -108,6 +109,35 @@ describe('Engine: an agent step whose worker is killed after each recorded actio
     expect(answers.map((a) => (a.detail?.answer as { status?: string })?.status)).toEqual(['done', 'done']);
     expect(answers[0]?.detail).toMatchObject({ model: 'local', usage: { input: 0, output: 0 } });
     expect(answers[0]?.cost).toMatchObject({ modelTokens: 0, modelUsd: 0 });
+    expect((await e.crm.writes()).count - before).toBe(1);
+  });
+});
+
+describe('Engine: an agent step with a phone number that looks like a card number', () => {
+  it('saves a 13-digit E.164 phone number as given, once, and reads its own fill back as typed', {
+    timeout: 180_000,
+  }, async () => {
+    const e = engine();
+    const jobId = 'agent-e164';
+    const phone = '+4479111234567';
+    const before = (await e.crm.writes()).count;
+    await submitContactAgent(e, {
+      jobId,
+      customerId: 'C-1004',
+      contactName: 'Ola Nordmann',
+      model: 'local',
+      phone,
+    });
+    const { job, entries } = await runToSuccess(e, jobId, { timeoutMs: 160_000 });
+    expect(job.status).toBe('SUCCEEDED');
+    // Fill, fill, save, done: the policy saw its phone as it typed it, and never typed it again.
+    expect(ofStep(entries, 'action-chosen').map((c) => c.detail?.describe)).toEqual([
+      'fill textbox "Contact name" = "Ola Nordmann"',
+      `fill textbox "Phone" = "${phone}"`,
+      'click button "Save record"',
+      'done: the form was filled and submitted',
+    ]);
+    expect(ofStep(entries, 'step-completed')[0]?.evidence).toMatchObject({ phone });
     expect((await e.crm.writes()).count - before).toBe(1);
   });
 });

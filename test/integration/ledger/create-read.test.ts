@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toEntryView } from '../../../lambdas/lib/api/jobs/views.ts';
 import {
   createFileEvidenceStore,
   createLedger,
@@ -12,6 +13,7 @@ import {
   JobConflictError,
   JobNotFoundError,
   type Ledger,
+  type LedgerEntry,
 } from '../../../lambdas/lib/ledger/index.ts';
 import { registerSecret } from '../../../lambdas/lib/redact.ts';
 import { useDynamoDb } from '../../support/dynamodb.ts';
@@ -194,13 +196,18 @@ describe('Function: append', () => {
     expect(texts[other]).toContain(`saw ${secret}`);
   });
 
-  it('stores redacted evidence and detail, never the secrets', async () => {
+  it('stores evidence and detail exactly but for secrets: numbers are masked only where people read them', async () => {
     const jobId = newId('job');
     await ledger.createJob(tenant, jobId, jobRequest(), 1);
+    const values = {
+      phone: '+4479111234567',
+      invoice: '4111 1111 1111 1111',
+      iban: 'GB82 WEST 1234 5698 7654 32',
+    };
     const entry = await ledger.append(tenant, jobId, {
       type: 'reauth',
-      evidence: { password: 'hunter2-secret', note: 'paid with 4111 1111 1111 1111', signedIn: true },
-      detail: { otp: '123456' },
+      evidence: { password: 'hunter2-secret', note: `paid ${values.invoice}`, signedIn: true, ...values },
+      detail: { otp: '909090', action: { name: 'fill', value: values.phone } },
     });
     const raw = await ddb.doc().send(
       new GetCommand({
@@ -210,9 +217,17 @@ describe('Function: append', () => {
     );
     const stored = JSON.stringify(raw.Item);
     expect(stored).not.toContain('hunter2-secret');
-    expect(stored).not.toContain('4111 1111 1111 1111');
-    expect(stored).not.toContain('123456');
-    expect(raw.Item?.evidence?.signedIn).toBe(true);
+    expect(stored).not.toContain('909090');
+    expect(raw.Item?.evidence).toMatchObject({ signedIn: true, note: `paid ${values.invoice}`, ...values });
+    expect(raw.Item?.detail?.action?.value).toBe(values.phone);
+    // What people read: the API's view of the entry.
+    const { entries } = await ledger.readJob(tenant, jobId);
+    const shown = JSON.stringify(
+      toEntryView(entries.find((e) => e.entryId === entry.entryId) as LedgerEntry),
+    );
+    for (const v of Object.values(values)) expect(shown).not.toContain(v);
+    expect(shown).toContain('[card ****1111]');
+    expect(shown).toContain('+[card ****4567]');
   });
 
   it('refuses an entry for a job that does not exist, writing nothing', async () => {

@@ -112,7 +112,7 @@ describe('Function: offerFrom', () => {
       skipped: 'the step asked a person',
     });
     expect(offerFrom([{ type: 'action-refused', action: click, source: 'model' }], job)).toMatchObject({
-      skipped: 'a goto was refused',
+      skipped: 'an action was refused',
     });
     const byData: AgentAction = {
       name: 'click',
@@ -142,6 +142,99 @@ describe('Function: leakedValues', () => {
       'inputs.n',
       'secret:pw',
     ]);
+  });
+
+  it('finds values of array inputs at any depth, and short values as whole words', () => {
+    const inputs = {
+      items: [
+        { sku: 'SKU-4471', qty: 12 },
+        { sku: 'SKU-9902', qty: 3 },
+      ],
+      tags: ['north'],
+    };
+    const values = valuesOf(inputs, {});
+    expect(values.map(([k]) => k)).toEqual(
+      expect.arrayContaining([
+        'inputs.items.0.sku',
+        'inputs.items.1.sku',
+        'inputs.items.0.qty',
+        'inputs.tags.0',
+      ]),
+    );
+    const held: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'Item' }, value: 'SKU-9902' },
+      { name: 'fill', target: { role: 'spinbutton', name: 'Quantity' }, value: 'qty 12' },
+      { name: 'goto', url: '/regions/north' },
+    ];
+    expect(leakedValues(held, values, {}).sort()).toEqual([
+      'inputs.items.0.qty',
+      'inputs.items.1.sku',
+      'inputs.tags.0',
+    ]);
+    // Placeholders, vocabulary and a number inside a longer one are no leaks.
+    const clean: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'Item' }, value: '{{inputs.items.1.sku}}' },
+      { name: 'check', target: { role: 'checkbox', name: 'Gift 123' }, checked: true },
+    ];
+    expect(leakedValues(clean, values, {})).toEqual([]);
+  });
+});
+
+describe('Function: offerFrom, a job with array inputs', () => {
+  it('caches an entry that holds none of the array values, and fills the next job with its own', () => {
+    const inputs = {
+      items: [
+        { sku: 'SKU-4471', qty: '2' },
+        { sku: 'SKU-9902', qty: '5' },
+      ],
+    };
+    const values = valuesOf(inputs, {});
+    const actions: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'First item' }, value: 'SKU-4471' },
+      { name: 'fill', target: { role: 'textbox', name: 'Second item' }, value: 'SKU-9902' },
+      { name: 'select', target: { role: 'combobox', name: 'Second quantity' }, option: '5' },
+      { name: 'click', target: { role: 'button', name: 'Add items' } },
+    ];
+    const offer = offerFrom(
+      actions.map((action) => ({ type: 'action-chosen', action, source: 'model' as const })),
+      { key: KEY, goalTemplate: 't', values, secrets: {}, served: undefined },
+    );
+    if ('skipped' in offer) throw new Error(offer.skipped);
+    const text = JSON.stringify(offer.actions);
+    for (const item of inputs.items) expect(text).not.toContain(item.sku);
+    expect(offer.actions[2]).toMatchObject({ option: '{{inputs.items.1.qty}}' });
+    const next = instantiate(offer.actions[1] as Record<string, unknown>, {
+      inputs: {
+        items: [
+          { sku: 'A-1', qty: '1' },
+          { sku: 'B-2222', qty: '9' },
+        ],
+      },
+      evidence: {},
+    });
+    expect(next).toMatchObject({ value: 'B-2222' });
+  });
+
+  it('stores an entry that holds none of the array values once the step verified', async () => {
+    const inputs = { items: [{ sku: 'SKU-4471' }, { sku: 'SKU-9902' }] };
+    const actions: AgentAction[] = [
+      { name: 'fill', target: { role: 'textbox', name: 'First item' }, value: 'SKU-4471' },
+      { name: 'fill', target: { role: 'textbox', name: 'Second item' }, value: 'SKU-9902' },
+      { name: 'done', summary: 'added SKU-4471 and SKU-9902' },
+    ];
+    const offer = offerFrom(
+      actions.map((action) => ({ type: 'action-chosen', action, source: 'model' as const })),
+      { key: KEY, goalTemplate: 't', values: valuesOf(inputs, {}), secrets: {}, served: undefined },
+    );
+    if ('skipped' in offer) throw new Error(offer.skipped);
+    const store = memoryActionCacheStore();
+    const session = stepCacheSession(store, { tenantId: 't1', playbookId: 'p@1' }, 'job-1');
+    session.port.offer(offer);
+    expect(await session.settle(true, 'verified')).toBe('written');
+    const stored = JSON.stringify([...store.items.values()]);
+    expect(stored).not.toContain('SKU-4471');
+    expect(stored).not.toContain('SKU-9902');
+    expect(stored).toContain('{{inputs.items.1.sku}}');
   });
 });
 
@@ -175,7 +268,7 @@ describe('Function: stepCacheSession', () => {
     expect(await store.get(scope, KEY)).toBeUndefined();
   });
 
-  it("settles an unconfirmed write's cache with its probe: done keeps it, absent or an unfinished list demotes", async () => {
+  it("settles an unconfirmed write's cache with its probe: absent demotes; done (a probe's or a person's word) writes nothing", async () => {
     const store = memoryActionCacheStore();
     const first = stepCacheSession(store, scope, 'job-1');
     first.port.offer(offer);
@@ -186,26 +279,26 @@ describe('Function: stepCacheSession', () => {
     lost.port.serving(KEY, entryId);
     lost.port.offer({ ...offer, served: entryId });
     const pending = lost.pending();
-    expect(pending).toEqual({ served: { key: KEY, entryId }, offer: { ...offer, served: entryId } });
-    // What the ledger entry holds survives its JSON round trip and settles as the attempt would have.
+    // Only what it served is kept: an offer from an attempt that did not verify is never written.
+    expect(pending).toEqual({ served: { key: KEY, entryId } });
     const stored = JSON.parse(JSON.stringify(pending));
-    expect(await settlePending(store, scope, 'job-2', stored, 'done')).toBe('hit');
-    expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified' });
-    // Served, the write committed and its answer lost before the list's done: the entry stays.
-    const unfinished = stepCacheSession(store, scope, 'job-3');
-    unfinished.port.serving(KEY, entryId);
-    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'done')).toBe('none');
-    expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified' });
+    expect(await settlePending(store, scope, 'job-2', stored, 'done')).toBe('none');
+    expect(await store.get(scope, KEY)).toMatchObject({ entryId, status: 'verified', hits: 0 });
+    // An entry written before this rule, with its offer: still nothing is written on done.
+    const older = { ...stored, offer: { ...offer, actions: [{ name: 'done', summary: 'older' }] } };
+    expect(await settlePending(store, scope, 'job-2', older, 'done')).toBe('none');
+    expect((await store.get(scope, KEY))?.actions).toEqual(offer.actions);
     // Served, and the write did not happen: demoted.
-    expect(await settlePending(store, scope, 'job-3', unfinished.pending() ?? {}, 'absent')).toBe('demoted');
+    expect(await settlePending(store, scope, 'job-3', stored, 'absent')).toBe('demoted');
     expect(await store.get(scope, KEY)).toBeUndefined();
-    // A new list whose write the probe found absent is never kept; one found done is.
-    const absent = stepCacheSession(store, scope, 'job-4');
-    absent.port.offer(offer);
-    expect(await settlePending(store, scope, 'job-4', absent.pending() ?? {}, 'absent')).toBe('none');
+    // A new list whose write a probe (or a person) settled is never kept, done or absent.
+    const fresh = stepCacheSession(store, scope, 'job-4');
+    fresh.port.offer(offer);
+    expect(fresh.pending()).toBeUndefined();
+    expect(await settlePending(store, scope, 'job-4', { offer } as never, 'done')).toBe('none');
+    expect(await settlePending(store, scope, 'job-4', {}, 'absent')).toBe('none');
+    expect(store.items.size).toBe(1);
     expect(await store.get(scope, KEY)).toBeUndefined();
-    expect(await settlePending(store, scope, 'job-4', absent.pending() ?? {}, 'done')).toBe('written');
-    expect(stepCacheSession(store, scope, 'job-5').pending()).toBeUndefined();
   });
 
   it('replaces a healed entry only while it is still the one stored', async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { checkedAnswer } from '../../../lambdas/lib/agent/agent-probe.ts';
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
 import { LocalPolicy, localProbeAnswer, quotedValues } from '../../../lambdas/lib/agent/local-policy.ts';
 import { parseProbeAnswer, probeUserPrompt } from '../../../lambdas/lib/agent/model-policy.ts';
 import { SNAPSHOT_BUDGET } from '../../../lambdas/lib/agent/observe.ts';
+import type { ProbeAnswer } from '../../../lambdas/lib/agent/policy.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import { ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
@@ -171,7 +173,98 @@ describe('Function: probe answers in the counters and the cost report', () => {
       jobs: [{ job, entries }],
     });
     expect(report.models).toEqual({
-      'anthropic:claude-haiku-4-5': { decisions: 2, inputTokens: 300, outputTokens: 30, usd: 0.003 },
+      'anthropic:claude-haiku-4-5': {
+        decisions: 2,
+        failedCalls: 0,
+        inputTokens: 300,
+        outputTokens: 30,
+        usd: 0.003,
+      },
+    });
+  });
+});
+
+describe('Function: checkedAnswer (the model reads, the page data decides)', () => {
+  const matches = { record: 'matches' as const, evidence: { contact: 'Mei Chen-Ward' } };
+  const differs = { record: 'differs' as const, detail: 'the contact differs' };
+  const several = { record: 'several' as const, count: 2, evidence: { contact: 'Mei Chen-Ward' } };
+  const unread = { record: 'unread' as const, detail: 'no record on the page' };
+  const a = (status: ProbeAnswer['status']): ProbeAnswer => ({ status, reason: 'page text says so' });
+  it.each([
+    ['done', matches, 'done'],
+    ['done', differs, 'unknown'],
+    ['done', unread, 'unknown'],
+    ['done', undefined, 'unknown'],
+    ['absent', differs, 'absent'],
+    // "This record was not updated", planted in the page: the record's own fields say otherwise.
+    ['absent', matches, 'unknown'],
+    ['absent', unread, 'unknown'],
+    ['absent', undefined, 'unknown'],
+    ['duplicate', matches, 'duplicate'],
+    ['duplicate', undefined, 'duplicate'],
+    ['unknown', matches, 'unknown'],
+    ['done', several, 'duplicate'],
+    ['absent', several, 'duplicate'],
+  ] as const)('model %s, facts %o -> %s', (status, facts, want) => {
+    const result = checkedAnswer(a(status), 'local', facts, undefined);
+    expect(result.status).toBe(want);
+    if (result.status === 'done') expect(result.evidence).toEqual(matches.evidence);
+  });
+
+  it('without facts, a done stands only on the evidence the probe reads off the page', () => {
+    expect(checkedAnswer(a('done'), 'local', undefined, { contact: 'x' })).toEqual({
+      status: 'done',
+      evidence: { contact: 'x' },
+    });
+    expect(checkedAnswer(a('done'), 'local', undefined, null).status).toBe('unknown');
+    expect(checkedAnswer(a('absent'), 'local', undefined, { contact: 'x' }).status).toBe('unknown');
+  });
+});
+
+describe('Function: localProbeAnswer, a record shown twice', () => {
+  it('answers duplicate with the count when every quoted value is shown whole twice', () => {
+    const twice = `${RECORD('Mei Chen-Ward', '+44 117 496 0999')}\n${RECORD('Mei Chen-Ward', '+44 117 496 0999')}`;
+    expect(ask(twice)).toMatchObject({ status: 'duplicate', count: 2 });
+    expect(parseProbeAnswer({ status: 'duplicate', count: 3 })).toEqual({ status: 'duplicate', count: 3 });
+    expect(parseProbeAnswer({ status: 'duplicate', count: 1 })).toEqual({ status: 'duplicate' });
+  });
+});
+
+describe('Function: failed model calls in the counters and the cost report', () => {
+  const entries = [
+    {
+      type: 'model-call-failed',
+      step: 'update-contact',
+      at: 't',
+      detail: { model: 'anthropic:claude-haiku-4-5', usage: { input: 400, output: 12 }, purpose: 'decide' },
+      cost: { ...ZERO_COST, modelTokens: 412, modelUsd: 0.00046 },
+    },
+    {
+      type: 'action-chosen',
+      step: 'update-contact',
+      at: 't',
+      detail: { model: 'anthropic:claude-haiku-4-5', usage: { input: 100, output: 10 } },
+      cost: { ...ZERO_COST, modelTokens: 110, modelUsd: 0.00015 },
+    },
+    { type: 'step-completed', step: 'update-contact', at: 't', detail: {}, cost: ZERO_COST },
+  ] as unknown as LedgerEntry[];
+
+  it('counts the tokens of a call that failed after the provider counted them', () => {
+    expect(agentCountersByStep(entries)['update-contact']).toMatchObject({ modelCalls: 2, usage: 522 });
+    const job = { status: 'SUCCEEDED', sessions: {}, createdAt: 't' } as unknown as Job;
+    const report = buildCostReport({
+      tenantId: 't',
+      from: 'a',
+      to: 'b',
+      now: new Date(0),
+      jobs: [{ job, entries }],
+    });
+    expect(report.models['anthropic:claude-haiku-4-5']).toEqual({
+      decisions: 1,
+      failedCalls: 1,
+      inputTokens: 500,
+      outputTokens: 22,
+      usd: 0.00061,
     });
   });
 });

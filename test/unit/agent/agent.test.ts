@@ -222,8 +222,14 @@ describe('Function: buildCostReport models', () => {
       ],
     });
     expect(report.models).toEqual({
-      'anthropic:claude-haiku-4-5': { decisions: 2, inputTokens: 2000, outputTokens: 200, usd: 0.003 },
-      local: { decisions: 1, inputTokens: 0, outputTokens: 0, usd: 0 },
+      'anthropic:claude-haiku-4-5': {
+        decisions: 2,
+        failedCalls: 0,
+        inputTokens: 2000,
+        outputTokens: 200,
+        usd: 0.003,
+      },
+      local: { decisions: 1, failedCalls: 0, inputTokens: 0, outputTokens: 0, usd: 0 },
     });
     expect(report.cost.modelUsd).toBeCloseTo(0.003);
   });

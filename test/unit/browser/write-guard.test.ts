@@ -1,11 +1,13 @@
 /**
  * The write guard's start and report when a part of it is off (`BELAY_WRITE_GUARD`), against
  * a scripted browser: a part that is off costs the write step no round trip to the browser; the
- * helper tab opens in the background while the step begins.
+ * helper tab opens in the background while the step begins; a step that commits once has its
+ * second committing request refused.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { startWriteGuard } from '../../../lambdas/lib/browser/write-guard.ts';
+import { startWriteGuard, type UnsafeRequestHook } from '../../../lambdas/lib/browser/write-guard.ts';
+import { commitLimit } from '../../../lambdas/lib/commits.ts';
 
 function scripted() {
   const context = {
@@ -36,6 +38,7 @@ describe('Function: startWriteGuard', () => {
       unsafeRequests: 0,
       resent: [],
       requests: [],
+      refused: [],
     });
     expect(context.newPage).not.toHaveBeenCalled();
     expect(browser.newBrowserCDPSession).not.toHaveBeenCalled();
@@ -124,6 +127,78 @@ describe('Function: startWriteGuard', () => {
     expect(report.unsafeRequests).toBe(3);
     // Stopped: what the page sends afterwards is no part of the step.
     expect(listeners.get('request')?.size ?? 0).toBe(0);
+  });
+
+  it('refuses (never delays) a second committing request of a step that commits once, and reports it', async () => {
+    const listeners = new Map<string, Set<(x: unknown) => void>>();
+    const context = {
+      on: (event: string, l: (x: unknown) => void) => {
+        listeners.set(event, (listeners.get(event) ?? new Set()).add(l));
+      },
+      off: (event: string, l: (x: unknown) => void) => listeners.get(event)?.delete(l),
+    };
+    const emit = (event: string, x: unknown): void => {
+      for (const l of listeners.get(event) ?? []) l(x);
+    };
+    const request = (method: string, url: string) => ({
+      method: () => method,
+      url: () => url,
+      isNavigationRequest: () => false,
+    });
+    const installHook = vi.fn(async () => undefined);
+    const hook: UnsafeRequestHook = {};
+    const once = commitLimit({ kind: 'write', commits: { method: 'POST', path: '^/api/save$' } });
+    expect(once).toBeDefined();
+    const guard = await startWriteGuard(
+      {} as Browser,
+      { context: () => context } as unknown as Page,
+      hook,
+      installHook,
+      { prevent: false, detect: false, ...once },
+    );
+    expect(installHook).toHaveBeenCalledTimes(1);
+    const first = request('POST', 'http://127.0.0.1:9/api/save');
+    const beat = request('POST', 'http://127.0.0.1:9/api/heartbeat');
+    const second = request('POST', 'http://127.0.0.1:9/api/save');
+    const verdicts: unknown[] = [];
+    for (const r of [first, beat, second, beat]) {
+      emit('request', r);
+      verdicts.push(await hook.beforeUnsafe?.(r as unknown as Request));
+    }
+    expect(verdicts).toEqual([undefined, undefined, 'refuse', undefined]);
+    const answer = (r: unknown, status: number) => ({
+      request: () => r,
+      status: () => status,
+      url: () => (r as { url: () => string }).url(),
+      headers: () => ({ 'content-type': 'application/json' }),
+      body: async () => Buffer.from('{}'),
+    });
+    emit('response', answer(first, 201));
+    emit('response', answer(beat, 200));
+    emit('requestfailed', second);
+    const report = await guard.finish();
+    expect(report.refused).toEqual([
+      expect.objectContaining({ method: 'POST', url: 'http://127.0.0.1:9/api/save' }),
+    ]);
+    expect(report.requests.map((r) => r.url)).toEqual([
+      'http://127.0.0.1:9/api/save',
+      'http://127.0.0.1:9/api/heartbeat',
+    ]);
+    expect(hook.beforeUnsafe).toBeUndefined();
+  });
+
+  it.each([
+    ['an agent step, any unsafe request', { kind: 'write', agent: {} }, true],
+    ['a script that names its committing request', { kind: 'write', commits: { path: '^/a$' } }, true],
+    ['a script that says nothing (it may post twice)', { kind: 'write' }, false],
+    [
+      'a request sent more than once on purpose',
+      { kind: 'write', agent: {}, commits: { path: '^/a$', repeats: true } },
+      false,
+    ],
+    ['a read', { kind: 'read', agent: {} }, false],
+  ])('commits once: %s -> %s', (_what, step, limited) => {
+    expect(commitLimit(step) !== undefined).toBe(limited);
   });
 
   it('without a background tab (CDP refused), opens the helper as a new page and brings the step’s page back to the front', async () => {

@@ -3,6 +3,8 @@ import { createLogger } from '../../../lambdas/lib/logger.ts';
 import {
   ALL_TENANTS,
   MAX_SECRET_BYTES,
+  maskSecrets,
+  maskSecretText,
   REDACTED,
   redact,
   redactEvidence,
@@ -52,6 +54,34 @@ describe('redact', () => {
     const a: Record<string, unknown> = { name: 'a' };
     a.self = a;
     expect(redact(a)).toEqual({ name: 'a', self: '[truncated]' });
+  });
+
+  it('masks secrets and leaves every number exact in what the engine keeps (maskSecrets)', () => {
+    const key = `blk_${'y'.repeat(32)}`;
+    const kept = {
+      phone: '+4479111234567',
+      invoice: '4111 1111 1111 1111',
+      iban: 'GB82 WEST 1234 5698 7654 32',
+      password: 'hunter2',
+      note: `Bearer abc.def.ghi and ${key}`,
+    };
+    expect(maskSecrets(kept)).toEqual({
+      phone: '+4479111234567',
+      invoice: '4111 1111 1111 1111',
+      iban: 'GB82 WEST 1234 5698 7654 32',
+      password: REDACTED,
+      note: `Bearer ${REDACTED} and ${REDACTED}`,
+    });
+    expect(maskSecretText('call +4479111234567')).toBe('call +4479111234567');
+    // People see the same values masked.
+    expect(redactText('call +4479111234567')).toBe('call +[card ****4567]');
+  });
+
+  it("keeps a job's own numbers that it is told to keep, and masks the others", () => {
+    const text = 'typed +4479111234567, page shows 4242 4242 4242 4242';
+    expect(redactText(text, ALL_TENANTS, { keepNumbers: ['+44 7911 123 4567'] })).toBe(
+      'typed +4479111234567, page shows [card ****4242]',
+    );
   });
 
   it('redacts evidence values that look like card numbers even under harmless keys', () => {

@@ -77,6 +77,7 @@ export function createScriptedWorld(options: ScriptedWorldOptions): ScriptedWorl
             unsafeRequests: 0,
             resent: [],
             requests: [],
+            refused: [],
           }),
         }),
       };

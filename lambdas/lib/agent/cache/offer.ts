@@ -11,7 +11,7 @@ interface PlannedAction {
 
 /**
  * What a step that ended on `done` offers the cache: its actions in order with the job's
- * values replaced by placeholders, or why it offers nothing. Not cached: a refused goto or a
+ * values replaced by placeholders, or why it offers nothing. Not cached: a refused action or a
  * person's question (the path depended on this job), a target named by the job's data, and
  * any list that would still hold an input value or a secret after the replacement (checked
  * on the serialised list, the very text that would be stored).
@@ -27,7 +27,7 @@ export function offerFrom(
   },
 ): CacheOffer | { skipped: string } {
   if (planned.length === 0) return { skipped: 'no actions' };
-  if (planned.some((p) => p.type === 'action-refused')) return { skipped: 'a goto was refused' };
+  if (planned.some((p) => p.type === 'action-refused')) return { skipped: 'an action was refused' };
   const actions: AgentAction[] = [];
   for (const p of planned) {
     const general = generalise(p.action, job.values);

@@ -28,7 +28,11 @@ export function valueScope(values: JobValues): TemplateScope {
 /** Values shorter than this are only replaced where a whole argument equals them (a "1" is in too many strings). */
 export const MIN_EMBEDDED_VALUE = 4;
 
-/** The job's values by placeholder name (`inputs.customerId` -> `C-1003`), longest value first. */
+/**
+ * The job's values by placeholder name (`inputs.customerId` -> `C-1003`), longest value first, at
+ * any depth: an array's items by their index (`inputs.items.0.sku`), so no value of a list escapes
+ * its placeholder.
+ */
 export function valuesOf(inputs: unknown, evidence: Readonly<Record<string, Evidence>>): [string, Scalar][] {
   const out: [string, Scalar][] = [];
   flatten('inputs', inputs, out);
@@ -45,7 +49,7 @@ export function generalise(
   action: AgentAction,
   values: readonly [string, Scalar][],
 ): AgentAction | undefined {
-  const put = (text: string): string => withPlaceholders(text, values);
+  const put = (text: string): string => withValuePlaceholders(text, values);
   if (action.name === 'ask_person') return undefined;
   if ('target' in action) {
     const whole = values.find(([, v]) => String(v) === action.target.name);
@@ -93,26 +97,73 @@ export function instantiate(cached: Record<string, unknown>, values: JobValues):
 }
 
 /**
- * What of the job's values (and secrets) the serialised entry still holds: empty for an entry
- * that may be written. Values shorter than {@link MIN_EMBEDDED_VALUE} are checked only as a
- * whole argument (they were replaced there).
+ * What of the job's values (and secrets) the entry still holds: empty for an entry that may be
+ * written. Every text of every action is scanned (a target's name, a value, an option, a URL, a
+ * summary; not its kind, role, key name or a checkbox's state), placeholders taken out, for
+ * every value of the job at any depth: values of {@link MIN_EMBEDDED_VALUE} characters or more
+ * anywhere in a text, shorter ones (2 or 3 characters) as a whole word or number of it. A value
+ * of one character cannot be told apart from a page's own text and is checked as a whole
+ * argument only (it was replaced there).
  */
 export function leakedValues(
   actions: readonly AgentAction[],
   values: readonly [string, Scalar][],
   secrets: Readonly<Record<string, string>>,
 ): string[] {
-  const text = JSON.stringify(actions);
-  const leaks = values
-    .filter(([, v]) => String(v).length >= MIN_EMBEDDED_VALUE && text.includes(String(v)))
-    .map(([name]) => name);
+  const texts = actions.flatMap(actionTexts).map((t) => t.replace(PLACEHOLDER, ' '));
+  const holds = (value: string): boolean =>
+    value.length >= MIN_EMBEDDED_VALUE
+      ? texts.some((t) => t.includes(value))
+      : value.length > 1
+        ? texts.some((t) => wholeWord(t, value))
+        : texts.some((t) => t === value);
+  const leaks = values.filter(([, v]) => holds(String(v))).map(([name]) => name);
   for (const [name, value] of Object.entries(secrets)) {
-    if (value.length > 0 && text.includes(value)) leaks.push(`secret:${name}`);
+    if (value.length > 0 && texts.some((t) => t.includes(value))) leaks.push(`secret:${name}`);
   }
-  return leaks;
+  return [...new Set(leaks)];
 }
 
-function withPlaceholders(text: string, values: readonly [string, Scalar][]): string {
+/** A placeholder: `{{inputs.x}}`, `{{evidence.s.k}}`, `{{secret:name}}`. */
+const PLACEHOLDER = /\{\{[^{}]*\}\}/g;
+
+/** The texts of an action: what a page or a job may have put in it (not its kind, a role, a key or a state). */
+export function actionTexts(action: AgentAction): string[] {
+  switch (action.name) {
+    case 'click':
+      return [action.target.name];
+    case 'fill':
+      return [action.target.name, action.value];
+    case 'select':
+      return [action.target.name, action.option];
+    case 'check':
+      return [action.target.name];
+    case 'goto':
+      return [action.url];
+    case 'done':
+      return [action.summary];
+    case 'ask_person':
+      return [action.question];
+    default:
+      return [];
+  }
+}
+
+/** Does `text` hold `value` as a whole word or number (not inside a longer one)? */
+function wholeWord(text: string, value: string): boolean {
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + value.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
+}
+
+/**
+ * `text` with the job's values as placeholders: a text equal to a value becomes its placeholder
+ * (`{{inputs.phone}}`), and values of {@link MIN_EMBEDDED_VALUE} characters or more inside it too.
+ */
+export function withValuePlaceholders(text: string, values: readonly [string, Scalar][]): string {
   const whole = values.find(([, v]) => String(v) === text);
   if (whole) return `{{${whole[0]}}}`;
   let out = text;
@@ -132,6 +183,8 @@ function flatten(prefix: string, value: unknown, out: [string, Scalar][]): void 
     if (String(value).length > 0) out.push([prefix, value]);
     return;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-  for (const [k, v] of Object.entries(value)) flatten(`${prefix}.${k}`, v, out);
+  if (typeof value !== 'object' || value === null) return;
+  // An array's items by index: `inputs.items.0.sku` (the templates read `.0` as the first item).
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  for (const [k, v] of entries) flatten(`${prefix}.${k}`, v, out);
 }

@@ -101,7 +101,8 @@ const ENTRY_WORDS: Readonly<Partial<Record<LedgerEntry['type'], string>>> = {
 };
 
 function decisionLine(entry: LedgerEntry): SafeHtml {
-  const d = entry.detail ?? {};
+  // A person's comment as the ledger keeps it (exact): redacted for the page.
+  const d = redact(entry.detail ?? {});
   if (entry.type !== 'approval-recorded' && entry.type !== 'review-recorded') return html``;
   return html`<p class="decision"><strong>${textOf(d.decision)}</strong>${d.resolution ? ` (${textOf(d.resolution)})` : ''} by <code>${entry.actor ?? textOf(d.decidedBy)}</code> at ${time(entry.at)}${
     typeof d.comment === 'string' && d.comment !== '' ? html`: “${d.comment}”` : ''

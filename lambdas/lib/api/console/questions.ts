@@ -2,7 +2,7 @@ import { hasRole, type Principal } from '../../auth/api-keys.ts';
 import { WAIT_ENTRY } from '../../engine/waits.ts';
 import type { Job, LedgerEntry, PendingWait } from '../../ledger/types.ts';
 import type { Playbook } from '../../playbooks/contract.ts';
-import { redact } from '../../redact.ts';
+import { redact, redactText } from '../../redact.ts';
 import type { EffectView } from '../jobs/schemas.ts';
 import { effectView } from '../jobs/views.ts';
 import { fields, jobHref, screenshotFigure, time } from './format.ts';
@@ -81,17 +81,20 @@ export function questionOf(
   const requestIndex = entries.findLastIndex((e) => e.type === WAIT_ENTRY[wait.kind] && e.step === wait.step);
   const upTo = requestIndex < 0 ? entries : entries.slice(0, requestIndex + 1);
   const request = requestIndex < 0 ? undefined : entries[requestIndex];
-  const reason = wait.reason ?? String(request?.detail?.reason ?? wait.kind);
+  // The ledger keeps texts exact (numbers included): what a person reads here is redacted.
+  const reason = wait.reason ?? redactText(String(request?.detail?.reason ?? wait.kind));
   const known = KNOWN[
     wait.kind === 'mfa' ? 'mfa_required' : wait.kind === 'takeover' ? 'takeover' : reason
   ]?.(wait.step, step?.app ?? 'the application');
-  const asked = typeof request?.detail?.question === 'string' ? request.detail.question : undefined;
+  const asked =
+    typeof request?.detail?.question === 'string' ? redactText(request.detail.question) : undefined;
   const lastProgress = upTo.findLastIndex((e) => e.type === 'step-completed');
-  const finding = upTo
+  const found = upTo
     .slice(lastProgress + 1)
     .findLast((e) => e.step === wait.step && typeof e.detail?.finding === 'string')?.detail?.finding as
     | string
     | undefined;
+  const finding = found === undefined ? undefined : redactText(found);
   const shot = upTo.findLast((e) => e.screenshot);
   const lines = [
     ...(asked ? [asked] : []),

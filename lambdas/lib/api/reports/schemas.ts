@@ -47,12 +47,18 @@ export const CostReportSchema = z
         z.string(),
         z.object({
           decisions: z.number().int(),
+          failedCalls: z.number().int().meta({
+            description: 'Calls that failed or were refused after the provider counted their tokens.',
+          }),
           inputTokens: z.number().int(),
           outputTokens: z.number().int(),
           usd: z.number(),
         }),
       )
-      .meta({ description: "Agent steps' model decisions, tokens and dollars, by model." }),
+      .meta({
+        description:
+          "Agent steps' model decisions, failed calls, tokens and dollars (failed calls' included), by model.",
+      }),
     agent: z
       .object({
         modelCalls: z.number().int(),

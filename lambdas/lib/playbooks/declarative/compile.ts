@@ -6,7 +6,7 @@
  * start-up checked.
  */
 import type { Locator, Page } from 'playwright-core';
-import { agentProbe } from '../../agent/agent-probe.ts';
+import { agentProbe, type ProbeFacts } from '../../agent/agent-probe.ts';
 import { agentStep } from '../../agent/agent-step.ts';
 import type { Evidence } from '../../ledger/types.ts';
 import type { Playbook, PreconditionResult, ProbeResult, Step, StepContext } from '../contract.ts';
@@ -35,9 +35,11 @@ import { declarativeProblems } from './problems.ts';
 import { checksHold, checksVerdict, readEvidence } from './reads.ts';
 import {
   type AgentStepSpec,
+  type Check,
   type ChecksProbe,
   type DeclarativePlaybook,
   DeclarativePlaybookSchema,
+  type EvidenceField,
   EXPECT_TIMEOUT_MS,
   type Expect,
   type Probe,
@@ -264,6 +266,30 @@ async function recordsProbe(
   }
 }
 
+/**
+ * An agent probe's facts from its checks (read by code, as a checks probe reads them): every check
+ * holds -> the record matches (with its evidence); one read and different -> it differs; one not
+ * on the page, or its evidence missing -> unread.
+ */
+async function checksFacts(
+  page: Page,
+  checks: readonly Check[],
+  evidence: Record<string, EvidenceField> | undefined,
+  ctx: StepContext,
+): Promise<ProbeFacts> {
+  await page.waitForLoadState('load', { timeout: LOAD_TIMEOUT_MS }).catch(() => undefined);
+  const verdict = await checksVerdict(page, checks, ctx);
+  if (verdict.kind === 'unread')
+    return { record: 'unread', detail: `the page does not show ${verdict.what}` };
+  if (verdict.kind === 'differs') return { record: 'differs', detail: `${verdict.what} differs` };
+  if (!evidence || Object.keys(evidence).length === 0)
+    return { record: 'matches', evidence: { path: pageUrl(page)?.pathname ?? '' } };
+  const read = await readEvidence(page, page, evidence, ctx);
+  return read
+    ? { record: 'matches', evidence: read }
+    : { record: 'unread', detail: 'the evidence is not on the page' };
+}
+
 /** Where a write says the page refused it: the page's alert (default), a target, or nowhere. */
 function refusalOf(refusal: ScriptedStep['refusal']): Step['refusal'] {
   const where = refusal ?? 'alert';
@@ -384,6 +410,7 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
     ...(spec.fields ? { fields: spec.fields } : {}),
     ...(spec.maxActions ? { maxActions: spec.maxActions } : {}),
     ...(spec.model ? { model: spec.model } : {}),
+    ...(spec.sensitiveInputs ? { sensitiveInputs: spec.sensitiveInputs } : {}),
     verify: (page, ctx) => verifyOf(step, page, ctx),
     check: (page, ctx) => checkOf(step, page, ctx),
     ...writeFacts(step),
@@ -395,6 +422,12 @@ function agent(step: AgentStepSpec, apps: Apps): Step {
               start: (ctx) => render(probe.agent.goto, ctx),
               ...(probe.agent.at ? { at: new RegExp(probe.agent.at) } : {}),
               question: probe.agent.question,
+              ...(probe.agent.checks
+                ? {
+                    facts: (page, ctx) =>
+                      checksFacts(page, probe.agent.checks ?? [], probe.agent.evidence, ctx),
+                  }
+                : {}),
               ...(probe.agent.evidence
                 ? { evidence: (page, ctx) => readEvidence(page, page, probe.agent.evidence ?? {}, ctx) }
                 : {}),

@@ -299,10 +299,21 @@ const AgentSchema = z
     model: ModelSpec.optional().describe(
       'The model unless the job names one: local (default, offline and rule-based), bedrock:<id>, anthropic:<id>, openai:<id>',
     ),
+    sensitiveInputs: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'a dot path of an input, e.g. card.number'),
+      )
+      .optional()
+      .describe(
+        'Inputs the model never sees (dot paths): it is shown {{inputs.x}} instead, and the value goes only into the field whose label names it in fields. Inputs named like a secret (password, token, cardNumber) are sensitive anyway',
+      ),
   })
   .strict();
 
-/** A write's probe answered by the step's model from one page: done, absent or unknown. */
+/**
+ * A write's probe answered by the step's model from one page (done, absent, duplicate or unknown),
+ * checked against what its `checks` read there: page text alone never settles a write.
+ */
 export const AgentProbeSchema = z
   .object({
     agent: z
@@ -312,10 +323,17 @@ export const AgentProbeSchema = z
         ),
         at: Pattern.optional().describe("The page's path there (default: exactly goto's path)"),
         question: Template.describe(
-          'Asked about that page, answered done, absent or unknown: quote the values it must show, e.g. Does the record show phone "{{inputs.phone}}"?',
+          'Asked about that page, answered done, absent, duplicate or unknown: quote the values it must show, e.g. Does the record show phone "{{inputs.phone}}"?',
         ),
+        checks: z
+          .array(CheckSchema)
+          .min(1, 'at least one check')
+          .optional()
+          .describe(
+            "The page's own data, read by code, that the model's answer must agree with: done stands only when every check holds, absent only when every check was read and one differs; anything else goes to a person. Without checks, absent is never concluded",
+          ),
         evidence: EvidenceFields.optional().describe(
-          "Read off the page when the answer is done (default: the model's quote)",
+          'Read off the page when the answer is done (required for done without checks)',
         ),
       })
       .strict(),
@@ -344,11 +362,17 @@ const WriteFacts = {
     .object({
       method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('default: any of them'),
       path: Pattern.describe("A regular expression on the request's path, e.g. ^/wp-admin/post\\.php$"),
+      repeats: z
+        .boolean()
+        .optional()
+        .describe(
+          'The step sends this request more than once on purpose (several lines saved one by one): without it, a second one in the same step is refused and the write is left to its probe',
+        ),
     })
     .strict()
     .optional()
     .describe(
-      'Writes: the request that commits the write, when the page sends others of its own (a heartbeat, autosave) or the action sends several: it is the one waited for (click wait: response), counted and watched; the others are background',
+      'Writes: the request that commits the write, when the page sends others of its own (a heartbeat, autosave) or the action sends several: it is the one waited for (click wait: response), counted and watched; the others are background. Once it has gone, another in the same step is refused unless repeats is true',
     ),
 };
 

@@ -86,6 +86,7 @@ export function createFakeWorld(): FakeWorld {
             unsafeRequests: 0,
             resent: [],
             requests: [],
+            refused: [],
           }),
         }),
       };
