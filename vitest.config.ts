@@ -22,6 +22,13 @@ const FAULT_SUITES = [
 const REAL_APP_SUITES = ['test/real-apps/**/*.test.ts'];
 
 /**
+ * The docs site's tests: the built site in Chromium (search, accessibility, links) and the
+ * getting-started commands against a fresh local stack. `npm run test:docs` builds the site and
+ * runs them; CI runs it after `npm test`, which keeps its time.
+ */
+const DOCS_SITE_SUITES = ['test/integration/docs-site/**/*.test.ts'];
+
+/**
  * Files of `npm test` at once: one and a half per core (3 on 2 cores). Its integration files
  * spend much of their time waiting on browsers, JVMs and worker processes. On 2 cores: 2 at once,
  * each file with a DynamoDB Local of its own, 1,150 s; 3 at once with the shared DynamoDB Local,
@@ -47,13 +54,14 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...FAULT_SUITES, ...REAL_APP_SUITES],
+          exclude: [...FAULT_SUITES, ...REAL_APP_SUITES, ...DOCS_SITE_SUITES],
           maxWorkers: MAIN_WORKERS,
           globalSetup: ['test/support/global-dynamodb.ts'],
         },
       },
       { extends: true, test: { name: 'faults', include: FAULT_SUITES } },
       { extends: true, test: { name: 'real-apps', include: REAL_APP_SUITES } },
+      { extends: true, test: { name: 'docs', include: DOCS_SITE_SUITES, maxWorkers: 1 } },
     ],
   },
 });

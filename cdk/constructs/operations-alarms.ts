@@ -1,6 +1,6 @@
 /**
- * The alarms an on-call engineer acts on, each with a description that names its README
- * runbook section (what it means and the first three things to look at). They publish to the
+ * The alarms an on-call engineer acts on, each with a description that names its runbook
+ * section in the docs (`docs/operate/runbooks.md`) (what it means and the first three things to look at). They publish to the
  * alarm topic of `JobAlarms` (alarm and OK), next to the execution alarms.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { LIVE_STATUSES } from '../../lambdas/lib/metrics/names.ts';
 import { belayMetric } from './belay-metric.ts';
 
-/** The README's runbook sections, by alarm (headings `### <title>` under "Operations"). */
+/** The runbook's sections, by alarm (headings `## <title>` of `docs/operate/runbooks.md`). */
 export const RUNBOOK = Object.freeze({
   failureRate: 'Runbook: job failure rate',
   stuckJobs: 'Runbook: stuck jobs',
@@ -28,18 +28,21 @@ export const RUNBOOK = Object.freeze({
 
 export type RunbookSection = keyof typeof RUNBOOK;
 
-/** A runbook section as a link into the README (GitHub's heading anchors). */
+/** The runbook's page in the repository (the docs site serves it at /operate/runbooks). */
+export const RUNBOOK_PAGE = 'docs/operate/runbooks.md';
+
+/** A runbook section as a link into the runbook's page (the heading anchors of GitHub and the docs site). */
 export function runbookLink(section: RunbookSection): string {
   const anchor = RUNBOOK[section]
     .toLowerCase()
     .replace(/[^a-z0-9 -]/g, '')
     .replace(/ /g, '-');
-  return `README.md#${anchor}`;
+  return `${RUNBOOK_PAGE}#${anchor}`;
 }
 
-/** What an alarm's description ends with: the README section to open. */
+/** What an alarm's description ends with: the runbook section to open. */
 export function runbookNote(section: RunbookSection): string {
-  return `See README.md, section "${RUNBOOK[section]}" (${runbookLink(section).slice('README.md'.length)}).`;
+  return `See ${RUNBOOK_PAGE}, section "${RUNBOOK[section]}" (${runbookLink(section).slice(RUNBOOK_PAGE.length)}).`;
 }
 
 /** Props of {@link OperationsAlarms}. */

@@ -114,7 +114,7 @@ export class OperationsDashboard extends Construct {
 
     this.dashboard.addWidgets(
       new TextWidget({
-        markdown: `# Belay operations\nEach alarm names its runbook section in the README: ${runbooks}.`,
+        markdown: `# Belay operations\nEach alarm names its runbook section in docs/operate/runbooks.md: ${runbooks}.`,
         width: 24,
         height: 2,
       }),

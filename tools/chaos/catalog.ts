@@ -6,10 +6,12 @@
  * TypeScript playbook call `ctx.faultPoint('mid-action')`: for the two demo playbooks a list
  * says; other TypeScript steps get no kill in the middle of their action.
  */
+import { sep } from 'node:path';
 import { inputJsonSchema } from '../../lambdas/lib/api/catalog/views.ts';
 import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 import { reportsMidAction } from '../../lambdas/lib/playbooks/declarative/actions.ts';
 import type { DeclarativePlaybook } from '../../lambdas/lib/playbooks/declarative/schema.ts';
+import { REPO_PLAYBOOKS_DIR } from '../../lambdas/lib/playbooks/discovery/find.ts';
 import type { LoadedPlaybooks } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import { isSignInStep } from '../../lambdas/lib/playbooks/sign-in-step.ts';
 
@@ -53,6 +55,8 @@ export interface PlaybookInfo {
 /** The playbooks a run may use. */
 export interface PlaybookCatalog {
   ids(): string[];
+  /** The playbooks of the repository's own `playbooks/` folder (a run's default), in the order found. */
+  shipped(): string[];
   has(id: string): boolean;
   /** @throws UnknownPlaybookError for an id the folders do not hold */
   playbook(id: string): PlaybookInfo;
@@ -158,8 +162,12 @@ export function catalogOf(loaded: Pick<LoadedPlaybooks, 'registry' | 'playbooks'
     }
     return info;
   };
+  const shipped = loaded.playbooks
+    .filter((p) => p.file.startsWith(`${REPO_PLAYBOOKS_DIR}${sep}`))
+    .map((p) => p.playbook.id);
   return {
     ids: () => loaded.registry.list().map((p) => p.id),
+    shipped: () => [...shipped],
     has: (id) => loaded.registry.sourceOf(id) !== undefined,
     playbook,
     steps: (id) => playbook(id).steps,

@@ -80,6 +80,7 @@ export interface JobView {
   wait: { kind: 'approval' | 'mfa' | 'review'; step: string; requestedAt: string; reason?: string } | null;
   sessions: Record<string, { sessionId: string; openedAt: string }>;
   retriesUsed: number;
+  retryBudget: number;
   createdAt: string;
   updatedAt: string;
   failure?: { reason: string; message: string };

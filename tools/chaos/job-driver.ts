@@ -8,11 +8,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdminWrites } from '../../demo/sites/admin-client.ts';
 import { AdminRequestError } from '../../demo/sites/errors.ts';
 import { DEMO_TENANT } from '../../local/seed.ts';
-import { attributeCommits, newItems, type SiteItem } from './attribution.ts';
+import type { SiteItem } from './attribution.ts';
 import { type EntryView, HttpStatusError, type JobView } from './clients.ts';
 import { armedFault, type RunContext, StackDownError, withStack } from './context.ts';
+import { siteCounts, type WriteCount, writeCounts } from './counting.ts';
 import { describeFault, type FaultKind, isDrop, type PlannedFault } from './faults.ts';
+import { type Asks, asksPerStep, reviewsAllowed } from './ledger.ts';
 import { type JobSpec, keyed } from './plan.ts';
+
+export type { WriteCount } from './counting.ts';
+
 import type { SiteName } from './sites.ts';
 import { openIntent, type ReExecution, recordProblems, reExecutions } from './verify.ts';
 
@@ -29,29 +34,28 @@ export interface LayoutCheck {
 export interface JobOutcome {
   jobId: string;
   playbook: string;
-  resource: string;
+  /** The records (or accounts, sites) the job held: see `JobSpec.resources`. */
+  resources: string[];
   status: string;
   seconds: number;
   /** Each planned fault (`kind@step`) and whether it was injected. */
   faults: { kind: FaultKind; fault: string; injected: boolean }[];
-  /**
-   * Committed writes per idempotency key, from the sites' admin endpoints: with the sites
-   * de-duplicating nothing (the default), every committed request is a record of its own.
-   */
-  sideEffects: Record<string, number>;
+  writes: WriteCount[];
   /** Write steps the job verified at their step (their checkpoint is in the ledger). */
   verifiedWrites: number;
   recordProblems: string[];
   reExecuted: ReExecution[];
   layoutChecks: LayoutCheck[];
+  /** The people the job asked, per step (from its ledger). */
+  asks: Record<string, Asks>;
+  /** The job's retry budget: a write may come back to review once per retry. */
+  retryBudget: number;
   stuck: boolean;
   /** Failure reason, or what a stuck job was doing. */
   detail?: string;
 }
 
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
-/** Reviews of one step a person answers before concluding the job loops. */
-const MAX_REVIEWS_PER_STEP = 4;
 
 type Tracked = { f: PlannedFault; injected: boolean };
 
@@ -83,10 +87,10 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     await stack('arm', (h) => h.control.arm(armedFault(armed)));
     ctx.armed.push(armed);
   }
-  // A job counted by site: what its write sites held before it (every write after is its own).
+  // Counted by site or on its records: what its write sites held before it (a write after is its own).
   const before: Record<SiteName, SiteItem[]> = {};
-  if (spec.counting === 'site')
-    for (const site of new Set(spec.writes.map((w) => w.site)))
+  if (spec.counting !== 'key')
+    for (const site of new Set(spec.writes.filter((w) => w.countedBy === 'site').map((w) => w.site)))
       before[site] = (await stack('records', (h) => h.site(site).writes())).items;
   const drop = faults.find((t) => isDrop(t.f.kind));
   if (drop && 'site' in drop.f) {
@@ -198,8 +202,9 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       } else if (w.kind === 'review') {
         const n = (reviewsAt.get(w.step) ?? 0) + 1;
         reviewsAt.set(w.step, n);
-        if (n > MAX_REVIEWS_PER_STEP) {
-          gaveUp = `the job asked for review at ${w.step} again right after each approval (${n} times): the person stops answering`;
+        // The engine fails a job whose write keeps coming back; a job that asks more has looped.
+        if (n > reviewsAllowed(v.retryBudget)) {
+          gaveUp = `the job asked for review at ${w.step} ${n} times, more than its retry budget (${v.retryBudget}) allows: the person stops answering`;
           return;
         }
         await review(w.step, send);
@@ -251,10 +256,11 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
       await send('approve review', (h) => h.api.decide(spec.jobId, { step, decision: 'approve' }));
       return;
     }
-    // A person looks in the application for the write before answering.
+    // A person looks in the application for the write before answering (where the suite can
+    // read its records; else they do not guess, and the engine looks again with the probe).
     const write = spec.writes.find((x) => x.step === step);
     let resolution: 'done' | 'absent' | undefined;
-    if (write) {
+    if (write?.countedBy === 'site') {
       const entries = await stack('ledger', (h) => h.api.ledger(spec.jobId));
       if (openIntent(entries, step)) {
         const { counts } = await committed(entries, stack);
@@ -305,51 +311,41 @@ export async function driveJob(ctx: RunContext, spec: JobSpec): Promise<JobOutco
     }
     await ctx.events.drain();
     const entries = await after('ledger', (h) => h.api.ledger(spec.jobId));
-    const { counts: sideEffects, problems } = await committed(entries, after);
+    const { counts, problems } = await committed(entries, after);
+    const writes = writeCounts(spec, counts, entries);
+    // The sites' files say what the records hold, where the job worked on the stack's demo sites only.
+    const demoApps = await after('sites', async (h) => h.demoApps);
+    const demo = spec.sites.every((s) => demoApps.has(s));
     return {
       jobId: spec.jobId,
       playbook: spec.playbook,
-      resource: spec.resource,
+      resources: spec.resources,
       status: stuck ? 'STUCK' : (view?.status ?? 'UNKNOWN'),
       seconds: (Date.now() - started) / 1000,
       faults: faults.map((t) => ({ kind: t.f.kind, fault: describeFault(t.f), injected: t.injected })),
-      sideEffects,
+      writes,
       verifiedWrites: entries.filter(
         (e) => e.type === 'step-completed' && spec.writes.some((w) => w.step === e.step),
       ).length,
-      recordProblems: [...problems, ...recordProblems(spec, ctx.dataDir, entries)],
+      recordProblems: [...problems, ...(demo ? recordProblems(spec, ctx.dataDir, entries) : [])],
       reExecuted: reExecutions(entries, ctx.events.of(spec.jobId)),
       layoutChecks,
+      asks: asksPerStep(entries),
+      retryBudget: view?.retryBudget ?? 0,
       stuck,
       ...(detail ? { detail } : {}),
     };
   }
 
-  /**
-   * The job's committed writes per write step (by its key), from the sites' own records: under
-   * the step's key, or (counted by site) every write its sites committed since it started.
-   */
+  /** The job's committed writes per write step counted on its site, from the sites' records now (`counting.ts`). */
   async function committed(
     entries: readonly EntryView[],
     call: typeof stack,
   ): Promise<{ counts: Record<string, number>; problems: string[] }> {
     const records: Record<SiteName, AdminWrites> = {};
-    for (const site of new Set(spec.writes.map((w) => w.site)))
+    for (const site of new Set(spec.writes.filter((w) => w.countedBy === 'site').map((w) => w.site)))
       records[site] = await call('writes', (h) => h.site(site).writes());
-    if (spec.counting === 'key') {
-      const counts = Object.fromEntries(
-        spec.writes.map((w) => [w.key, records[w.site]?.countsByKey[w.key] ?? 0]),
-      );
-      return { counts, problems: [] };
-    }
-    const fresh = Object.fromEntries(
-      Object.entries(records).map(([site, r]) => [site, newItems(before[site] ?? [], r.items)]),
-    );
-    const intents: Record<string, number> = {};
-    for (const e of entries)
-      if (e.type === 'step-started' && e.step && intents[e.step] === undefined)
-        intents[e.step] = Date.parse(e.at);
-    return attributeCommits(spec.writes, fresh, intents);
+    return siteCounts(spec, before, records, entries);
   }
 
   async function diagnose(v: JobView | undefined): Promise<string> {

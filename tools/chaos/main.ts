@@ -1,12 +1,14 @@
 /**
  * `npm run chaos -- [--runs N] [--seed S] [--json] [--concurrency C] [--playbook <id> ...]`:
- * proof under faults. Starts the local stack as a child process, runs N jobs (by default
- * `checkout@1` and `crm-billing-sync@1`; any playbook the folders hold with `--playbook`)
- * through the HTTP API while a seeded injector kills step workers, browsers, sign-ins,
- * responses, layouts and the whole stack, answers the people's waits through the API, and
- * checks every job against the sites' own records. Exit status 0 only if every job succeeded
- * with exactly one side effect per write step and no completed step ran again; 2 for a bad
- * option or a broken setup.
+ * proof under faults. Starts the local stack as a child process, runs N jobs (by default every
+ * playbook of the repository's `playbooks/` folder, taking jobs in turn; any playbook the
+ * folders hold with `--playbook`) through the HTTP API while a seeded injector kills step
+ * workers, browsers, sign-ins, responses, layouts and the whole stack, answers the people's
+ * waits through the API, and checks every job against the sites' own records (or, on a site
+ * that lists none, against what each write step's probe finds by the job's key). Exit status 0
+ * only if every job succeeded with exactly one side effect per write step (none for a write
+ * already satisfied), no completed step ran again and no job asked a person about a write more
+ * often than its retry budget allows; 2 for a bad option or a broken setup.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import {
@@ -16,9 +18,9 @@ import {
   OptionError,
   readJsonFile,
 } from '../playbook/options.ts';
+import { PlanError } from './plan.ts';
 import { formatSummary } from './report.ts';
 import { runChaos } from './run.ts';
-import { NoRecordsError } from './setup.ts';
 
 function integer(min: number, max: number): (value: string) => number {
   return (value) => {
@@ -51,7 +53,7 @@ const program = new Command()
   .option('--concurrency <c>', 'jobs at once', integer(1, 10), 3)
   .option(
     '--playbook <id>',
-    'a playbook the jobs take in turn, as name@version (repeatable; default: checkout@1 and crm-billing-sync@1)',
+    "a playbook the jobs take in turn, as name@version (repeatable; default: every playbook of the repository's playbooks/ folder)",
     collect,
     [],
   )
@@ -63,7 +65,7 @@ const program = new Command()
   )
   .option(
     '--applications <json>',
-    'target applications over the demo sites (as npm start --applications); each site must answer GET /__admin/writes',
+    "target applications over the demo sites (as npm start --applications); a site that does not answer GET /__admin/writes has its writes counted by what each write step's probe finds by the job's key",
   )
   .option(
     '--inputs <playbookId=file>',
@@ -154,8 +156,7 @@ try {
   else console.log(formatSummary(summary));
   process.exitCode = summary.ok ? 0 : 1;
 } catch (err) {
-  if (err instanceof OptionError || err instanceof NoRecordsError)
-    console.error(`npm run chaos: ${err.message}`);
+  if (err instanceof OptionError || err instanceof PlanError) console.error(`npm run chaos: ${err.message}`);
   else console.error(`chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 2;
 }

@@ -11,15 +11,53 @@ import { idempotencyKeyOf } from '../../lambdas/lib/engine/job-identity.ts';
 import { DEMO_CONNECTED } from '../../local/seed.ts';
 import type { PlaybookCatalog, StepInfo } from './catalog.ts';
 import { dealFaults, type FaultKind, faultsPerKind, type PlannedFault } from './faults.ts';
-import { checkoutInputs, SHOP_ACCOUNTS, syncInputs } from './inputs.ts';
+import {
+  checkoutInputs,
+  contactInputs,
+  crmAddressInputs,
+  handoffInputs,
+  recordsAgentInputs,
+  SHOP_ACCOUNTS,
+  syncInputs,
+} from './inputs.ts';
 import type { Prng } from './prng.ts';
-import type { SiteCapabilities, SiteName } from './sites.ts';
+import { customerIdsOf, recordsOf } from './records.ts';
+import { FULL_CONTRACT, type SiteCapabilities, type SiteName } from './sites.ts';
 
 /**
- * The demo playbooks: a run's default, with inputs drawn per job (`inputs.ts`), the site's
- * records of their writes found by their idempotency key, and checked in content (`verify.ts`).
+ * The playbooks the suite ran by default before it could run any playbook: their writes are
+ * found in the sites' records under their idempotency key, and checked in content (`verify.ts`).
  */
 export const DEMO_PLAYBOOKS: readonly string[] = ['checkout@1', 'crm-billing-sync@1'];
+
+/**
+ * The playbooks the suite knows (all of the repository's `playbooks/`): inputs drawn per job on
+ * records of their own (`inputs.ts`, `records.ts`), their demo accounts, their writes counted by
+ * key or on their own records.
+ */
+export const KNOWN_PLAYBOOKS: readonly string[] = [
+  'checkout@1',
+  'crm-billing-sync@1',
+  'invoice-handoff@1',
+  'crm-address@1',
+  'crm-contact-agent@1',
+  'crm-contact-decl@1',
+  'crm-records-agent@1',
+];
+
+/** One write step of a job. */
+export interface JobWrite {
+  site: SiteName;
+  step: string;
+  /** Belay's idempotency key of the step (`idempotencyKeyOf`, known once the job is created: `keyed` fills it in). */
+  key: string;
+  /**
+   * How its committed writes are counted: `site`, from the site's records (`GET /__admin/writes`,
+   * as the job's `counting` says); `probe`, on a site without that endpoint (a real
+   * application), by what the step's probe finds by the job's key (`ledger.ts`).
+   */
+  countedBy: 'site' | 'probe';
+}
 
 /** One job of the run. */
 export interface JobSpec {
@@ -37,22 +75,24 @@ export interface JobSpec {
     model?: 'local';
   };
   /**
-   * What must not run twice at once: the shop account (its cart), the customer, or, for a job
-   * whose writes are counted by site, its write sites.
+   * What must not be worked on by two jobs at once (`records.ts`): the records the job changes
+   * or looks up (a customer), the shop account whose cart it fills; for a playbook the suite
+   * does not know, its accounts (whose state its jobs share), or its write sites when its writes
+   * are counted by site.
    */
-  resource: string;
+  resources: string[];
   sites: SiteName[];
   /**
    * How the job's committed writes are found in the sites' records: `key`, under each write
-   * step's idempotency key (the demo playbooks send it); `site`, every write its write sites
-   * commit while it runs (`attribution.ts`): the job holds those sites alone.
+   * step's idempotency key (the playbook sends it); `records`, every write its write sites commit
+   * on its own records (`scope`) while it runs; `site`, every write its write sites commit while
+   * it runs (`attribution.ts`): the job holds those sites alone.
    */
-  counting: 'key' | 'site';
-  /**
-   * The job's write steps: exactly one side effect each; `key` is the step's idempotency key
-   * (`idempotencyKeyOf`, known once the job is created: `keyed` fills it in).
-   */
-  writes: { site: SiteName; step: string; key: string }[];
+  counting: 'key' | 'records' | 'site';
+  /** `records`: a site item is the job's when its `field` is one of `values` (the customers it works on). */
+  scope?: { field: string; values: string[] };
+  /** The job's write steps: exactly one side effect each, unless already satisfied. */
+  writes: JobWrite[];
   faults: PlannedFault[];
   /** The playbook's steps. */
   steps: StepInfo[];
@@ -60,13 +100,14 @@ export interface JobSpec {
 
 /** What a run is made of besides the seed (every field has a default). */
 export interface PlanOptions {
-  /** Playbooks the jobs take in turn (default: the demo playbooks). */
+  /** Playbooks the jobs take in turn (default: every playbook in the repository's `playbooks/`). */
   playbooks?: readonly string[];
   /**
-   * Inputs per playbook, which its jobs take in turn. Default: drawn per job for the demo
-   * playbooks; for another, its `exampleInputs` with its first free-text input marked with the
-   * job's id, so that no two jobs ask for the same change (a probe that reads the application's
-   * state could not tell the second job's write from the first's).
+   * Inputs per playbook, which its jobs take in turn. Default: drawn per job for a playbook the
+   * suite knows (`inputs.ts`, on records of its own: `records.ts`); for another, its
+   * `exampleInputs` with its first free-text input marked with the job's id, so that no two jobs
+   * ask for the same change (a probe that reads the application's state could not tell the second
+   * job's write from the first's).
    */
   inputs?: Readonly<Record<string, readonly unknown[]>>;
   /** Accounts per application, which jobs take in turn (default: the demo tenant's connected one). */
@@ -99,6 +140,40 @@ export function demoAccount(app: string): string | undefined {
   return DEMO_CONNECTED.find((a) => a.application === app)?.accountId;
 }
 
+/** What a job's playbook decides: its inputs, how its writes are counted, and its records. */
+type Made = Pick<JobSpec, 'counting' | 'scope'> & { inputs: unknown; resources?: string[] };
+
+/**
+ * Inputs and counting of the `n`th job of a playbook the suite knows (`given`: inputs the run
+ * was given for it), or undefined for another playbook.
+ */
+function knownJob(prng: Prng, playbook: string, n: number, jobId: string, given: unknown): Made | undefined {
+  const byCustomer = (inputs: unknown): Made => ({
+    inputs,
+    counting: 'records',
+    scope: { field: 'customerId', values: customerIdsOf(playbook, inputs) },
+  });
+  switch (playbook) {
+    case 'checkout@1':
+      return { inputs: given ?? checkoutInputs(prng), counting: 'key' };
+    case 'crm-billing-sync@1':
+      return { inputs: given ?? syncInputs(prng), counting: 'key' };
+    case 'invoice-handoff@1':
+      return { inputs: given ?? handoffInputs(n), counting: 'key' };
+    // Declarative, and it sends the step's key in the CRM form's reference field.
+    case 'crm-address@1':
+      return { inputs: given ?? crmAddressInputs(prng, n), counting: 'key' };
+    // The agent submits the CRM's form with the page's own key: counted on the job's customers.
+    case 'crm-contact-agent@1':
+    case 'crm-contact-decl@1':
+      return byCustomer(given ?? contactInputs(prng, playbook, n, jobId));
+    case 'crm-records-agent@1':
+      return byCustomer(given ?? recordsAgentInputs(prng, n, jobId));
+    default:
+      return undefined;
+  }
+}
+
 /** Builds the jobs of a run and deals the faults among them. */
 export function planRun(
   prng: Prng,
@@ -107,8 +182,9 @@ export function planRun(
   catalog: PlaybookCatalog,
   options: PlanOptions = {},
 ): Plan {
-  const playbooks = options.playbooks ?? DEMO_PLAYBOOKS;
+  const playbooks = options.playbooks ?? catalog.shipped();
   const given = options.accounts ?? {};
+  const sites = options.sites ?? {};
   // The accounts with a second factor come first, so even a short run signs in with TOTP and by SMS code.
   const shop: readonly string[] =
     given.shop ??
@@ -135,57 +211,50 @@ export function planRun(
     const listed = options.inputs?.[playbook];
     const givenInputs = listed?.length ? listed[n % listed.length] : undefined;
     const apps = [...new Set(steps.map((s) => s.app))];
-    const writes = steps.filter((s) => s.kind === 'write').map((s) => ({ site: s.app, step: s.id, key: '' }));
-    const job = { index: i, jobId, playbook, writes, faults: [], steps, sites: apps };
-    if (playbook === 'checkout@1') {
-      const account = accountOf('shop', n, playbook);
-      const inputs = givenInputs ?? checkoutInputs(prng);
-      jobs.push({
-        ...job,
-        body: { jobId, playbook, inputs, accounts: { shop: account } },
-        resource: `shop:${account}`,
-        counting: 'key',
-      });
-    } else if (playbook === 'crm-billing-sync@1') {
-      const inputs = givenInputs ?? syncInputs(prng);
-      const accounts = { crm: accountOf('crm', n, playbook), billing: accountOf('billing', n, playbook) };
-      const email = (inputs as { customerEmail?: string }).customerEmail;
-      jobs.push({
-        ...job,
-        body: { jobId, playbook, inputs, accounts },
-        resource: `customer:${email}`,
-        counting: 'key',
-      });
-    } else if (playbook === 'invoice-handoff@1') {
-      const inputs = givenInputs ?? info.exampleInputs;
-      const accounts = { billing: accountOf('billing', n, playbook), crm: accountOf('crm', n, playbook) };
-      // Both sites held: every invoice download billing serves meanwhile is this job's.
-      jobs.push({
-        ...job,
-        body: { jobId, playbook, inputs, accounts },
-        resource: 'site:billing+crm',
-        counting: 'key',
-      });
-    } else {
+    const writes: JobWrite[] = steps
+      .filter((s) => s.kind === 'write')
+      .map((s) => ({
+        site: s.app,
+        step: s.id,
+        key: '',
+        countedBy: (sites[s.app] ?? FULL_CONTRACT).records ? 'site' : 'probe',
+      }));
+    const accounts = Object.fromEntries(apps.map((app) => [app, accountOf(app, n, playbook)]));
+    let made = knownJob(prng, playbook, n, jobId, givenInputs);
+    if (!made) {
       if (givenInputs === undefined && info.exampleInputs === undefined)
         throw new PlanError(`${playbook} has no exampleInputs: give --inputs ${playbook}=<file.json>`);
-      const inputs = givenInputs ?? info.marked(info.exampleInputs, jobId);
-      const accounts = Object.fromEntries(apps.map((app) => [app, accountOf(app, n, playbook)]));
-      const held = [...new Set(writes.map((w) => w.site))];
-      jobs.push({
-        ...job,
-        body: {
-          jobId,
-          playbook,
-          inputs,
-          accounts,
-          ...(steps.some((s) => s.agent) ? { model: 'local' as const } : {}),
-        },
-        resource: held.length ? `site:${held.join('+')}` : `job:${jobId}`,
+      // Counted by site, it holds the sites it writes to; else its accounts, whose state its jobs share.
+      const held = [...new Set(writes.filter((w) => w.countedBy === 'site').map((w) => w.site))];
+      made = {
+        inputs: givenInputs ?? info.marked(info.exampleInputs, jobId),
         counting: 'site',
-      });
+        resources: held.length
+          ? [`site:${held.join('+')}`]
+          : Object.entries(accounts).map(([app, id]) => `account:${app}:${id}`),
+      };
     }
+    const { inputs, counting, scope } = made;
+    jobs.push({
+      index: i,
+      jobId,
+      playbook,
+      body: {
+        jobId,
+        playbook,
+        inputs,
+        accounts,
+        ...(steps.some((s) => s.agent) ? { model: 'local' as const } : {}),
+      },
+      resources: made.resources ?? recordsOf(playbook, inputs, accounts) ?? [`job:${jobId}`],
+      sites: apps,
+      counting,
+      ...(scope ? { scope } : {}),
+      writes,
+      faults: [],
+      steps,
+    });
   }
-  const unplanned = dealFaults(prng, jobs, faultsPerKind(runs), options.sites ?? {});
+  const unplanned = dealFaults(prng, jobs, faultsPerKind(runs), sites);
   return { jobs, unplanned };
 }

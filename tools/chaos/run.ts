@@ -6,15 +6,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePorts } from '../../local/ports.ts';
 import { type ArmedWorkerFault, armedFault, emptyCounts, type RunContext } from './context.ts';
 import { EventLog } from './events.ts';
-import { describeFault, FAULT_KINDS, isDrop } from './faults.ts';
-import { driveJob, type JobOutcome } from './job-driver.ts';
-import { type JobSpec, type Plan, planRun } from './plan.ts';
+import { FAULT_KINDS } from './faults.ts';
+import type { JobOutcome } from './job-driver.ts';
+import { type Plan, planRun } from './plan.ts';
 import { createPrng } from './prng.ts';
-import { type ChaosSummary, jobLine } from './report.ts';
+import { type ChaosSummary, jobLine, jobsPass, summarizeJobs } from './report.ts';
+import { schedule } from './schedule.ts';
 import { loadRunPlaybooks, type RunSelection, runAccounts, runSites } from './setup.ts';
 import type { SiteName } from './sites.ts';
 import { ChaosStack } from './stack-process.ts';
@@ -61,7 +61,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   say(
     `Belay chaos: ${options.runs} jobs, seed ${options.seed}, concurrency ${concurrency}, data in ${dataDir}`,
   );
-  if (options.playbooks?.length) say(`playbooks: ${run.playbooks.join(', ')}`);
+  say(`playbooks (jobs take them in turn): ${run.playbooks.join(', ')}`);
 
   const [api, control, anchor, shop, crm, billing] = (await freePorts(6)) as [
     number,
@@ -191,159 +191,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     leftovers = await stack.stop();
   }
 
-  const summary = summarize(
-    options,
-    concurrency,
-    dataDir,
-    started,
-    plan.jobs,
-    outcomes,
-    ctx,
-    planned,
-    restarts,
-  );
-  summary.playbooks = run.playbooks;
-  summary.faultsUnplanned = plan.unplanned;
-  summary.notStarted = notStarted;
-  summary.leftoverProcesses = leftovers;
-  summary.ok = summary.ok && notStarted.length === 0 && leftovers.length === 0;
-  const remove = options.removeDataDir ?? (tempDir ? 'on-success' : 'never');
-  if (remove === 'always' || (remove === 'on-success' && summary.ok))
-    rmSync(dataDir, { recursive: true, force: true });
-  return summary;
-}
-
-/**
- * Starts jobs in plan order, at most `concurrency` at once, never two on the same shop account
- * or customer, and a job with a site-wide fault (layout, dropped response) alone on its site.
- */
-async function schedule(
-  ctx: RunContext,
-  plan: JobSpec[],
-  concurrency: number,
-  startDeadline: number,
-  done: (o: JobOutcome) => void,
-  notStarted: string[],
-  abort: () => void,
-): Promise<void> {
-  const queue = [...plan];
-  // The first driver that fails stops the others (they see the signal and end as they are),
-  // and is thrown once they have: no driver is left polling a stack that is gone.
-  let failed: { err: unknown } | undefined;
-  const running = new Map<string, Promise<void>>();
-  const resources = new Set<string>();
-  const shared = new Map<SiteName, number>();
-  const exclusive = new Set<SiteName>();
-  // A site-wide fault's site, and the write sites of a job whose writes are counted by site.
-  const exclusiveOf = (j: JobSpec): SiteName[] => [
-    ...new Set([
-      ...j.faults.flatMap((f) =>
-        (f.kind === 'layout-change' || isDrop(f.kind)) && 'site' in f ? [f.site] : [],
-      ),
-      ...(j.counting === 'site' ? j.writes.map((w) => w.site) : []),
-    ]),
-  ];
-  while (queue.length || running.size) {
-    const stopping = Date.now() > startDeadline || ctx.signal?.aborted;
-    const blocked = new Set<SiteName>();
-    for (const j of stopping ? [] : [...queue]) {
-      if (running.size >= concurrency) break;
-      const mine = exclusiveOf(j);
-      const free =
-        !resources.has(j.resource) &&
-        j.sites.every((s) => !exclusive.has(s) && !blocked.has(s)) &&
-        mine.every((s) => (shared.get(s) ?? 0) === 0);
-      if (!free) {
-        for (const s of mine) blocked.add(s);
-        continue;
-      }
-      queue.splice(queue.indexOf(j), 1);
-      resources.add(j.resource);
-      for (const s of j.sites) shared.set(s, (shared.get(s) ?? 0) + 1);
-      for (const s of mine) exclusive.add(s);
-      ctx.say(
-        `start ${j.jobId} ${j.playbook} (${j.resource}); faults: ${j.faults.map(describeFault).join(', ') || 'none'}`,
-      );
-      running.set(
-        j.jobId,
-        driveJob(ctx, j)
-          .then(done, (err: unknown) => {
-            ctx.say(`  ${j.jobId}: the driver failed: ${err instanceof Error ? err.stack : String(err)}`);
-            failed ??= { err };
-            abort();
-          })
-          .finally(() => {
-            running.delete(j.jobId);
-            resources.delete(j.resource);
-            for (const s of j.sites) shared.set(s, (shared.get(s) ?? 1) - 1);
-            for (const s of mine) exclusive.delete(s);
-          }),
-      );
-    }
-    if (stopping && queue.length) notStarted.push(...queue.splice(0).map((j) => j.jobId));
-    if (running.size) await Promise.race([...running.values(), sleep(1_000)]);
-    else if (queue.length) await sleep(500);
-  }
-  if (failed) throw failed.err;
-}
-
-function summarize(
-  options: ChaosOptions,
-  concurrency: number,
-  dataDir: string,
-  started: number,
-  plan: JobSpec[],
-  outcomes: JobOutcome[],
-  ctx: RunContext,
-  planned: ChaosSummary['faultsPlanned']['byKind'],
-  restarts: ChaosSummary['stackRestarts'],
-): ChaosSummary {
   const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
-  const counts = outcomes.flatMap((o) => Object.values(o.sideEffects));
-  const reExecutions = outcomes.flatMap((o) => o.reExecuted.map((r) => ({ jobId: o.jobId, ...r })));
-  const layoutChecks = outcomes.flatMap((o) => o.layoutChecks.map((c) => ({ jobId: o.jobId, ...c })));
-  const recordProblems = outcomes
-    .filter((o) => o.recordProblems.length)
-    .map((o) => ({ jobId: o.jobId, problems: o.recordProblems }));
+  const jobs = summarizeJobs(outcomes);
   const summary: ChaosSummary = {
     seed: options.seed,
     runs: options.runs,
-    playbooks: [],
+    playbooks: run.playbooks,
     concurrency,
     dataDir,
     wallSeconds: (Date.now() - started) / 1000,
-    jobs: outcomes.length,
     faultsInjected: { total: sum(ctx.injected), byKind: { ...ctx.injected } },
     faultsPlanned: { total: sum(planned), byKind: planned },
-    faultsUnplanned: {},
-    jobsSucceeded: outcomes.filter((o) => o.status === 'SUCCEEDED').length,
-    sideEffectsPerJob: outcomes.map((o) => ({ jobId: o.jobId, playbook: o.playbook, writes: o.sideEffects })),
-    duplicateSideEffects: counts.reduce((a, c) => a + Math.max(0, c - 1), 0),
-    missingSideEffects: counts.filter((c) => c === 0).length,
-    completedStepsExecutedAgain: reExecutions.length,
-    reExecutions,
-    jobsStuck: outcomes.filter((o) => o.stuck).length,
-    stuck: outcomes.filter((o) => o.stuck).map((o) => ({ jobId: o.jobId, detail: o.detail ?? '' })),
-    jobsFailed: outcomes
-      .filter((o) => !o.stuck && o.status !== 'SUCCEEDED')
-      .map((o) => ({ jobId: o.jobId, status: o.status, detail: o.detail ?? '' })),
-    failedWithVerifiedWrites: outcomes.filter((o) => o.status === 'FAILED' && o.verifiedWrites > 0).length,
+    faultsUnplanned: plan.unplanned,
+    ...jobs,
     dedupe: options.dedupe ?? false,
-    recordProblems,
-    layoutChecks,
     people: { ...ctx.humans },
     stackRestarts: restarts,
-    notStarted: [],
-    leftoverProcesses: [],
-    ok: false,
+    notStarted,
+    leftoverProcesses: leftovers,
+    ok: jobsPass(jobs, plan.jobs.length) && notStarted.length === 0 && leftovers.length === 0,
   };
-  summary.ok =
-    summary.jobs === plan.length &&
-    summary.jobsSucceeded === summary.jobs &&
-    counts.every((c) => c === 1) &&
-    reExecutions.length === 0 &&
-    summary.failedWithVerifiedWrites === 0 &&
-    recordProblems.length === 0 &&
-    layoutChecks.every((c) => c.ok);
+  const remove = options.removeDataDir ?? (tempDir ? 'on-success' : 'never');
+  if (remove === 'always' || (remove === 'on-success' && summary.ok))
+    rmSync(dataDir, { recursive: true, force: true });
   return summary;
 }

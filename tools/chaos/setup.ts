@@ -12,13 +12,13 @@ import { type AccountOption, accountsByApp, OptionError } from '../playbook/opti
 import { catalogOf, type PlaybookCatalog } from './catalog.ts';
 import { faultsSiteCannotTake } from './faults.ts';
 import { usernameOf } from './inputs.ts';
-import { DEMO_PLAYBOOKS, demoAccount } from './plan.ts';
+import { demoAccount, KNOWN_PLAYBOOKS } from './plan.ts';
 import { type SiteCapabilities, type SiteName, siteCapabilities } from './sites.ts';
 import type { StackHandle } from './stack-process.ts';
 
 /** What a run is given besides its seed and pace (`npm run chaos -- --playbook ...`). */
 export interface RunSelection {
-  /** Playbook ids (default: the demo playbooks). */
+  /** Playbook ids (default: every playbook of the repository's `playbooks/` folder). */
   playbooks?: readonly string[];
   /** Playbook folders besides `playbooks/` (as `npm start -- --playbooks`). */
   playbookDirs?: readonly string[];
@@ -54,7 +54,7 @@ export async function loadRunPlaybooks(selection: RunSelection): Promise<RunPlay
   } catch (err) {
     throw new OptionError('--playbooks', (err as Error).message, { cause: err });
   }
-  const playbooks = selection.playbooks?.length ? [...new Set(selection.playbooks)] : [...DEMO_PLAYBOOKS];
+  const playbooks = selection.playbooks?.length ? [...new Set(selection.playbooks)] : catalog.shipped();
   for (const id of playbooks)
     if (!catalog.has(id))
       throw new OptionError(
@@ -83,7 +83,7 @@ export async function loadRunPlaybooks(selection: RunSelection): Promise<RunPlay
   for (const app of accountApps)
     if (!apps.has(app)) throw new OptionError('--account', `${app}: no playbook of the run works on it`);
   for (const id of playbooks) {
-    if (DEMO_PLAYBOOKS.includes(id)) continue;
+    if (KNOWN_PLAYBOOKS.includes(id)) continue;
     if (!inputs[id] && catalog.playbook(id).exampleInputs === undefined)
       throw new OptionError('--inputs', `${id} has no exampleInputs: give --inputs ${id}=<file.json>`);
     for (const app of new Set(catalog.steps(id).map((s) => s.app)))
@@ -107,20 +107,11 @@ export async function loadRunPlaybooks(selection: RunSelection): Promise<RunPlay
   return { catalog, playbooks, inputs, stackArgs };
 }
 
-/** A site whose writes a run must count answers no records endpoint. */
-export class NoRecordsError extends Error {
-  constructor(app: string, url: string | undefined) {
-    super(
-      `${app} (${url ?? 'no base URL'}) does not answer GET /__admin/writes with its committed writes (items, countsByKey) to the x-admin-token (BELAY_SITES_ADMIN_TOKEN for a site started apart): the suite cannot count the writes its jobs make there`,
-    );
-    this.name = 'NoRecordsError';
-  }
-}
-
 /**
  * Asks the site of every application the run's playbooks work on what it takes, and says what
- * it cannot: those faults are planned nowhere on it.
- * @throws NoRecordsError for a site with write steps and no records endpoint
+ * it cannot: those faults are planned nowhere on it, and the writes of a site that lists no
+ * committed writes (a real application) are counted by what each write step's probe finds by
+ * the job's key.
  */
 export async function runSites(
   h: StackHandle,
@@ -137,7 +128,6 @@ export async function runSites(
         `${app}: no application of that name (the stack has ${Object.keys(h.applications).join(', ')})`,
       );
     caps[app] = await siteCapabilities(h.site(app));
-    if (!caps[app].records && writeApps.has(app)) throw new NoRecordsError(app, h.applications[app]);
     const cannot = faultsSiteCannotTake(caps[app]);
     if (cannot.length)
       say(
@@ -145,6 +135,10 @@ export async function runSites(
           ...(caps[app].sessions ? [] : ['POST /__admin/sessions/expire']),
           ...(caps[app].faults ? [] : ['/__admin/faults (so its de-duplication is its own)']),
         ].join(' or ')}`,
+      );
+    if (!caps[app].records && writeApps.has(app))
+      say(
+        `${app} (${h.applications[app]}) lists no committed writes (GET /__admin/writes): its writes are counted by what each write step's probe finds by the job's key (the final check's, in the job's ledger)`,
       );
   }
   return caps;

@@ -37,6 +37,8 @@ export interface StackHandle {
   applications: Record<SiteName, string>;
   /** The admin client of each target application's site, by application name. */
   sites: Record<SiteName, SiteAdmin>;
+  /** The applications served by the stack's own demo site of that name (`<dataDir>/sites/<name>.json` holds its data). */
+  demoApps: ReadonlySet<SiteName>;
   /** The admin client of an application's site. @throws UnknownSiteError for an application the stack does not know */
   site(name: SiteName): SiteAdmin;
 }
@@ -237,6 +239,13 @@ export class ChaosStack {
           siteAdmin(url, adminTokenFor(url, demo, adminToken)),
         ]),
       );
+      const origin = (u: string): string => new URL(u).origin;
+      const demoSites = health.sites as Record<string, string | undefined>;
+      const demoApps = new Set(
+        Object.entries(health.applications)
+          .filter(([name, url]) => demoSites[name] !== undefined && origin(demoSites[name]) === origin(url))
+          .map(([name]) => name),
+      );
       return {
         pid,
         bootId: health.bootId,
@@ -244,6 +253,7 @@ export class ChaosStack {
         control,
         applications: health.applications,
         sites,
+        demoApps,
         site(name) {
           const admin = sites[name];
           if (!admin) throw new UnknownSiteError(name, Object.keys(sites));

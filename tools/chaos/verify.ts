@@ -96,12 +96,14 @@ function keyOf(spec: JobSpec, step: string): string {
 /**
  * What the sites' persisted data says about the writes of a demo playbook's job, compared with
  * its inputs: the order's lines, address, shipping, promo and card; the CRM record's and the
- * billing account's address (and phone). An empty list means the records are what the job
- * asked for. Other playbooks' records are not read in content (the suite knows no meaning of
+ * billing account's address (and phone); the CRM records an agent or declarative CRM playbook
+ * changed (contact, phone, email, notes, address). An empty list means the records are what the
+ * job asked for. Other playbooks' records are not read in content (the suite knows no meaning of
  * them): their committed writes are counted.
  */
 export function recordProblems(spec: JobSpec, dataDir: string, entries: readonly EntryView[] = []): string[] {
   if (spec.playbook === 'invoice-handoff@1') return handoffProblems(spec, dataDir, entries);
+  if (CRM_FIELDS_OF[spec.playbook]) return crmRecordProblems(spec, dataDir);
   if (spec.playbook === 'checkout@1') {
     const want = spec.body.inputs as CheckoutIn;
     const key = keyOf(spec, 'place-order');
@@ -197,4 +199,55 @@ export function openIntent(entries: readonly EntryView[], step: string): boolean
     else if (e.type === 'reconciled' && e.detail?.probe === 'absent') open = false;
   }
   return open;
+}
+
+type CrmCustomer = {
+  contactName: string;
+  email: string;
+  phone: string;
+  notes: string;
+  address: Address;
+};
+
+/** The CRM fields each CRM playbook sets, per customer of its inputs (`c1`... or the inputs themselves). */
+const CRM_FIELDS_OF: Readonly<Record<string, readonly string[]>> = {
+  'crm-contact-agent@1': ['contactName', 'phone'],
+  'crm-contact-decl@1': ['contactName', 'phone'],
+  'crm-records-agent@1': ['contactName', 'phone', 'email', 'notes'],
+  'crm-address@1': ['address'],
+};
+
+/**
+ * A CRM playbook's job: each customer it worked on shows what the job asked for (the last job
+ * on a customer is the one whose values it keeps: its jobs on one customer run one at a time).
+ */
+function crmRecordProblems(spec: JobSpec, dataDir: string): string[] {
+  const crm = readSite<{
+    customers: Record<string, CrmCustomer>;
+    changes: { key: string; customerId: string }[];
+  }>(dataDir, 'crm');
+  const fields = CRM_FIELDS_OF[spec.playbook] ?? [];
+  const inputs = spec.body.inputs as Record<string, unknown>;
+  if (spec.playbook === 'crm-address@1') {
+    const change = crm.changes.find((c) => c.key === keyOf(spec, 'update-crm-address'));
+    const want = inputs as unknown as Address;
+    return addressProblems('crm record', crm.customers[change?.customerId ?? '']?.address, want);
+  }
+  const wanted =
+    spec.playbook === 'crm-records-agent@1'
+      ? Object.values(inputs).map((v) => v as Record<string, string>)
+      : [inputs as Record<string, string>];
+  const problems: string[] = [];
+  for (const want of wanted) {
+    const id = want.customerId ?? '';
+    const got = crm.customers[id] as unknown as Record<string, string> | undefined;
+    if (!got) {
+      problems.push(`crm: no customer ${id}`);
+      continue;
+    }
+    for (const f of fields)
+      if (want[f] !== undefined && got[f] !== want[f])
+        problems.push(`crm ${id}: ${f} is "${got[f]}", the job asked for "${want[f]}"`);
+  }
+  return problems;
 }

@@ -51,7 +51,7 @@ export interface JobProfile {
 }
 
 /**
- * checkout@1 (14 steps, one approval). From the benchmark's cost section (README): 34 state
+ * checkout@1 (14 steps, one approval). From the benchmark's cost section (docs/results/benchmark.md): 34 state
  * transitions and 17 Lambda invocations per job. From the load simulation
  * (`npm run bench -- --sections scale`, 200 jobs): 26 writes of the job item (1.5 KB) and 23
  * entries per job on the job's partition, 5 item writes on the tenant's capacity partition,
@@ -296,7 +296,7 @@ const pct = (u: number): string =>
     ? `${u >= 10 ? Math.round(u * 100).toLocaleString('en-US') : (u * 100).toFixed(u < 0.01 ? 2 : 0)}%`
     : '∞';
 
-/** The table as Markdown (the README's scale table is this output). */
+/** The table as Markdown (the scale table of docs/operate/scale.md is this output). */
 export function formatScaleTable(result: ScaleResult): string[] {
   const volumes = result.input.jobsPerDay.map((v) => `${v.toLocaleString('en-US')}/day`);
   const lines = [

@@ -299,7 +299,7 @@ async function testPlaybook(id: string, opts: TestOptions): Promise<number> {
             ? ''
             : `, ${o.commits} committed write${o.commits === 1 ? '' : 's'}${o.commitsAs ? ` (${o.commitsAs})` : ''}${o.background ? `; background ${o.background}` : ''}`;
         say(
-          `  [${offset + done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && !o.struck ? ' (fault did not strike)' : ''}${commits} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
+          `  [${offset + done}/${scenarios.length}] ${scenarioName(playbook, o.scenario)}: ${mark}${o.scenario.fault !== 'clean' && o.scenario.fault !== 'repeat' && !o.struck ? ' (fault did not strike)' : ''}${commits} in ${o.seconds.toFixed(1)} s${o.detail && o.status !== 'SUCCEEDED' ? ` — ${o.detail}` : ''}`,
         );
       };
     const batch = async (list: Scenario[], at: number, width: number): Promise<RunOutcome[]> =>

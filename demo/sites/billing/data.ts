@@ -82,6 +82,19 @@ export function seedBilling(): BillingData {
       postcode: 'LS1 6AA',
       country: 'GB',
     }),
+    // The CRM's C-1006 and C-1007: the customers invoice-handoff's chaos jobs work on.
+    account('BA-5006', 'Fenwick Fabrics', 'priya@fenwick.example', 'Business, monthly', 8400, {
+      line1: '3 Quayside',
+      city: 'Newcastle',
+      postcode: 'NE1 3DX',
+      country: 'GB',
+    }),
+    account('BA-5007', 'Glenmore Glass', 'callum@glenmore.example', 'Starter, yearly', 3600, {
+      line1: '40 Leith Walk',
+      city: 'Edinburgh',
+      postcode: 'EH6 5AA',
+      country: 'GB',
+    }),
   ];
   return { accounts: Object.fromEntries(list.map((a) => [a.id, a])), changes: [], downloads: [] };
 }

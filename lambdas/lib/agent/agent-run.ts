@@ -97,6 +97,9 @@ export class AgentRun<I> {
 
   async run(startUrl: string): Promise<void> {
     this.#startUrl = startUrl;
+    // The job's model must be one the deployment offers, even when the cache would answer every
+    // decision: a misconfigured job fails at once, before the page is touched.
+    this.#policy ??= policyForStep(this.#spec, this.options.id);
     this.#secrets = await stepSecrets(this.options, this.ctx);
     const hidden = new Set(this.#sensitive.map(([, v]) => v));
     this.#view = {

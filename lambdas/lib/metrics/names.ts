@@ -1,7 +1,7 @@
 /**
  * Every business metric Belay publishes, in one place: its name, unit and dimensions. The
  * code that emits them (`lambdas/lib/metrics/`), the watchdog, the CDK dashboard and alarms
- * (`cdk/constructs/operations-*.ts`) and the README's runbook all read this table, so a
+ * (`cdk/constructs/operations-*.ts`) and the docs' runbook and metrics pages all read this table, so a
  * metric an alarm watches is exactly the metric the code writes.
  *
  * Dimensions stay bounded: each has a closed list of values (anything else is published as
@@ -127,7 +127,7 @@ export type Unit = 'Count' | 'Seconds' | 'Milliseconds' | 'Percent' | 'None';
 interface MetricSpec {
   readonly unit: Unit;
   readonly dimensions: readonly DimensionName[];
-  /** What it counts, for people (dashboard, README). */
+  /** What it counts, for people (dashboard, docs). */
   readonly what: string;
   /** Who emits it. */
   readonly from: string;

@@ -23,7 +23,7 @@ export function signPayload(secret: string, timestamp: number, body: string): st
 }
 
 /**
- * A receiver's check (also what the tests and the README's example use): the signature is
+ * A receiver's check (also what the tests and the docs' example use): the signature is
  * valid for `body` and no older than `toleranceSeconds`.
  *
  * @example

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configureApp } from '../../../cdk/belay-app.ts';
-import { RUNBOOK, runbookLink } from '../../../cdk/constructs/operations-alarms.ts';
+import { RUNBOOK, RUNBOOK_PAGE, runbookLink } from '../../../cdk/constructs/operations-alarms.ts';
 import { REPO_ROOT } from '../../../cdk/paths.ts';
 import { METRICS, METRICS_NAMESPACE } from '../../../lambdas/lib/metrics/names.ts';
 import { cdkJsonContext, TestApps } from '../../support/cdk.ts';
@@ -48,8 +48,8 @@ function dashboardBody(): { widgets: { type: string; properties: Record<string, 
 }
 
 describe('Construct: Operations (alarms, dashboard, watchdog schedule)', () => {
-  it('every alarm names its runbook section, and the README has that section', () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  it('every alarm names its runbook section, and the runbook page has that section', () => {
+    const runbook = readFileSync(join(REPO_ROOT, RUNBOOK_PAGE), 'utf8');
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(9);
     for (const alarm of alarms) {
@@ -57,14 +57,14 @@ describe('Construct: Operations (alarms, dashboard, watchdog schedule)', () => {
       const section = Object.entries(RUNBOOK).find(([, title]) => description.includes(`"${title}"`));
       expect(section, description).toBeDefined();
       expect(description).toContain(
-        runbookLink(section?.[0] as keyof typeof RUNBOOK).replace('README.md', ''),
+        runbookLink(section?.[0] as keyof typeof RUNBOOK).replace(RUNBOOK_PAGE, ''),
       );
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
       expect(alarm.Properties.OKActions).toEqual([topic]);
     }
     for (const title of Object.values(RUNBOOK)) {
-      expect(readme, `README section "### ${title}"`).toMatch(
-        new RegExp(`^### ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+      expect(runbook, `runbook section "## ${title}"`).toMatch(
+        new RegExp(`^## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
       );
     }
   });

@@ -1,12 +1,13 @@
 /**
  * How the chaos suite reads the sites' own records without a stack: which committed writes
- * belong to which write step of a job counted by site, and what a site answers of the admin
- * contract (a fake site admin: no network).
+ * belong to which write step of a job counted by site or on its own records, and what a site
+ * answers of the admin contract (a fake site admin: no network).
  */
 import { describe, expect, it } from 'vitest';
 import type { AdminFaults, AdminWrites, SiteAdmin } from '../../../demo/sites/admin-client.ts';
 import { AdminRequestError } from '../../../demo/sites/errors.ts';
 import { attributeCommits, newItems, type SiteItem } from '../../../tools/chaos/attribution.ts';
+import { siteCounts } from '../../../tools/chaos/counting.ts';
 import { faultsSiteCannotTake } from '../../../tools/chaos/faults.ts';
 import { siteCapabilities } from '../../../tools/chaos/sites.ts';
 import { adminTokenFor } from '../../../tools/chaos/stack-process.ts';
@@ -69,6 +70,48 @@ describe('Function: attributeCommits', () => {
     );
     expect(counts).toEqual({ 'job:a:d': 1, 'job:b:d': 0 });
     expect(problems).toEqual([expect.stringMatching(/^crm: 1 committed write\(s\) under no step's key/)]);
+  });
+});
+
+describe('Function: siteCounts', () => {
+  const writes = [
+    { site: 'crm', step: 'update-contact', key: 'job:update-contact:d', countedBy: 'site' as const },
+  ];
+  const listing = (items: SiteItem[]): AdminWrites =>
+    ({
+      site: 'crm',
+      kind: 'crm-change',
+      count: items.length,
+      items,
+      countsByKey: {},
+      attemptsByKey: {},
+    }) as AdminWrites;
+
+  it('counts, on a job’s own records, the writes its site committed there while it ran, and no other job’s', () => {
+    const earlier = item('page-key-0', 'C-1010', t(1));
+    const after = [earlier, item('page-key-1', 'C-1010', t(5)), item('page-key-2', 'C-1011', t(6))];
+    const spec = { counting: 'records' as const, scope: { field: 'customerId', values: ['C-1010'] }, writes };
+    expect(siteCounts(spec, { crm: [earlier] }, { crm: listing(after) }, [])).toEqual({
+      counts: { [writes[0]?.key as string]: 1 },
+      problems: [],
+    });
+    // Holding the site (no scope), the other customer's write would be counted as the job's.
+    expect(
+      siteCounts(
+        { ...spec, counting: 'site', scope: undefined },
+        { crm: [earlier] },
+        { crm: listing(after) },
+        [],
+      ).counts,
+    ).toEqual({
+      [writes[0]?.key as string]: 2,
+    });
+  });
+
+  it('counts under the step’s key where the playbook sends it', () => {
+    const key = writes[0]?.key as string;
+    const records = { crm: { ...listing([]), countsByKey: { [key]: 2, other: 1 } } };
+    expect(siteCounts({ counting: 'key', writes }, {}, records, []).counts).toEqual({ [key]: 2 });
   });
 });
 

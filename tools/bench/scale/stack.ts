@@ -31,6 +31,7 @@ import {
   substitutionKey,
 } from '../../../lambdas/lib/engine/functions.ts';
 import { meterInvocation } from '../../../lambdas/lib/engine/metering.ts';
+import { unwrapRelayed } from '../../../lambdas/lib/engine/relay.ts';
 import { recordSessionOwner } from '../../../lambdas/lib/engine/session-owners.ts';
 import { DEFAULT_SETTINGS, type EngineDeps, type WaitEvent } from '../../../lambdas/lib/engine/types.ts';
 import { createNoScreenshotStore } from '../../../lambdas/lib/evidence/store.ts';
@@ -45,7 +46,7 @@ import { openSession } from '../../../lambdas/open-session/open-session.ts';
 import { reauthenticate } from '../../../lambdas/reauthenticate/reauthenticate.ts';
 import { reconcile } from '../../../lambdas/reconcile/reconcile.ts';
 import { recordFailure } from '../../../lambdas/record-failure/record-failure.ts';
-import { runStep } from '../../../lambdas/run-step/run-step.ts';
+import { runNextStep } from '../../../lambdas/run-step/next-step.ts';
 import { start } from '../../../lambdas/start/start.ts';
 import { type LocalApi, startLocalApi } from '../../../local/api/server.ts';
 import { createDynamoDbClient, type DynamoDbLocal, startDynamoDbLocal } from '../../../local/dynamodb.ts';
@@ -61,7 +62,8 @@ type Core = (deps: EngineDeps, payload: never) => Promise<unknown>;
 const CORES: Record<StateMachineFunction, Core> = {
   Start: start as Core,
   OpenSession: openSession as Core,
-  RunStep: runStep as Core,
+  // As the handler: RunNextStep hands on a result that is not a completed step.
+  RunStep: (async (deps: EngineDeps, event: never) => unwrapRelayed(await runNextStep(deps, event))) as Core,
   Reauthenticate: reauthenticate as Core,
   Reconcile: reconcile as Core,
   AwaitHuman: awaitHuman as Core,
