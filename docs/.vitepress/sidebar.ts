@@ -73,6 +73,7 @@ export const SECTIONS: readonly Section[] = [
       { text: 'Files between sessions', link: '/guides/files' },
       { text: 'Taking over the browser', link: '/guides/takeover' },
       { text: 'Testing a playbook', link: '/guides/testing' },
+      { text: 'The chaos suite', link: '/guides/chaos' },
       { text: 'Walkthrough: an expenses portal', link: '/guides/walkthrough' },
       { text: 'Walkthrough: WordPress', link: '/guides/real-app' },
       { text: 'People in the loop', link: '/guides/people' },
