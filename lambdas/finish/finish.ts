@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { releaseJobResources } from '../lib/engine/cleanup.ts';
 import { attachFor, browserLost, stepContext } from '../lib/engine/context.ts';
 import { OutcomeNotVerifiedError } from '../lib/engine/errors.ts';
+import { reviewedAsDone } from '../lib/engine/history.ts';
 import { probeWrite, signedOutNow } from '../lib/engine/probe.ts';
 import { signInAgain } from '../lib/engine/sign-in.ts';
 import type { EngineDeps, JobRef } from '../lib/engine/types.ts';
@@ -32,8 +33,9 @@ export const FINISH_CHECKS_BEFORE_REVIEW = 3;
  * sessions (profiles persisted) and releases its leases. Every write was verified at its
  * step, so a check that cannot conclude never fails the job: it is tried again, then a person
  * decides, as for a write found more than once or not at all (a reviewer's word that it is
- * done verifies it). A repeat after a crash finds the job SUCCEEDED and only finishes the
- * clean-up.
+ * done verifies it; so does their word on the step's uncertain attempt, for a check that
+ * cannot conclude: {@link settledByReviewer}). A repeat after a crash finds the job SUCCEEDED
+ * and only finishes the clean-up.
  */
 export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResult> {
   const { job, entries } = await deps.ledger.readJob(ref.tenantId, ref.jobId);
@@ -62,8 +64,17 @@ export async function finish(deps: EngineDeps, ref: JobRef): Promise<FinishResul
       continue;
     }
     const checked = await checkWrite(deps, job, playbook, step, index, entries);
-    if (checked.outcome !== 'done') return await notConcluded(deps, job, entries, step, checked);
-    verified[step.id] = checked.evidence;
+    if (checked.outcome === 'done') {
+      verified[step.id] = checked.evidence;
+      continue;
+    }
+    const settled =
+      checked.outcome === 'probed' ? settledByReviewer(entries, step.id, checked.probe) : undefined;
+    if (settled) {
+      verified[step.id] = settled;
+      continue;
+    }
+    return await notConcluded(deps, job, entries, step, checked);
   }
 
   const running = await runningAgain(deps, job);
@@ -126,6 +137,24 @@ async function checkWrite(
       detail: err instanceof Error ? err.message : String(err),
     };
   }
+}
+
+/**
+ * A check that could not conclude on a write a person already said is done (the review of its
+ * uncertain attempt, `resolution: done`, since its last intent): their word verifies it, as at
+ * the step. The check asked what they answered, from the same page; asking them again would
+ * only repeat the question, and a page whose text disagrees with its own data (a note saying
+ * "not updated" beside the job's values) would ask it every time. A check that does conclude
+ * (the write absent, or there twice) still goes to a person. Pure.
+ */
+export function settledByReviewer(
+  entries: readonly LedgerEntry[],
+  step: string,
+  probe: ProbeResult,
+): Evidence | undefined {
+  if (probe.status !== 'unknown') return undefined;
+  const reviewed = reviewedAsDone(entries, step);
+  return reviewed ? { reviewedBy: reviewed.actor ?? 'reviewer', finishCheck: 'inconclusive' } : undefined;
 }
 
 /**

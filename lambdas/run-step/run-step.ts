@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
 import { agentCountersByStep, type CountedEntry } from '../lib/agent/counters.ts';
 import { HealAfterWriteError } from '../lib/agent/errors.ts';
+import { sensitiveInputs, withValuesHidden } from '../lib/agent/model-view.ts';
+import type { AgentSpec } from '../lib/agent/step-options.ts';
 import { pageDownloads } from '../lib/browser/downloads.ts';
 import { responseExcerpt } from '../lib/browser/response-excerpt.ts';
 import type { Attached } from '../lib/browser/types.ts';
@@ -708,6 +710,11 @@ class StepAttempt {
    * (counted as background).
    */
   #guardSummary(report: WriteGuardReport): Record<string, unknown> {
+    // The job's sensitive inputs (the agent step's, and any input named like a secret) are kept
+    // out of the ledger: an answer that echoes one shows its placeholder.
+    const named = 'agent' in this.step ? (this.step.agent as AgentSpec).sensitiveInputs : [];
+    const view = { secrets: {}, sensitive: sensitiveInputs(this.job.inputs, named), values: [] };
+    const hide = (text: string): string => withValuesHidden(text, view);
     const { commits, background } = classifyRequests(report.requests, {
       commits: this.step.commits,
       commitFrom: this.#commitFrom,
@@ -716,7 +723,7 @@ class StepAttempt {
       prevented: report.prevented,
       observed: report.observed,
       unsafeRequests: report.unsafeRequests,
-      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId)),
+      commits: commits.slice(0, MAX_COMMITS_RECORDED).map((r) => committed(r, this.job.tenantId, hide)),
       ...(background.length > 0 ? { background: background.length } : {}),
       ...(report.resent.length > 0 ? { resent: report.resent.reduce((n, r) => n + r.extra, 0) } : {}),
       ...(report.refused.length > 0
@@ -922,17 +929,22 @@ function resumedByPerson(entries: readonly LedgerEntry[]): boolean {
 /**
  * A committing request as the ledger records it, for the write's receipt: method, origin and
  * path, time, status, and what the answer said (its media type, a redirect's target, a short
- * redacted excerpt of its body).
+ * excerpt of its body, masked as the ledger masks; `hide` puts the job's sensitive inputs as
+ * placeholders).
  */
-function committed(r: SentRequest, tenantId: string): Record<string, unknown> {
-  const excerpt = responseExcerpt(r.response?.contentType, r.response?.body, { tenantId });
+function committed(
+  r: SentRequest,
+  tenantId: string,
+  hide: (text: string) => string,
+): Record<string, unknown> {
+  const excerpt = responseExcerpt(r.response?.contentType, r.response?.body, { tenantId }, hide);
   return {
     method: r.method,
-    url: r.url,
+    url: hide(r.url),
     at: r.at,
     ...(r.status === undefined ? {} : { status: r.status }),
     ...(r.failed ? { failed: true } : {}),
-    ...(r.response?.location ? { location: r.response.location } : {}),
+    ...(r.response?.location ? { location: hide(r.response.location) } : {}),
     ...(r.response?.contentType ? { contentType: r.response.contentType } : {}),
     ...(excerpt ? { excerpt } : {}),
   };

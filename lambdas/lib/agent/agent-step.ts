@@ -55,6 +55,7 @@ export function agentStep<I>(options: AgentStepOptions<I>): AgentStep<I> {
       goal: options.goal,
       model,
       maxActions: options.maxActions ?? DEFAULT_MAX_ACTIONS,
+      sensitiveInputs: options.sensitiveInputs ?? [],
     },
     precondition: (page, ctx) =>
       checkStart(page, ctx, {

@@ -34,6 +34,21 @@ export interface Control {
   states: string[];
 }
 
+/**
+ * A text of the snapshot as the page shows it. Playwright writes a text in double quotes, with
+ * YAML's escapes, when it would not read back as that string: one that starts with `+` or `-`,
+ * or that YAML would take for a number (`"+4479111234567"`, `"42"`), `yes`/`no`, or one holding
+ * `: ` or `#`.
+ */
+export function unquoted(text: string): string {
+  const m = /^"((?:[^"\\]|\\.)*)"$/.exec(text);
+  if (!m) return text;
+  const escapes: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+  return (m[1] ?? '').replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) =>
+    e.length === 3 ? String.fromCharCode(Number.parseInt(e.slice(1), 16)) : (escapes[e] ?? e),
+  );
+}
+
 /** The controls of an aria snapshot (Playwright's default YAML form), in page order. */
 export function controlsOf(snapshot: string): Control[] {
   const out: Control[] = [];
@@ -44,7 +59,7 @@ export function controlsOf(snapshot: string): Control[] {
     out.push({
       role,
       name: name.replace(/\\(.)/g, '$1'),
-      value: value.replace(/^"(.*)"$/, '$1'),
+      value: unquoted(value),
       states: [...states.matchAll(/\[([^\]]*)\]/g)].map((s) => s[1] ?? ''),
     });
   }
@@ -105,8 +120,10 @@ function nodeTexts(snapshot: string): Map<string, number> {
   for (const line of snapshot.split('\n')) {
     const m = /^\s*-\s+[\w/-]+(?:\s+"((?:[^"\\]|\\.)*)")?(?:\s+\[[^\]]*\])*(?::\s*(.*))?$/.exec(line);
     if (!m) continue;
-    for (const t of new Set([m[1], m[2]].filter((x): x is string => x !== undefined && x.trim() !== ''))) {
-      const key = norm(t.replace(/\\(.)/g, '$1'));
+    const name = m[1]?.replace(/\\(.)/g, '$1');
+    const text = m[2] === undefined ? undefined : unquoted(m[2].trim());
+    for (const t of new Set([name, text].filter((x): x is string => x !== undefined && x.trim() !== ''))) {
+      const key = norm(t);
       texts.set(key, (texts.get(key) ?? 0) + 1);
     }
   }

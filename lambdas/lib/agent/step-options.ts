@@ -92,11 +92,13 @@ export interface AgentStepOptions<I> {
   refusal?(page: Page, ctx: StepContext<I>): Promise<string | null>;
 }
 
-/** What an agent step's model does: its goal, its model and its bound on actions. */
+/** What an agent step's model does: its goal, its model and its bound on actions; what it never sees. */
 export interface AgentSpec {
   goal: string;
   model: string;
   maxActions: number;
+  /** The step's sensitive inputs (`AgentStepOptions.sensitiveInputs`): kept out of the ledger too. */
+  sensitiveInputs: readonly string[];
 }
 
 /** The app's password (placeholder `password`) and the step's own secrets: what the model sees only as placeholders. */

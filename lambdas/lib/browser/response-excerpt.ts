@@ -1,10 +1,15 @@
-import { redact, redactText, type SecretScope } from '../redact.ts';
+import { maskSecrets, maskSecretText, type SecretScope } from '../redact.ts';
 
 /**
  * A short excerpt of the answer to a write's committing request, kept in its receipt: what the
- * application said when it took the write (an order's number, a record's id), redacted, never more
- * than {@link MAX_EXCERPT_BYTES}. JSON keeps its shape with secret-named members masked; HTML is
- * read as its visible text; other text as it is; anything else has no excerpt.
+ * application said when it took the write (an order's number, a record's id), never more than
+ * {@link MAX_EXCERPT_BYTES}. JSON keeps its shape with secret-named members masked; HTML is read
+ * as its visible text; other text as it is; anything else has no excerpt.
+ *
+ * It is masked as the ledger masks what it stores (registered secrets, secret-named members,
+ * tokens and API keys; the job's sensitive inputs as their placeholders), never as people see it:
+ * an answer that echoes the job's phone or invoice number keeps it exactly, and people's exits
+ * (the API's views, the receipt, the console) mask card-like numbers when they read it.
  */
 
 /** Bytes an excerpt keeps (UTF-8), before the ellipsis. */
@@ -58,13 +63,15 @@ export function htmlText(html: string): string {
 
 /**
  * The excerpt of an answer's body, or `undefined` when it says nothing (empty, binary, a
- * redirect's). Secret-named JSON members are masked here; free text is masked for `scope` (card
- * numbers, bearer tokens, API keys, the scope's registered secrets).
+ * redirect's). Secret-named JSON members are masked; so are bearer tokens, API keys and the
+ * registered secrets of `scope`; `hide` turns the job's sensitive inputs into their placeholders
+ * (before the excerpt is cut, so no part of one is left). Numbers stay as they are.
  */
 export function responseExcerpt(
   contentType: string | undefined,
   body: Buffer | undefined,
   scope?: SecretScope,
+  hide: (text: string) => string = (text) => text,
 ): string | undefined {
   if (body === undefined || body.length === 0) return undefined;
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -72,13 +79,13 @@ export function responseExcerpt(
   let text: string;
   if (type === 'application/json' || type.endsWith('+json')) {
     try {
-      text = JSON.stringify(redact(JSON.parse(body.toString('utf8')) as unknown, scope));
+      text = JSON.stringify(maskSecrets(JSON.parse(body.toString('utf8')) as unknown, scope));
     } catch {
       text = raw;
     }
   } else if (type === 'text/html' || type === 'application/xhtml+xml') text = htmlText(raw);
   else if (type.startsWith('text/')) text = raw.replace(/\s+/g, ' ').trim();
   else return undefined;
-  const masked = redactText(text, scope);
+  const masked = maskSecretText(hide(text), scope);
   return masked === '' ? undefined : clip(masked);
 }

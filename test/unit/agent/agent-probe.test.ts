@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkedAnswer } from '../../../lambdas/lib/agent/agent-probe.ts';
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
-import { LocalPolicy, localProbeAnswer, quotedValues } from '../../../lambdas/lib/agent/local-policy.ts';
+import {
+  LocalPolicy,
+  localProbeAnswer,
+  nextLocalAction,
+  quotedValues,
+  unquoted,
+} from '../../../lambdas/lib/agent/local-policy.ts';
 import { parseProbeAnswer, probeUserPrompt } from '../../../lambdas/lib/agent/model-policy.ts';
 import { SNAPSHOT_BUDGET } from '../../../lambdas/lib/agent/observe.ts';
 import type { ProbeAnswer } from '../../../lambdas/lib/agent/policy.ts';
@@ -66,6 +72,42 @@ describe('Function: localProbeAnswer', () => {
     const snapshot = '- heading "Say \\"hi\\" there" [level=1]';
     expect(ask(snapshot, 'Does it read “Say "hi" there”?').status).toBe('done');
     expect(ask(snapshot, 'Does it read “Say "hello" there”?').status).toBe('absent');
+  });
+
+  it('reads a value Playwright quotes (a compact E.164 phone reads as a YAML number) as the page shows it', () => {
+    // `Number("+4479111234567")` is a number, so the snapshot writes the text in double quotes.
+    const snapshot = [
+      '- term: Phone',
+      '- definition: "+4479111234567"',
+      '- term: Invoice number',
+      '- definition: 4111 1111 1111 1111',
+      '- paragraph: "-5 \\"cold\\""',
+    ].join('\n');
+    expect(ask(snapshot, 'Phone "+4479111234567", invoice "4111 1111 1111 1111"?')).toEqual({
+      status: 'done',
+      evidence: '+4479111234567; 4111 1111 1111 1111',
+      reason: 'the page shows "+4479111234567", "4111 1111 1111 1111"',
+    });
+    expect(ask(snapshot, 'Does it read “-5 "cold"”?').status).toBe('done');
+    // Still whole values only: the quoted text is one element's text, not a part of it.
+    expect(ask('- definition: "+4479111234567 (old)"', 'Phone "+4479111234567"?').status).toBe('unknown');
+  });
+
+  it('reads a quoted field value as the value the field holds', () => {
+    const observation = {
+      goal: 'Set the phone',
+      fields: { Phone: '+4479111234567' },
+      history: [],
+      answers: [],
+      url: 'http://127.0.0.1/records/R-1/edit',
+      snapshot: ['- textbox "Phone": "+4479111234567"', '- button "Save record"'].join('\n'),
+    };
+    expect(nextLocalAction(observation)).toEqual({
+      name: 'click',
+      target: { role: 'button', name: 'Save record' },
+    });
+    expect(unquoted('"a\\\\b\\tc"')).toBe('a\\b\tc');
+    expect(unquoted('plain "text"')).toBe('plain "text"');
   });
 
   it('matches a secret as its placeholder, which is all the page and the question show', () => {

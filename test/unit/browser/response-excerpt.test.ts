@@ -1,21 +1,55 @@
 import { describe, expect, it } from 'vitest';
+import { toEntryView } from '../../../lambdas/lib/api/jobs/views.ts';
 import {
   clip,
   htmlText,
   MAX_EXCERPT_BYTES,
   responseExcerpt,
 } from '../../../lambdas/lib/browser/response-excerpt.ts';
+import { type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 
 const scope = { tenantId: 'tenant-excerpt' };
 
 describe('Function: responseExcerpt', () => {
-  it('keeps JSON with secret-named members masked and card numbers cut to their last four', () => {
+  it('keeps JSON with secret-named members masked and numbers exactly, as the ledger stores values', () => {
     const body = Buffer.from(
-      JSON.stringify({ id: 'O-100042', token: 'abc123secret', card: '4111 1111 1111 1111' }),
+      JSON.stringify({ id: 'O-100042', token: 'abc123secret', invoice: '4111 1111 1111 1111' }),
     );
     expect(responseExcerpt('application/json; charset=utf-8', body, scope)).toBe(
-      '{"id":"O-100042","token":"[redacted]","card":"[card ****1111]"}',
+      '{"id":"O-100042","token":"[redacted]","invoice":"4111 1111 1111 1111"}',
     );
+  });
+
+  it('shows people the card-like numbers masked when they read the entry (its API view)', () => {
+    const body = Buffer.from(JSON.stringify({ phone: '+4479111234567', invoice: '4111 1111 1111 1111' }));
+    const excerpt = responseExcerpt('application/json', body, scope) as string;
+    const entry = {
+      tenantId: scope.tenantId,
+      jobId: 'j',
+      entryId: '1',
+      type: 'step-completed',
+      step: 'save',
+      at: '2026-01-01T00:00:00.000Z',
+      cost: { ...ZERO_COST },
+      detail: { writeGuard: { commits: [{ method: 'POST', url: 'http://x/api', at: 't', excerpt }] } },
+    } as LedgerEntry;
+    const shown = JSON.stringify(toEntryView(entry));
+    expect(shown).toContain('[card ****4567]');
+    expect(shown).toContain('[card ****1111]');
+    expect(shown).not.toContain('4111 1111 1111 1111');
+  });
+
+  it("puts the job's sensitive inputs as their placeholders before the excerpt is cut", () => {
+    const hide = (text: string): string => text.split('TX-5510109').join('{{inputs.taxId}}');
+    const body = Buffer.from(JSON.stringify({ taxId: 'TX-5510109', version: 1 }));
+    expect(responseExcerpt('application/json', body, scope, hide)).toBe(
+      '{"taxId":"{{inputs.taxId}}","version":1}',
+    );
+    // Cut after hiding: no part of a value is left at the end of a long answer.
+    const long = Buffer.from(`${'x'.repeat(MAX_EXCERPT_BYTES - 4)} TX-5510109`);
+    const cut = responseExcerpt('text/plain', long, scope, hide) as string;
+    expect(cut).not.toContain('TX-');
+    expect(cut.endsWith('…')).toBe(true);
   });
 
   it('reads HTML as its visible text, without scripts, styles or form values', () => {

@@ -41,6 +41,7 @@ describe('Declarative form: agent steps', () => {
       goal: 'In the CRM, set the contact name of customer {{inputs.customerId}} to "{{inputs.contactName}}" and the phone to "{{inputs.phone}}", then save the record.',
       model: 'local',
       maxActions: 6,
+      sensitiveInputs: [],
     });
     expect(typeof update?.verify).toBe('function');
     expect(typeof update?.probe).toBe('function');
