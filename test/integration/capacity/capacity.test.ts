@@ -9,6 +9,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLeaseCapacity } from '../../../lambdas/lib/capacity/leases.ts';
 import { type Cost, type LedgerEntry, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
 import type { FaultPointEvent } from '../../../local/lambda/events.ts';
+import { localFunctionArn } from '../../../local/stack.ts';
 import { armKill } from '../../support/faults.ts';
 import { sleep } from '../../support/fixtures.ts';
 import { diagnose, executionsOf } from '../../support/jobs.ts';
@@ -244,6 +245,9 @@ describe('Capacity: a plan capped at 2 browsers', () => {
       queuedAt: new Date().toISOString(),
     });
     expect(blocker).toEqual({ outcome: 'acquired' });
+    // A whole TTL later, no worker still holds what it last knew of the lease (a process trusts
+    // a lease it took or renewed until that expiry): the warm RunSteps go as that time would.
+    await s.stack.lambdas.retireIdle(localFunctionArn('RunStep'));
 
     await approveApi(s, s.demoKey, jobId, 'place-order');
     // RunStep finds the lease gone and the cap full: it ends the session and queues again.
