@@ -219,42 +219,7 @@ describe('Function: startWriteGuard', () => {
   });
 
   it('opens the helper in the background while the step begins; the first unsafe request waits for it and its flushes', async () => {
-    const order: string[] = [];
-    let appear!: () => void;
-    const listeners = new Set<(p: unknown) => void>();
-    const helper = {
-      url: () => 'chrome://net-internals/#sockets',
-      waitForURL: vi.fn(async () => undefined),
-      evaluate: vi.fn(async (fn: unknown) => {
-        if (typeof fn === 'string') order.push('flush');
-        return true;
-      }),
-      close: vi.fn(async () => undefined),
-    };
-    const context = {
-      newPage: vi.fn(),
-      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
-      off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
-      newCDPSession: async () => ({
-        send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
-        detach: async () => undefined,
-      }),
-    };
-    const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
-    const browser = {
-      newBrowserCDPSession: vi.fn(async () => ({
-        send: vi.fn(async (method: string, params: { background?: boolean }) => {
-          expect(method).toBe('Target.createTarget');
-          expect(params.background).toBe(true);
-          // The tab shows up as a page only later, after the guard has returned.
-          appear = () => {
-            for (const l of [...listeners]) l(helper);
-          };
-          return { targetId: 'helper-1' };
-        }),
-        detach: async () => undefined,
-      })),
-    };
+    const { order, helper, context, page, browser, appear } = backgroundHelper();
     const hook: { beforeUnsafe?: (r: unknown) => Promise<void> } = {};
     const guard = await startWriteGuard(
       browser as unknown as Browser,
@@ -282,39 +247,9 @@ describe('Function: startWriteGuard', () => {
     // Created at the sockets page: waited for, not loaded a second time.
     expect(helper.waitForURL).toHaveBeenCalledWith('chrome://net-internals/#sockets', expect.anything());
   });
+
   it("when the step names its commit, flushes for that request only: the page's heartbeat goes without waiting", async () => {
-    const order: string[] = [];
-    const listeners = new Set<(p: unknown) => void>();
-    const helper = {
-      url: () => 'chrome://net-internals/#sockets',
-      waitForURL: vi.fn(async () => undefined),
-      evaluate: vi.fn(async (fn: unknown) => {
-        if (typeof fn === 'string') order.push('flush');
-        return true;
-      }),
-      close: vi.fn(async () => undefined),
-    };
-    const context = {
-      newPage: vi.fn(),
-      on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
-      off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
-      newCDPSession: async () => ({
-        send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
-        detach: async () => undefined,
-      }),
-    };
-    const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
-    const browser = {
-      newBrowserCDPSession: vi.fn(async () => ({
-        send: vi.fn(async () => {
-          setTimeout(() => {
-            for (const l of [...listeners]) l(helper);
-          }, 0);
-          return { targetId: 'helper-1' };
-        }),
-        detach: async () => undefined,
-      })),
-    };
+    const { order, page, browser, appear } = backgroundHelper();
     const hook: { beforeUnsafe?: (r: unknown) => Promise<void> } = {};
     const guard = await startWriteGuard(
       browser as unknown as Browser,
@@ -324,12 +259,62 @@ describe('Function: startWriteGuard', () => {
       { prevent: true, detect: false, commits: { method: 'POST', path: '^/order$' } },
     );
     const request = (method: string, url: string) => ({ method: () => method, url: () => url });
+    // Before the helper tab is even there: the heartbeat does not wait for it.
     await hook.beforeUnsafe?.(request('POST', 'https://shop.example/heartbeat'));
     order.push('heartbeat');
-    await hook.beforeUnsafe?.(request('POST', 'https://shop.example/order'));
+    const held = hook.beforeUnsafe?.(request('POST', 'https://shop.example/order'));
+    await new Promise((r) => setTimeout(r, 20));
+    appear();
+    await held;
     order.push('order');
     expect(order).toEqual(['heartbeat', 'flush', 'flush', 'order']);
     // Both counted as the page's unsafe requests; the guard prevented what it had to.
     expect(await guard.finish()).toMatchObject({ prevented: true, unsafeRequests: 2 });
   });
 });
+
+/**
+ * A browser whose helper tab is created in the background (`Target.createTarget`) and shows up
+ * as a page only when `appear` is called; each flush the guard runs in it is logged in `order`.
+ */
+function backgroundHelper() {
+  const order: string[] = [];
+  const listeners = new Set<(p: unknown) => void>();
+  const helper = {
+    url: () => 'chrome://net-internals/#sockets',
+    waitForURL: vi.fn(async () => undefined),
+    evaluate: vi.fn(async (fn: unknown) => {
+      if (typeof fn === 'string') order.push('flush');
+      return true;
+    }),
+    close: vi.fn(async () => undefined),
+  };
+  const context = {
+    newPage: vi.fn(),
+    on: (event: string, l: (p: unknown) => void) => (event === 'page' ? listeners.add(l) : undefined),
+    off: (_: string, l: (p: unknown) => void) => listeners.delete(l),
+    newCDPSession: async () => ({
+      send: async () => ({ targetInfo: { targetId: 'helper-1' } }),
+      detach: async () => undefined,
+    }),
+  };
+  const page = { context: () => context, bringToFront: vi.fn(async () => undefined) };
+  let created = false;
+  const browser = {
+    newBrowserCDPSession: vi.fn(async () => ({
+      send: vi.fn(async (method: string, params: { background?: boolean }) => {
+        expect(method).toBe('Target.createTarget');
+        expect(params.background).toBe(true);
+        created = true;
+        return { targetId: 'helper-1' };
+      }),
+      detach: async () => undefined,
+    })),
+  };
+  // The tab shows up as a page only after it was created, later than the guard's return.
+  const appear = (): void => {
+    expect(created).toBe(true);
+    for (const l of [...listeners]) l(helper);
+  };
+  return { order, helper, context, page, browser, appear };
+}
