@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Ledger } from '../../lambdas/lib/ledger/index.ts';
-import type { Job, JobRequest, JobStatus, PendingWait, WaitKind } from '../../lambdas/lib/ledger/types.ts';
+import {
+  type Job,
+  type JobRequest,
+  type JobStatus,
+  type LedgerEntry,
+  type LedgerEntryType,
+  type PendingWait,
+  type WaitKind,
+  ZERO_COST,
+} from '../../lambdas/lib/ledger/types.ts';
 
 /** Shared builders for the ledger tests. */
 
@@ -79,4 +88,28 @@ export async function jobIn(
       return ledger.setWait(tenantId, jobId, pendingWait(WAIT_KIND[status]), status);
     }
   }
+}
+
+/**
+ * Ledger entries for tests of what reads them: each call makes the next entry of job `j` of
+ * tenant `t`, its id and time in the order made, written by `actor`.
+ */
+export function entryMaker(
+  actor = 'key_1',
+): (type: LedgerEntryType, step: string, detail?: Record<string, unknown>) => LedgerEntry {
+  let seq = 0;
+  return (type, step, detail) => {
+    seq += 1;
+    return {
+      tenantId: 't',
+      jobId: 'j',
+      entryId: String(seq).padStart(6, '0'),
+      type,
+      step,
+      detail,
+      cost: { ...ZERO_COST },
+      at: new Date(seq * 1000).toISOString(),
+      actor,
+    };
+  };
 }

@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { settledByReviewer } from '../../../lambdas/finish/finish.ts';
-import { type LedgerEntry, type LedgerEntryType, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
+import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
 import type { ProbeResult } from '../../../lambdas/lib/playbooks/contract.ts';
+import { entryMaker } from '../../support/ledger.ts';
 
-let seq = 0;
-function entry(type: LedgerEntryType, step: string, detail?: Record<string, unknown>): LedgerEntry {
-  seq += 1;
-  return {
-    tenantId: 't',
-    jobId: 'j',
-    entryId: String(seq).padStart(6, '0'),
-    type,
-    step,
-    detail,
-    cost: { ...ZERO_COST },
-    at: new Date(seq * 1000).toISOString(),
-    actor: 'key_reviewer',
-  };
-}
+const entry = entryMaker('key_reviewer');
 
 const INCONCLUSIVE: ProbeResult = {
   status: 'unknown',

@@ -6,23 +6,10 @@ import {
   nextAttempt,
   reviewedAsDone,
 } from '../../../lambdas/lib/engine/history.ts';
-import { type LedgerEntry, type LedgerEntryType, ZERO_COST } from '../../../lambdas/lib/ledger/types.ts';
+import type { LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
+import { entryMaker } from '../../support/ledger.ts';
 
-let seq = 0;
-function entry(type: LedgerEntryType, step: string, detail?: Record<string, unknown>): LedgerEntry {
-  seq += 1;
-  return {
-    tenantId: 't',
-    jobId: 'j',
-    entryId: String(seq).padStart(6, '0'),
-    type,
-    step,
-    detail,
-    cost: { ...ZERO_COST },
-    at: new Date(seq * 1000).toISOString(),
-    actor: 'key_1',
-  };
-}
+const entry = entryMaker();
 
 describe('Function: hasOpenIntent', () => {
   it.each<[string, LedgerEntry[], boolean]>([
