@@ -5,12 +5,15 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 import { compileDeclarative } from '../../lambdas/lib/playbooks/declarative/compile.ts';
 import { lintDeclarative } from '../../lambdas/lib/playbooks/declarative/lint.ts';
 import { parseDeclarative } from '../../lambdas/lib/playbooks/declarative/read.ts';
-import { findPlaybookFiles, type PlaybookFile } from '../../lambdas/lib/playbooks/discovery/find.ts';
+import {
+  DECLARATIVE,
+  findPlaybookFiles,
+  type PlaybookFile,
+} from '../../lambdas/lib/playbooks/discovery/find.ts';
+import { loadModule } from '../../lambdas/lib/playbooks/discovery/load.ts';
 import { displayPath } from '../../lambdas/lib/playbooks/discovery/paths.ts';
 import { PlaybookFileError } from '../../lambdas/lib/playbooks/errors.ts';
 import { createPlaybookRegistry } from '../../lambdas/lib/playbooks/registry.ts';
@@ -24,8 +27,6 @@ export interface Validated {
   steps?: number;
   problems: string[];
 }
-
-const DECLARATIVE = /\.playbook\.(ya?ml|json)$/;
 
 /** The playbook files a path names: a declarative file, a playbook module (`index.ts`), or a folder of them. */
 async function filesOf(path: string): Promise<PlaybookFile[] | string> {
@@ -65,24 +66,10 @@ async function validateDeclarative(file: string): Promise<Validated> {
 
 async function validateModule(file: string): Promise<Validated> {
   const source = displayPath(file);
-  let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (err) {
-    const message =
-      err instanceof PlaybookFileError ? [...err.problems] : [String((err as Error).message).split('\n')[0]];
-    return { source, problems: message.map((m) => `does not load: ${m}`) };
-  }
-  if (mod.default === undefined)
-    return {
-      source,
-      problems: ['has no default export: end it with `export default definePlaybook({ ... })`'],
-    };
-  try {
-    // Checked as the registry checks every playbook it loads (as definePlaybook does).
-    const playbook = createPlaybookRegistry([{ source, playbook: mod.default as Playbook }]).get(
-      (mod.default as Playbook).id,
-    );
+    // Loaded as `npm start` loads it, and checked as the registry checks every playbook it loads.
+    const { playbook: loaded } = await loadModule({ file, kind: 'module' });
+    const playbook = createPlaybookRegistry([{ source, playbook: loaded }]).get(loaded.id);
     return { source, id: playbook.id, steps: playbook.steps.length, problems: [] };
   } catch (err) {
     return {

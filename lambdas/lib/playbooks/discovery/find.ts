@@ -21,7 +21,8 @@ export interface PlaybookFile {
   kind: 'module' | 'declarative';
 }
 
-const DECLARATIVE = /\.playbook\.(ya?ml|json)$/;
+/** A declarative playbook file's name. */
+export const DECLARATIVE = /\.playbook\.(ya?ml|json)$/;
 
 /**
  * The playbook folders to use: the repository's `playbooks/`, then `BELAY_PLAYBOOKS_DIRS`, then

@@ -30,7 +30,8 @@ export interface LoadedPlaybooks {
   dirs: string[];
 }
 
-async function loadModule(found: PlaybookFile): Promise<LoadedPlaybook> {
+/** A TypeScript playbook module, imported: its default export (checked by the registry, not here). */
+export async function loadModule(found: PlaybookFile): Promise<LoadedPlaybook> {
   const source = displayPath(found.file);
   let mod: { default?: unknown };
   try {
