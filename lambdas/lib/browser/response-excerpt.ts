@@ -63,7 +63,7 @@ export function htmlText(html: string): string {
 
 /**
  * The excerpt of an answer's body, or `undefined` when it says nothing (empty, binary, a
- * redirect's). Secret-named JSON members are masked; so are bearer tokens, API keys and the
+ * redirect's, JSON that does not parse). Secret-named JSON members are masked; so are bearer tokens, API keys and the
  * registered secrets of `scope`; `hide` turns the job's sensitive inputs into their placeholders
  * (before the excerpt is cut, so no part of one is left). Numbers stay as they are.
  */
@@ -81,7 +81,9 @@ export function responseExcerpt(
     try {
       text = JSON.stringify(maskSecrets(JSON.parse(body.toString('utf8')) as unknown, scope));
     } catch {
-      text = raw;
+      // Cut short (only the first MAX_READ_BYTES are read) or not JSON at all: its secret-named
+      // members cannot be found, so it says nothing rather than something unmasked.
+      return undefined;
     }
   } else if (type === 'text/html' || type === 'application/xhtml+xml') text = htmlText(raw);
   else if (type.startsWith('text/')) text = raw.replace(/\s+/g, ' ').trim();

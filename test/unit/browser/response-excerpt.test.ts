@@ -20,6 +20,19 @@ describe('Function: responseExcerpt', () => {
     );
   });
 
+  it('says nothing of a JSON answer it cannot parse (cut short at MAX_READ_BYTES): no secret-named member slips through', () => {
+    const whole = JSON.stringify({
+      access_token: 'tok-9f8e7d6c5b4a',
+      password: 'hunter2-long',
+      pad: 'x'.repeat(70_000),
+    });
+    const cut = Buffer.from(whole).subarray(0, 64 * 1024);
+    expect(responseExcerpt('application/json', cut, scope)).toBeUndefined();
+    expect(
+      responseExcerpt('application/json', Buffer.from('{"password":"hunter2-long"'), scope),
+    ).toBeUndefined();
+  });
+
   it('shows people the card-like numbers masked when they read the entry (its API view)', () => {
     const body = Buffer.from(JSON.stringify({ phone: '+4479111234567', invoice: '4111 1111 1111 1111' }));
     const excerpt = responseExcerpt('application/json', body, scope) as string;
