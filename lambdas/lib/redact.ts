@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Evidence } from './ledger/types.ts';
 
 /**
  * Redaction of secrets in logs, ledger evidence and API responses: passwords, one-time
@@ -223,9 +222,4 @@ function redactValue(
         : redactValue(v, depth + 1, seen, scope, options);
   }
   return out;
-}
-
-/** Evidence as people may see it (an API view, the console, a notification). */
-export function redactEvidence(evidence: Evidence, scope: SecretScope = currentScope()): Evidence {
-  return redact(evidence, scope);
 }

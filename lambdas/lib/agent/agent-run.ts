@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { ActionCacheKey, ActionEntryType, Effect, StepContext } from '../playbooks/contract.ts';
 import { PersonAskedError } from '../playbooks/errors.ts';
 import { render } from '../playbooks/template.ts';
-import { type AgentAction, describeAction, parseAction, targetOf } from './actions.ts';
+import { type AgentAction, describeAction, targetOf } from './actions.ts';
 import { goalTemplateOf, normalisedPath, pageFingerprint } from './cache/key.ts';
 import { offerFrom } from './cache/offer.ts';
 import { type JobValues, type Scalar, valueScope, valuesOf } from './cache/placeholders.ts';
@@ -25,7 +25,14 @@ import {
 } from './model-view.ts';
 import { observe, type Seen } from './observe.ts';
 import type { Decision, Observation, Policy } from './policy.ts';
-import { holdsMask, mapTexts, resolveAction, toRecorded, unresolvedReferences } from './references.ts';
+import {
+  cachedForJob,
+  holdsMask,
+  mapTexts,
+  resolveAction,
+  toRecorded,
+  unresolvedReferences,
+} from './references.ts';
 import { policyForStep } from './registry.ts';
 import { type Planned, planReplay } from './replay.ts';
 import { settleAfter } from './settle.ts';
@@ -266,12 +273,8 @@ export class AgentRun<I> {
     const entry = await this.ctx.actions.cache.lookup(key);
     if (!entry) return undefined;
     if (planned.some((p) => p.cacheEntry !== entry.entryId)) return undefined;
-    const actions: CachedRun['actions'] = [];
-    for (const cached of entry.actions) {
-      const stored = parseAction(cached);
-      if (!stored || unresolvedReferences(stored, this.#job).length > 0) return undefined;
-      actions.push({ stored, resolved: resolveAction(stored, this.#job) });
-    }
+    const actions = cachedForJob(entry.actions, this.#job);
+    if (!actions) return undefined;
     this.ctx.actions.cache.serving(key, entry.entryId);
     return { entryId: entry.entryId, actions };
   }

@@ -18,9 +18,6 @@ export interface ModelView {
   readonly values: readonly string[];
 }
 
-/** A view with nothing hidden (a step with no secrets, sensitive inputs or values). */
-export const EMPTY_VIEW: ModelView = Object.freeze({ secrets: {}, sensitive: [], values: [] });
-
 /** Values this short are left alone: they would replace ordinary words and numbers. */
 const MIN_HIDDEN_LENGTH = 4;
 

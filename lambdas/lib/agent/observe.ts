@@ -27,16 +27,6 @@ export async function observe(page: Page, view: ModelView): Promise<Seen> {
   return { url: urlForModel(page.url(), view), snapshot, fingerprint: fingerprint(snapshot) };
 }
 
-/** Every secret value in `text` replaced by `{{secret:name}}` (longest first, so none is left in part). */
-export function withPlaceholders(text: string, secrets: Readonly<Record<string, string>>): string {
-  let out = text;
-  const byLength = Object.entries(secrets)
-    .filter(([, v]) => v.length > 0)
-    .sort((a, b) => b[1].length - a[1].length);
-  for (const [name, value] of byLength) out = out.split(value).join(`{{secret:${name}}}`);
-  return out;
-}
-
 /** `{{secret:name}}` placeholders replaced by their values, at execution only (never recorded). */
 export function substituteSecrets(text: string, secrets: Readonly<Record<string, string>>): string {
   return text.replace(/\{\{secret:([A-Za-z0-9_.-]+)\}\}/g, (whole, name: string) => secrets[name] ?? whole);

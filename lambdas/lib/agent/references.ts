@@ -1,5 +1,5 @@
 import { render } from '../playbooks/template.ts';
-import type { AgentAction } from './actions.ts';
+import { type AgentAction, parseAction } from './actions.ts';
 import { type JobValues, type Scalar, valueScope, withValuePlaceholders } from './cache/placeholders.ts';
 
 /**
@@ -61,6 +61,24 @@ export function resolveAction(action: AgentAction, job: JobValues): AgentAction 
 export function unresolvedReferences(action: AgentAction, job: JobValues): string[] {
   const resolved = JSON.stringify(resolveAction(action, job));
   return [...new Set(resolved.match(/\{\{\s*(?:inputs|evidence)\.[^{}]*\}\}/g) ?? [])];
+}
+
+/**
+ * A cached action list for this job: each action as stored (with its references) and as it runs
+ * (resolved from the job's inputs and evidence); `undefined` when an action does not parse or
+ * names a value this job does not have (the entry is not this job's).
+ */
+export function cachedForJob(
+  cached: readonly Record<string, unknown>[],
+  job: JobValues,
+): { stored: AgentAction; resolved: AgentAction }[] | undefined {
+  const actions: { stored: AgentAction; resolved: AgentAction }[] = [];
+  for (const item of cached) {
+    const stored = parseAction(item);
+    if (!stored || unresolvedReferences(stored, job).length > 0) return undefined;
+    actions.push({ stored, resolved: resolveAction(stored, job) });
+  }
+  return actions;
 }
 
 /**

@@ -6,10 +6,11 @@ import {
   structuralFingerprint,
 } from '../../../lambdas/lib/agent/cache/key.ts';
 import { offerFrom } from '../../../lambdas/lib/agent/cache/offer.ts';
-import { instantiate, leakedValues, valuesOf } from '../../../lambdas/lib/agent/cache/placeholders.ts';
+import { leakedValues, valuesOf } from '../../../lambdas/lib/agent/cache/placeholders.ts';
 import { sharedForm } from '../../../lambdas/lib/agent/cache/share.ts';
 import { memoryActionCacheStore } from '../../../lambdas/lib/agent/cache/store.ts';
 import { agentCountersByStep } from '../../../lambdas/lib/agent/counters.ts';
+import { cachedForJob } from '../../../lambdas/lib/agent/references.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { settlePending, stepCacheSession } from '../../../lambdas/lib/engine/step-cache.ts';
 import type { Job, LedgerEntry } from '../../../lambdas/lib/ledger/types.ts';
@@ -99,11 +100,12 @@ describe('Function: offerFrom', () => {
       target: { role: 'textbox', name: 'Contact name' },
       value: '{{inputs.contactName}}',
     });
-    const next = instantiate(offer.actions[0] as Record<string, unknown>, {
+    // The next job runs it with its own value (as the agent step runs a cache hit).
+    const next = cachedForJob([offer.actions[0] as Record<string, unknown>], {
       inputs: { contactName: 'Ada' },
       evidence: {},
     });
-    expect(next).toEqual(fill('Contact name', 'Ada'));
+    expect(next?.[0]?.resolved).toEqual(fill('Contact name', 'Ada'));
     expect(offer.healed).toBe(false);
   });
 
@@ -203,7 +205,7 @@ describe('Function: offerFrom, a job with array inputs', () => {
     const text = JSON.stringify(offer.actions);
     for (const item of inputs.items) expect(text).not.toContain(item.sku);
     expect(offer.actions[2]).toMatchObject({ option: '{{inputs.items.1.qty}}' });
-    const next = instantiate(offer.actions[1] as Record<string, unknown>, {
+    const next = cachedForJob(offer.actions as Record<string, unknown>[], {
       inputs: {
         items: [
           { sku: 'A-1', qty: '1' },
@@ -212,7 +214,12 @@ describe('Function: offerFrom, a job with array inputs', () => {
       },
       evidence: {},
     });
-    expect(next).toMatchObject({ value: 'B-2222' });
+    expect(next?.[1]?.resolved).toMatchObject({ value: 'B-2222' });
+    expect(next?.[2]?.resolved).toMatchObject({ option: '9' });
+    // A job without those values is not served the entry.
+    expect(
+      cachedForJob(offer.actions as Record<string, unknown>[], { inputs: {}, evidence: {} }),
+    ).toBeUndefined();
   });
 
   it('stores an entry that holds none of the array values once the step verified', async () => {

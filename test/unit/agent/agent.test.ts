@@ -4,7 +4,7 @@ import { valueScope } from '../../../lambdas/lib/agent/cache/placeholders.ts';
 import { onAllowedDomain } from '../../../lambdas/lib/agent/execute.ts';
 import { controlsOf, nextLocalAction } from '../../../lambdas/lib/agent/local-policy.ts';
 import { parseModelSpec } from '../../../lambdas/lib/agent/model-spec.ts';
-import { substituteSecrets, withPlaceholders } from '../../../lambdas/lib/agent/observe.ts';
+import { substituteSecrets } from '../../../lambdas/lib/agent/observe.ts';
 import { planReplay } from '../../../lambdas/lib/agent/replay.ts';
 import { buildCostReport } from '../../../lambdas/lib/api/reports/cost.ts';
 import { modelCallUsd, modelRate, priceCost } from '../../../lambdas/lib/cost/rates.ts';
@@ -133,11 +133,12 @@ describe('Function: actionRecord', () => {
 });
 
 describe('Function: placeholders, templates, domains, specs', () => {
-  it('replaces secret values by placeholders and back', () => {
+  it('replaces secret placeholders by their values at execution, and leaves one it has no value for', () => {
     const secrets = { password: 'hunter2-long', pin: 'hunter2' };
-    const seen = withPlaceholders('typed hunter2-long and hunter2', secrets);
-    expect(seen).toBe('typed {{secret:password}} and {{secret:pin}}');
-    expect(substituteSecrets(seen, secrets)).toBe('typed hunter2-long and hunter2');
+    expect(substituteSecrets('typed {{secret:password}} and {{secret:pin}}', secrets)).toBe(
+      'typed hunter2-long and hunter2',
+    );
+    expect(substituteSecrets('{{secret:other}}', secrets)).toBe('{{secret:other}}');
   });
   it('fills inputs and evidence, leaves unknowns and secrets visible (missing: keep)', () => {
     const evidence: Record<string, Record<string, string>> = { s1: { orderId: 'O-1' } };

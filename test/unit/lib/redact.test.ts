@@ -7,7 +7,6 @@ import {
   maskSecretText,
   REDACTED,
   redact,
-  redactEvidence,
   redactText,
   registeredSecretsSize,
   registerSecret,
@@ -85,7 +84,7 @@ describe('redact', () => {
   });
 
   it('redacts evidence values that look like card numbers even under harmless keys', () => {
-    expect(redactEvidence({ note: '4242424242424242', total: 12 })).toEqual({
+    expect(redact({ note: '4242424242424242', total: 12 })).toEqual({
       note: '[card ****4242]',
       total: 12,
     });

@@ -1,6 +1,6 @@
 import type { Evidence } from '../../ledger/types.ts';
-import { render, type TemplateScope } from '../../playbooks/template.ts';
-import { type AgentAction, parseAction } from '../actions.ts';
+import type { TemplateScope } from '../../playbooks/template.ts';
+import type { AgentAction } from '../actions.ts';
 
 /**
  * A cached action holds placeholders where a job's values were: `{{inputs.x}}` and
@@ -74,26 +74,6 @@ export function generalise(
     default:
       return action;
   }
-}
-
-/** A cached action for this job: its placeholders filled from the job's inputs and evidence (secrets stay placeholders). */
-export function instantiate(cached: Record<string, unknown>, values: JobValues): AgentAction | undefined {
-  const scope = valueScope(values);
-  const fill = (value: unknown): unknown =>
-    typeof value === 'string' ? render(value, scope, 'keep') : value;
-  const filled: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(cached)) filled[k] = k === 'name' ? v : fill(v);
-  if (typeof cached.target === 'object' && cached.target !== null) {
-    const t = cached.target as Record<string, unknown>;
-    filled.target = { role: t.role, name: fill(t.name) };
-  }
-  const action = parseAction(filled);
-  // A placeholder left unfilled (an input this job does not have): the entry is not this job's.
-  return action &&
-    !JSON.stringify(action).includes('{{inputs.') &&
-    !JSON.stringify(action).includes('{{evidence.')
-    ? action
-    : undefined;
 }
 
 /**
