@@ -559,9 +559,7 @@ class StepAttempt {
     const prepare = step.prepare as NonNullable<Step['prepare']>;
     const effectOf = step.effectOf as NonNullable<Step['effectOf']>;
     const agent = 'agent' in step;
-    const refusing = agent
-      ? await this.#attached.refuseWrites(commitLimit(step)?.once.commits ?? committingRequest(step.commits))
-      : undefined;
+    const refusing = agent ? await this.#attached.refuseWrites(committingRequest(step.commits)) : undefined;
     this.#ctx.approvedEffect =
       approval.state === 'approved' ? (effect) => sealEffect(effect).hash === approval.hash : undefined;
     try {

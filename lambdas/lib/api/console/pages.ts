@@ -100,9 +100,8 @@ const ENTRY_WORDS: Readonly<Partial<Record<LedgerEntry['type'], string>>> = {
   screenshot: 'Screenshot',
 };
 
-function decisionLine(entry: LedgerEntry): SafeHtml {
-  // A person's comment as the ledger keeps it (exact): redacted for the page.
-  const d = redact(entry.detail ?? {});
+/** A person's decision, from the entry's detail as already redacted for the page. */
+function decisionLine(entry: LedgerEntry, d: Record<string, unknown>): SafeHtml {
   if (entry.type !== 'approval-recorded' && entry.type !== 'review-recorded') return html``;
   return html`<p class="decision"><strong>${textOf(d.decision)}</strong>${d.resolution ? ` (${textOf(d.resolution)})` : ''} by <code>${entry.actor ?? textOf(d.decidedBy)}</code> at ${time(entry.at)}${
     typeof d.comment === 'string' && d.comment !== '' ? html`: “${d.comment}”` : ''
@@ -115,7 +114,7 @@ function timelineItem(jobId: string, entry: LedgerEntry): SafeHtml {
   const shownDetail = entry.type.endsWith('-recorded') ? otherDetail : detail;
   return html`<li class="entry entry-${entry.type}">
     <p class="head">${time(entry.at)} <strong>${ENTRY_WORDS[entry.type] ?? entry.type}</strong>${entry.step ? html` · step <code>${entry.step}</code>` : ''}${entry.attempt ? ` · attempt ${entry.attempt}` : ''}${entry.actor ? html` · by <code>${redactText(entry.actor)}</code>` : ''}</p>
-    ${decisionLine(entry)}
+    ${decisionLine(entry, detail ?? {})}
     ${entry.sessionId ? html`<p class="ids">session <code>${entry.sessionId}</code>${entry.identityId ? html` · identity <code>${entry.identityId}</code>` : ''}</p>` : ''}
     ${entry.evidence ? html`<h4>Evidence</h4>${fields(redact(entry.evidence), 'Evidence')}` : ''}
     ${shownDetail && Object.keys(shownDetail).length > 0 ? fields(shownDetail, 'Details') : ''}

@@ -96,6 +96,7 @@ export function questionOf(
     | undefined;
   const finding = found === undefined ? undefined : redactText(found);
   const shot = upTo.findLast((e) => e.screenshot);
+  const effect = wait.kind === 'approval' ? effectView(entries, wait.step) : undefined;
   const lines = [
     ...(asked ? [asked] : []),
     known?.line ?? `The job waits for a person at step ${wait.step} (${reason}).`,
@@ -109,9 +110,7 @@ export function questionOf(
     ...(finding ? { finding } : {}),
     ...(shot ? { shot } : {}),
     asksResolution: wait.kind === 'review' && (reason === 'unknown' || reason === 'uncertain'),
-    ...(wait.kind === 'approval' && effectView(entries, wait.step)
-      ? { effect: effectView(entries, wait.step) }
-      : {}),
+    ...(effect ? { effect } : {}),
   };
 }
 
