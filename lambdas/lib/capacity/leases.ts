@@ -54,6 +54,9 @@ export interface LeaseItem {
   leaseExpiresAt: number;
 }
 
+/** Leases whose expiry one process remembers: the most recently used. */
+const KNOWN_LEASES_KEPT = 1024;
+
 /** The lease store, with what the API and tests read of it. */
 export interface LeaseCapacity extends Capacity {
   status(tenantId: string): Promise<{ cap: number; held: number; leases: LeaseItem[] }>;
@@ -84,6 +87,12 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
    * read: a warm worker's steps read the lease once, not once a step.
    */
   const known = new Map<string, number>();
+  /** Remembers a lease's expiry; the most recently used {@link KNOWN_LEASES_KEPT} are kept (a warm worker serves many jobs). */
+  const remember = (key: string, expiresAt: number): void => {
+    known.delete(key);
+    known.set(key, expiresAt);
+    if (known.size > KNOWN_LEASES_KEPT) known.delete(known.keys().next().value as string);
+  };
   const leaseKey = (tenantId: string, jobId: string): string => `${tenantId}\u0000${jobId}`;
 
   async function capFor(tenantId: string): Promise<number> {
@@ -178,7 +187,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
             ],
           }),
         );
-        known.set(leaseKey(tenantId, jobId), expiresAt);
+        remember(leaseKey(tenantId, jobId), expiresAt);
         return { outcome: 'acquired' };
       } catch (err) {
         if (!(err instanceof TransactionCanceledException)) throw err;
@@ -213,7 +222,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
       known.delete(key);
       return false;
     }
-    known.set(key, lease.leaseExpiresAt);
+    remember(key, lease.leaseExpiresAt);
     if (renewal.ifRemainingBelow !== undefined && lease.leaseExpiresAt - now >= renewal.ifRemainingBelow) {
       return true;
     }
@@ -229,7 +238,7 @@ export function createLeaseCapacity(options: LeaseCapacityOptions): LeaseCapacit
           ExpressionAttributeValues: { ':exp': expires, ':now': now, ':at': clock().toISOString() },
         }),
       );
-      known.set(key, expires);
+      remember(key, expires);
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       // Extended further by someone else (a wait), or expired in between.
