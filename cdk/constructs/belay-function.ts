@@ -281,6 +281,8 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * @throws ConfigError when it does not run, or is another version or architecture
  */
 function checkLambdaNode(path: string): string {
+  // Every function of the app names the same binary: it is run once per synth, not once per function.
+  if (checkedNodes.has(path)) return path;
   let said: string;
   try {
     said = execFileSync(path, ['-p', 'process.version + " " + process.arch'], { encoding: 'utf8' }).trim();
@@ -296,8 +298,12 @@ function checkLambdaNode(path: string): string {
       path,
       `the Node of the functions' runtime, Node 22 on arm64 (this one is ${version} on ${arch})`,
     );
+  checkedNodes.add(path);
   return path;
 }
+
+/** The runtime Node binaries found to be Node 22 on arm64 in this process. */
+const checkedNodes = new Set<string>();
 
 /** Builds the bundle's compile cache with the runtime's Node (`npm run compile-cache`), named for /var/task. */
 export function compileCacheHook(

@@ -415,15 +415,6 @@ export class BelayStack extends Stack {
   }
 
   /**
-   * The recovery function (`lambdas/recover/`): for a job whose execution died it reads the
-   * ledger (Query, GetItem), ends the job's sessions (the Anchor key; a `session-ended` entry
-   * each: UpdateItem, PutItem) and releases its lease (Query, DeleteItem on lease partitions,
-   * UpdateItem), then records a `recovered` entry and starts the next execution
-   * (states:StartExecution), or fails the job (UpdateItem, PutItem); the sweep reads the index
-   * of unfinished jobs (Query on gsi3), lists running executions (states:ListExecutions) and
-   * looks one up (states:DescribeExecution). It never signs in: no credentials.
-   */
-  /**
    * Scheduled drift checks (`belay:checks`, none by default): one rule per playbook on its
    * schedule, each sending its check to one small function that submits it as the API would.
    * Without any, neither the function nor a rule exists.
@@ -454,6 +445,15 @@ export class BelayStack extends Stack {
     }
   }
 
+  /**
+   * The recovery function (`lambdas/recover/`): for a job whose execution died it reads the
+   * ledger (Query, GetItem), ends the job's sessions (the Anchor key; a `session-ended` entry
+   * each: UpdateItem, PutItem) and releases its lease (Query, DeleteItem on lease partitions,
+   * UpdateItem), then records a `recovered` entry and starts the next execution
+   * (states:StartExecution), or fails the job (UpdateItem, PutItem); the sweep reads the index
+   * of unfinished jobs (Query on gsi3), lists running executions (states:ListExecutions) and
+   * looks one up (states:DescribeExecution). It never signs in: no credentials.
+   */
   private addRecovery(shared: Record<string, string>, browserEnv: Record<string, string>): BelayFunction {
     const fn = this.addFunction('RecoverJobs', {
       entry: handlerEntry('recover'),
