@@ -21,9 +21,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ts from 'typescript';
 import { parse as parseYaml, stringify } from 'yaml';
-import { compileDeclarative } from '../../lambdas/lib/playbooks/declarative/compile.ts';
-import { lintDeclarative } from '../../lambdas/lib/playbooks/declarative/lint.ts';
-import { parseDeclarative } from '../../lambdas/lib/playbooks/declarative/read.ts';
+import { checkDeclarative } from '../playbook/validate.ts';
 
 /** A fenced code block of a page. */
 export interface CodeBlock {
@@ -152,14 +150,8 @@ export function checkPlaybook(block: CodeBlock): string[] {
   const kind = exampleKind(block);
   if (kind === 'steps' && !parseDeclarativeSteps(block.code)) return ['example:steps holds no list of steps'];
   const text = kind === 'steps' ? playbookOfSteps(block.code) : block.code;
-  const parsed = parseDeclarative(text, lintDeclarative);
-  if (!parsed.ok) return parsed.problems;
-  try {
-    compileDeclarative(parsed.spec, where(block));
-    return [];
-  } catch (err) {
-    return [`does not compile: ${(err as Error).message}`];
-  }
+  // As `npm run playbook -- validate` checks a file.
+  return checkDeclarative(text, where(block)).problems;
 }
 
 /** `file=<path>` of a block's info string: the playbook file its steps are quoted from. */

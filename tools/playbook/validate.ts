@@ -5,6 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import type { Playbook } from '../../lambdas/lib/playbooks/contract.ts';
 import { compileDeclarative } from '../../lambdas/lib/playbooks/declarative/compile.ts';
 import { lintDeclarative } from '../../lambdas/lib/playbooks/declarative/lint.ts';
 import { parseDeclarative } from '../../lambdas/lib/playbooks/declarative/read.ts';
@@ -49,19 +50,29 @@ async function filesOf(path: string): Promise<PlaybookFile[] | string> {
   return findPlaybookFiles([path]);
 }
 
+/**
+ * A declarative playbook's text checked with no stack: its schema, what the schema cannot say,
+ * its lints, then its compile. The compiled playbook, or every problem found (with its line).
+ */
+export function checkDeclarative(
+  text: string,
+  source: string,
+): { playbook: Playbook; problems: [] } | { problems: string[] } {
+  const parsed = parseDeclarative(text, lintDeclarative);
+  if (!parsed.ok) return { problems: parsed.problems };
+  try {
+    return { playbook: compileDeclarative(parsed.spec, source), problems: [] };
+  } catch (err) {
+    return { problems: err instanceof PlaybookFileError ? [...err.problems] : [(err as Error).message] };
+  }
+}
+
 async function validateDeclarative(file: string): Promise<Validated> {
   const source = displayPath(file);
-  const parsed = parseDeclarative(await readFile(file, 'utf8'), lintDeclarative);
-  if (!parsed.ok) return { source, problems: parsed.problems };
-  try {
-    const playbook = compileDeclarative(parsed.spec, source);
-    return { source, id: playbook.id, steps: playbook.steps.length, problems: [] };
-  } catch (err) {
-    return {
-      source,
-      problems: err instanceof PlaybookFileError ? [...err.problems] : [(err as Error).message],
-    };
-  }
+  const checked = checkDeclarative(await readFile(file, 'utf8'), source);
+  return 'playbook' in checked
+    ? { source, id: checked.playbook.id, steps: checked.playbook.steps.length, problems: [] }
+    : { source, problems: checked.problems };
 }
 
 async function validateModule(file: string): Promise<Validated> {
