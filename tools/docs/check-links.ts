@@ -14,18 +14,18 @@ export interface DeadLink {
   why: 'no such page' | 'no such anchor';
 }
 
+/** Every file of the built site, by its path in it (`guides/index.html`, `openapi.json`). */
+export async function siteFiles(dist: string): Promise<string[]> {
+  return (await readdir(dist, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(dist, join(e.parentPath, e.name)).split('\\').join('/'));
+}
+
 /** The built site's pages: path (`guides/index.html`) -> its HTML. */
-export async function readSite(dist: string): Promise<Map<string, string>> {
+export async function readSite(dist: string, listed?: readonly string[]): Promise<Map<string, string>> {
   const pages = new Map<string, string>();
-  const walk = async (dir: string): Promise<void> => {
-    for (const e of await readdir(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.name.endsWith('.html'))
-        pages.set(relative(dist, p).split('\\').join('/'), await readFile(p, 'utf8'));
-    }
-  };
-  await walk(dist);
+  for (const path of listed ?? (await siteFiles(dist)))
+    if (path.endsWith('.html')) pages.set(path, await readFile(join(dist, path), 'utf8'));
   return pages;
 }
 
@@ -78,23 +78,11 @@ export function deadLinks(pages: Map<string, string>, files: ReadonlySet<string>
   return dead;
 }
 
-async function files(dist: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  const walk = async (dir: string): Promise<void> => {
-    for (const e of await readdir(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) await walk(p);
-      else out.add(relative(dist, p).split('\\').join('/'));
-    }
-  };
-  await walk(dist);
-  return out;
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dist = process.argv[2] ?? 'docs/.vitepress/dist';
-  const pages = await readSite(dist);
-  const dead = deadLinks(pages, await files(dist));
+  const listed = await siteFiles(dist);
+  const pages = await readSite(dist, listed);
+  const dead = deadLinks(pages, new Set(listed));
   for (const d of dead) console.error(`dead link on ${d.page}: ${d.href} (${d.why})`);
   console.log(`${pages.size} pages checked, ${dead.length} dead links`);
   process.exitCode = dead.length > 0 ? 1 : 0;
